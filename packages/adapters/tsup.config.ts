@@ -1,0 +1,18 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    'memory/index': 'src/memory/index.ts',
+    'lowdb/index': 'src/lowdb/index.ts',
+    'redis/index': 'src/redis/index.ts',
+    'conformance/index': 'src/conformance/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  external: ['lowdb', 'ioredis', 'vitest', '@docevals/core'],
+  noExternal: ['p-limit', 'yocto-queue'],
+});

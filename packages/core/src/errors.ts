@@ -1,0 +1,76 @@
+/**
+ * Typed errors of docevals. Every failure the library reports is a {@link DocevalsError} with a `code` from
+ * {@link ERROR_CODES}; the REST and tRPC packages only translate codes to statuses, one table each.
+ */
+
+/** The fixed list of error codes. Transports map each to one status. */
+export const ERROR_CODES = [
+  'bad_request', // malformed request (broken JSON): REST 400
+  'unauthorized', // no or unknown key: 401
+  'not_found', // unknown object or route: 404 (another organization's object included)
+  'method_not_allowed', // 405
+  'conflict', // id taken, schema_data_id change: 409
+  'payload_too_large', // 413
+  'unsupported_media_type', // 415
+  'validation_error', // 422, with issues and their paths
+  'extractor_error', // 502: a processor submit whose extraction failed
+  'storage_error', // 503: the store is unreachable or refused
+  'internal_error', // 500: a bug; never carries internals
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One problem with a request: `path` is dotted (`documents.0.mime_data.url`), `""` for the whole body. */
+export interface ErrorIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * The one error type of docevals.
+ *
+ * @example
+ * try { await docevals.evals.get(org, { evaluation_id: 'eval_x' }); }
+ * catch (e) { if (isDocevalsError(e) && e.code === 'not_found') { ... } }
+ */
+export class DocevalsError extends Error {
+  override readonly name = 'DocevalsError';
+  readonly code: ErrorCode;
+  readonly issues?: ErrorIssue[];
+
+  constructor(code: ErrorCode, message: string, options: { issues?: ErrorIssue[]; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    if (options.issues && options.issues.length > 0) this.issues = options.issues;
+  }
+
+  /** The body every transport sends: `{ error: { code, message, issues? } }`. */
+  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } } {
+    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+  }
+}
+
+export function isDocevalsError(error: unknown): error is DocevalsError {
+  return error instanceof DocevalsError;
+}
+
+/** A validation error listing every issue with its path. */
+export function validationError(message: string, issues: ErrorIssue[] = []): DocevalsError {
+  return new DocevalsError('validation_error', message, { issues });
+}
+
+/** A not-found error: the same whether the object does not exist or belongs to another organization. */
+export function notFound(kind: string, id: string): DocevalsError {
+  return new DocevalsError('not_found', `No ${kind} with id "${id}" exists in this organization.`);
+}
+
+/** Wraps a failure of a store as `storage_error`, naming the adapter and keeping the cause. */
+export function storageError(adapter: string, operation: string, cause: unknown): DocevalsError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new DocevalsError('storage_error', `The ${adapter} storage failed during ${operation}: ${reason}`, { cause });
+}
+
+/** Joins a path of keys and indices with dots (`["documents", 0, "id"]` -> `documents.0.id`). */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((segment) => String(segment)).join('.');
+}

@@ -1,0 +1,100 @@
+import { validationError } from '../errors.js';
+
+/** The deepest nesting any JSON value may have (metrics.md: 64 levels). */
+export const MAX_JSON_DEPTH = 64;
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return 'a bigint';
+  if (typeof value === 'symbol') return 'a symbol';
+  return `an instance of ${(value as object).constructor?.name ?? 'an unknown class'}`;
+}
+
+/**
+ * Throws a `validation_error` naming the path unless `value` is a JSON value nested at most `maxDepth` levels
+ * (an object or array is one level; `{"a": [1]}` is two). Iterative, so a value nested 100,000 levels deep is
+ * refused without exhausting the stack; cycles are refused too.
+ *
+ * @example
+ * assertJson(body.annotation, 'annotation'); // throws on NaN, undefined, functions, cycles, depth > 64
+ */
+export function assertJson(value: unknown, path = '', maxDepth = MAX_JSON_DEPTH): asserts value is JsonValue {
+  const problem = findJsonProblem(value, maxDepth);
+  if (problem) {
+    const full = [path, ...problem.path].filter((s) => s !== '').join('.');
+    throw validationError(`${full === '' ? 'The value' : `"${full}"`}: ${problem.message}.`, [
+      { path: full, message: problem.message },
+    ]);
+  }
+}
+
+/** The first reason `value` is not a JSON value within `maxDepth` levels, with its path; null when it is. */
+export function findJsonProblem(
+  value: unknown,
+  maxDepth = MAX_JSON_DEPTH,
+): { path: string[]; message: string } | null {
+  // Each frame: the value, its depth (containers above it), its path. Iterative: no recursion to overflow.
+  const stack: Array<{ value: unknown; depth: number; path: string[]; ancestors: object[] }> = [
+    { value, depth: 0, path: [], ancestors: [] },
+  ];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return invalid(frame.path, `${describe(v)} is not a JSON number`);
+      continue;
+    }
+    if (typeof v !== 'object') return invalid(frame.path, `${describe(v)} is not a JSON value`);
+    if (!Array.isArray(v) && !isPlainObject(v)) return invalid(frame.path, `${describe(v)} is not a JSON value`);
+    if (frame.ancestors.includes(v)) return invalid(frame.path, 'the value contains a cycle');
+    const depth = frame.depth + 1;
+    if (depth > maxDepth) {
+      return invalid(frame.path, `JSON nests deeper than ${maxDepth} levels; flatten the value`);
+    }
+    const ancestors = [...frame.ancestors, v];
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        if (!(i in v)) return invalid([...frame.path, String(i)], 'an array hole (undefined) is not a JSON value');
+        stack.push({ value: v[i], depth, path: [...frame.path, String(i)], ancestors });
+      }
+    } else {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        stack.push({ value: (v as Record<string, unknown>)[key], depth, path: [...frame.path, key], ancestors });
+      }
+    }
+  }
+  return null;
+}
+
+/** Depth of a JSON value as counted by {@link assertJson}, iteratively; stops counting past `limit`. */
+export function jsonDepth(value: unknown, limit = Number.POSITIVE_INFINITY): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    const depth = d + 1;
+    if (depth > max) max = depth;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth]);
+  }
+  return max;
+}
+
+function invalid(path: string[], message: string) {
+  return { path, message };
+}

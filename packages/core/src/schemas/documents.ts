@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { idParam, jsonObject } from './json.js';
+import { listQueryFields } from './lists.js';
+import { metadataSchema } from './metadata.js';
+
+/**
+ * A document in a request: content as a base64 data URL in `mime_data.url`, or a reference to a file the
+ * organization already stored, by `mime_data.file_id` or the document `id`.
+ */
+export const documentInputSchema = z.object({
+  id: z.string().min(1).max(256).optional(),
+  mime_data: z.object({
+    filename: z.string().min(1, 'filename must not be empty').max(1024),
+    url: z.string().optional(),
+    file_id: z.string().min(1).max(256).optional(),
+  }),
+  annotation: jsonObject().default({}),
+  annotation_metadata: metadataSchema.nullable().optional(),
+});
+export type DocumentInput = z.input<typeof documentInputSchema>;
+
+/** A document in a response (interface.md 2.2): `id` is its file_id, `url` is rebuilt from the file store. */
+export const documentSchema = z.object({
+  id: z.string(),
+  mime_data: z.object({ filename: z.string(), url: z.string() }),
+  annotation: jsonObject(),
+  annotation_metadata: metadataSchema.nullable(),
+});
+export type Document = z.infer<typeof documentSchema>;
+
+export const addDocumentInputSchema = documentInputSchema.extend({ evaluation_id: idParam });
+export type AddDocumentInput = z.input<typeof addDocumentInputSchema>;
+
+export const documentRefInputSchema = z.object({ evaluation_id: idParam, document_id: idParam });
+export type DocumentRefInput = z.input<typeof documentRefInputSchema>;
+
+/** PUT a document's annotation (interface.md 4.5). An omitted annotation_metadata stays as it is. */
+export const updateDocumentInputSchema = documentRefInputSchema.extend({
+  annotation: jsonObject(),
+  annotation_metadata: metadataSchema.nullable().optional(),
+});
+export type UpdateDocumentInput = z.input<typeof updateDocumentInputSchema>;
+
+/** Documents list in the evaluation's document order (`asc`, the default) or its reverse. */
+export const listDocumentsInputSchema = z.object({
+  evaluation_id: idParam,
+  ...listQueryFields,
+  order: z.enum(['asc', 'desc']).default('asc'),
+});
+export type ListDocumentsInput = z.input<typeof listDocumentsInputSchema>;

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { documentInputSchema, documentSchema } from './documents.js';
+import { defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
+import { importedIterationInputSchema, iterationSchema } from './iterations.js';
+import { clientId, idParam, jsonObject } from './json.js';
+import { listQueryFields } from './lists.js';
+
+/** POST /v1/evals (interface.md 4.1). Computed fields a client sends (updated_at, ids) are ignored. */
+export const createEvaluationInputSchema = z.object({
+  id: clientId.optional(),
+  name: z.string().min(1, 'name must not be empty').max(512),
+  project_id: z.string().max(256).default(''),
+  documents: z.array(documentInputSchema).default([]),
+  iterations: z.array(importedIterationInputSchema).default([]),
+  json_schema: jsonObject(),
+  default_inference_settings: inferenceSettingsInputSchema.default({}),
+});
+export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
+
+/** PATCH /v1/evals/{evaluation_id} (interface.md 4.2): omitted fields stay. */
+export const updateEvaluationInputSchema = z.object({
+  evaluation_id: idParam,
+  name: z.string().min(1, 'name must not be empty').max(512).optional(),
+  project_id: z.string().max(256).optional(),
+  json_schema: jsonObject().optional(),
+  default_inference_settings: inferenceSettingsInputSchema.optional(),
+});
+export type UpdateEvaluationInput = z.input<typeof updateEvaluationInputSchema>;
+
+export const evaluationRefInputSchema = z.object({ evaluation_id: idParam });
+export type EvaluationRefInput = z.input<typeof evaluationRefInputSchema>;
+
+/** GET /v1/evals: cursor pagination with exact-match filters. */
+export const listEvaluationsInputSchema = z.object({
+  ...listQueryFields,
+  project_id: z.string().max(256).optional(),
+  name: z.string().max(512).optional(),
+  schema_id: z.string().max(256).optional(),
+  schema_data_id: z.string().max(256).optional(),
+});
+export type ListEvaluationsInput = z.input<typeof listEvaluationsInputSchema>;
+
+export const evaluationSchema = z.object({
+  id: z.string(),
+  updated_at: z.string(),
+  name: z.string(),
+  project_id: z.string(),
+  documents: z.array(documentSchema),
+  iterations: z.array(iterationSchema),
+  json_schema: jsonObject(),
+  default_inference_settings: defaultInferenceSettingsSchema,
+  schema_data_id: z.string(),
+  schema_id: z.string(),
+});
+export type Evaluation = z.infer<typeof evaluationSchema>;

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { findJsonProblem, MAX_JSON_DEPTH, type JsonObject } from '../json/assert-json.js';
+
+/**
+ * A JSON object (annotation, prediction, json_schema, metadata maps). Checked without recursion: values that are
+ * not JSON, cycles and nesting deeper than 64 levels are issues with the exact path.
+ */
+export const jsonObject = () =>
+  z
+    .record(z.string(), z.unknown())
+    .superRefine((value, ctx) => {
+      const problem = findJsonProblem(value, MAX_JSON_DEPTH);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+    }) as unknown as z.ZodType<JsonObject, JsonObject>;
+
+/** An id a client may choose for a new object (service.md: `^[A-Za-z0-9_-]{1,128}$`). */
+export const clientId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,128}$/, 'an id is 1 to 128 letters, digits, "_" or "-"');
+
+/** Any id in a path or reference; long or odd ids are simply not found. */
+export const idParam = z.string().min(1, 'an id is required').max(256);

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** Cursor pagination (service.md, Lists). `limit` arrives as a string in a query, so it is coerced. */
+export const listQueryFields = {
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  order: z.enum(['asc', 'desc']).default('desc'),
+  before: z.string().min(1).max(256).optional(),
+  after: z.string().min(1).max(256).optional(),
+};
+
+export const listMetadataSchema = z.object({ before: z.string().nullable(), after: z.string().nullable() });
+export type ListMetadata = z.infer<typeof listMetadataSchema>;
+
+export interface ListResult<T> {
+  data: T[];
+  list_metadata: ListMetadata;
+}
+
+export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) });
+export type Deleted = z.infer<typeof deletedSchema>;

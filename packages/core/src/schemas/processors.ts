@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { inferenceSettingsSchema, settingsFields } from './inference-settings.js';
+import { clientId, idParam, jsonObject } from './json.js';
+import { listQueryFields } from './lists.js';
+import { metadataSchema } from './metadata.js';
+
+/** POST /v1/processors (interface.md 4.6): name, model and json_schema required; the rest defaults. */
+export const createProcessorInputSchema = z.object({
+  id: clientId.optional(),
+  name: z.string().min(1, 'name must not be empty').max(512),
+  model: settingsFields.model,
+  json_schema: jsonObject(),
+  modality: settingsFields.modality.optional(),
+  image_resolution_dpi: settingsFields.image_resolution_dpi.optional(),
+  browser_canvas: settingsFields.browser_canvas.optional(),
+  temperature: settingsFields.temperature.optional(),
+  reasoning_effort: settingsFields.reasoning_effort.optional(),
+  n_consensus: settingsFields.n_consensus.optional(),
+});
+export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
+
+/** PUT /v1/processors/{processor_id} (interface.md 4.7): changes the fields it carries, keeps the others. */
+export const updateProcessorInputSchema = z.object({
+  processor_id: idParam,
+  name: createProcessorInputSchema.shape.name.optional(),
+  model: settingsFields.model.optional(),
+  json_schema: jsonObject().optional(),
+  modality: settingsFields.modality.optional(),
+  image_resolution_dpi: settingsFields.image_resolution_dpi.optional(),
+  browser_canvas: settingsFields.browser_canvas.optional(),
+  temperature: settingsFields.temperature.optional(),
+  reasoning_effort: settingsFields.reasoning_effort.optional(),
+  n_consensus: settingsFields.n_consensus.optional(),
+});
+export type UpdateProcessorInput = z.input<typeof updateProcessorInputSchema>;
+
+export const processorRefInputSchema = z.object({ processor_id: idParam });
+export type ProcessorRefInput = z.input<typeof processorRefInputSchema>;
+
+export const listProcessorsInputSchema = z.object({
+  ...listQueryFields,
+  name: z.string().max(512).optional(),
+  modality: settingsFields.modality.optional(),
+  model: z.string().max(256).optional(),
+  schema_id: z.string().max(256).optional(),
+  schema_data_id: z.string().max(256).optional(),
+});
+export type ListProcessorsInput = z.input<typeof listProcessorsInputSchema>;
+
+/** POST /v1/processors/{processor_id}/submit: one document as a data URL. */
+export const submitProcessorInputSchema = z.object({
+  processor_id: idParam,
+  document: z.object({ filename: z.string().min(1).max(1024), url: z.string() }),
+});
+export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
+
+export const submitResultSchema = z.object({ prediction: jsonObject(), metadata: metadataSchema.nullable() });
+export type SubmitResult = z.infer<typeof submitResultSchema>;
+
+export const processorSchema = inferenceSettingsSchema.extend({
+  object: z.literal('processor'),
+  id: z.string(),
+  updated_at: z.string(),
+  name: z.string(),
+  json_schema: jsonObject(),
+  organization_id: z.string(),
+  schema_data_id: z.string(),
+  schema_id: z.string(),
+});
+export type Processor = z.infer<typeof processorSchema>;

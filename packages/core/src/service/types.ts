@@ -1,0 +1,107 @@
+import type { Extractor } from '../extractor.js';
+import type {
+  AddDocumentInput,
+  CreateEvaluationInput,
+  CreateIterationInput,
+  CreateProcessorInput,
+  Deleted,
+  Document,
+  DocumentRefInput,
+  Evaluation,
+  EvaluationRefInput,
+  Iteration,
+  IterationRefInput,
+  ListDocumentsInput,
+  ListEvaluationsInput,
+  ListIterationsInput,
+  ListProcessorsInput,
+  ListResult,
+  ProcessIterationInput,
+  Processor,
+  ProcessorRefInput,
+  SubmitProcessorInput,
+  SubmitResult,
+  UpdateDocumentInput,
+  UpdateEvaluationInput,
+  UpdateProcessorInput,
+} from '../schemas/index.js';
+import type { Storage } from '../storage.js';
+
+/** Limits a host can change (service.md, Limits). */
+export interface DocevalsLimits {
+  /** @default 10_000 */
+  maxDocumentsPerEvaluation: number;
+  /** @default 1_000 */
+  maxIterationsPerEvaluation: number;
+  /** Serialized size of a json_schema. @default 1_048_576 (1 MiB) */
+  maxJsonSchemaBytes: number;
+}
+
+/** How extractor calls are made (service.md, Iterations and Limits). */
+export interface ExtractionOptions {
+  /** Extractor calls in flight per iteration, documents and consensus runs together. @default 8 */
+  concurrency: number;
+  /** Per-call timeout. @default 120_000 */
+  timeoutMs: number;
+  /** Retries after the first try on 429, 5xx, timeouts, invalid JSON and schema failures. @default 2 */
+  retries: number;
+  /** First backoff delay; doubles each retry, with full jitter. @default 500 */
+  backoffBaseMs: number;
+  /** Cap on one backoff delay. @default 10_000 */
+  backoffMaxMs: number;
+}
+
+export interface DocevalsOptions {
+  /** Where evaluations, iterations, processors and files live. */
+  storage: Storage;
+  /**
+   * The extractors that serve models. A model no extractor serves is a 422 listing the served models.
+   * @default [localRulesExtractor()] — the offline `local-rules` model
+   */
+  extractors?: Extractor[];
+  limits?: Partial<DocevalsLimits>;
+  extraction?: Partial<ExtractionOptions>;
+  /** The clock, for tests. @default () => new Date() */
+  now?: () => Date;
+}
+
+/**
+ * The docevals service: every operation of the REST API, in-process. Each takes the caller's organization id first
+ * (the transports get it from the API key) and the operation's input, path parameters included as snake_case
+ * fields. Inputs are validated at runtime too; errors are {@link DocevalsError}s.
+ */
+export interface Docevals {
+  readonly evals: {
+    create(organizationId: string, input: CreateEvaluationInput): Promise<Evaluation>;
+    get(organizationId: string, input: EvaluationRefInput): Promise<Evaluation>;
+    list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<Evaluation>>;
+    update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
+    delete(organizationId: string, input: EvaluationRefInput): Promise<Deleted>;
+    readonly documents: {
+      add(organizationId: string, input: AddDocumentInput): Promise<Document>;
+      list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<Document>>;
+      get(organizationId: string, input: DocumentRefInput): Promise<Document>;
+      update(organizationId: string, input: UpdateDocumentInput): Promise<Document>;
+      delete(organizationId: string, input: DocumentRefInput): Promise<Deleted>;
+    };
+    readonly iterations: {
+      list(organizationId: string, input: ListIterationsInput): Promise<{ data: Iteration[] }>;
+      create(organizationId: string, input: CreateIterationInput): Promise<Iteration>;
+      get(organizationId: string, input: IterationRefInput): Promise<Iteration>;
+      delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
+      process(organizationId: string, input: ProcessIterationInput): Promise<Iteration>;
+    };
+  };
+  readonly processors: {
+    create(organizationId: string, input: CreateProcessorInput): Promise<Processor>;
+    get(organizationId: string, input: ProcessorRefInput): Promise<Processor>;
+    list(organizationId: string, input?: ListProcessorsInput): Promise<ListResult<Processor>>;
+    update(organizationId: string, input: UpdateProcessorInput): Promise<Processor>;
+    delete(organizationId: string, input: ProcessorRefInput): Promise<Deleted>;
+    submit(organizationId: string, input: SubmitProcessorInput): Promise<SubmitResult>;
+  };
+  /** The model names and patterns the registered extractors serve. */
+  models(): string[];
+  /** The storage's `close()`. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,34 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+// Tests import the packages by name and run against their sources: no build step before `pnpm test`.
+const alias = [
+  { find: /^@docevals\/core$/, replacement: src('./packages/core/src/index.ts') },
+  { find: /^@docevals\/adapters\/(memory|lowdb|redis|conformance)$/, replacement: src('./packages/adapters/src/$1/index.ts') },
+  { find: /^@docevals\/adapters$/, replacement: src('./packages/adapters/src/index.ts') },
+  { find: /^@docevals\/openai$/, replacement: src('./packages/openai/src/index.ts') },
+  { find: /^@docevals\/rest\/node$/, replacement: src('./packages/rest/src/node/index.ts') },
+  { find: /^@docevals\/rest$/, replacement: src('./packages/rest/src/index.ts') },
+  { find: /^@docevals\/trpc$/, replacement: src('./packages/trpc/src/index.ts') },
+];
+
+const project = (name: string, dir: string, extra: Record<string, unknown> = {}) => ({
+  resolve: { alias },
+  test: { name, root: src(dir), include: ['test/**/*.test.ts', 'src/**/*.test.ts'], ...extra },
+});
+
+export default defineConfig({
+  test: {
+    globalSetup: [src('./test-support/redis-global-setup.ts')],
+    projects: [
+      project('core', './packages/core'),
+      project('adapters', './packages/adapters', { testTimeout: 30_000, hookTimeout: 30_000 }),
+      project('openai', './packages/openai', { testTimeout: 30_000 }),
+      project('rest', './packages/rest', { testTimeout: 30_000 }),
+      project('trpc', './packages/trpc', { testTimeout: 30_000 }),
+      project('examples', './examples', { testTimeout: 60_000, include: ['*/test/**/*.test.ts'] }),
+    ],
+  },
+});
