@@ -5,3 +5,4 @@ export * from './schemas/index.js';
 export type * from './storage.js';
 export * from './extractor.js';
 export type * from './service/types.js';
+export * from './service/update-record.js';
