@@ -1,0 +1,12 @@
+export { leafSimilarity } from './leaf-similarity.js';
+export { normalizeText } from './normalize-text.js';
+export { compareDocuments, documentSimilarity, type DocumentComparison } from './compare-documents.js';
+export type { SimilarityTree } from './section-walk.js';
+export { alignPrediction, matchItems, type ItemPair } from './align-prediction.js';
+export { solveAssignment } from './solve-assignment.js';
+export {
+  computeItemMetric,
+  computeMetricResults,
+  metricResultsFromItems,
+  type MetricDocument,
+} from './metric-results.js';

@@ -1,0 +1,229 @@
+/**
+ * String side of metrics.md section 1: normalization and a Levenshtein similarity that counts code points.
+ *
+ * `fastest-levenshtein` works on UTF-16 units, so a character above U+FFFF would count as two. A normalized string
+ * only holds letters and digits (plus what `toLowerCase` adds, e.g. U+0307), never a private-use character
+ * (category Co), so every astral code point can be replaced by a private-use BMP character without ever colliding
+ * with a real one: the result has exactly one UTF-16 unit per code point and `distance` counts what the spec counts.
+ */
+import { distance } from 'fastest-levenshtein';
+
+const NOT_LETTER_OR_DIGIT = /[^\p{L}\p{N}]+/gu;
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const NOT_ASCII_ALNUM = /[^A-Za-z0-9]+/g;
+const SURROGATE = /[\uD800-\uDFFF]/;
+const PRIVATE_USE_FIRST = 0xe000;
+const PRIVATE_USE_LAST = 0xf8ff;
+
+/** What one code point contributes after NFKD and the letter/digit filter; a lookup table filled on demand. */
+const contribution = new Map<number, string>();
+const CONTRIBUTION_CACHE_LIMIT = 1 << 16;
+/** For BMP units: 0 not looked up yet, 1 stays as it is, 2 drops out, 3 becomes something else (see the map). */
+const bmpKind = new Uint8Array(0x10000);
+const STAYS = 1;
+const DROPS = 2;
+const CHANGES = 3;
+
+function contributionOf(codePoint: number): string {
+  let piece = contribution.get(codePoint);
+  if (piece === undefined) {
+    piece = String.fromCodePoint(codePoint).normalize('NFKD').replace(NOT_LETTER_OR_DIGIT, '');
+    if (contribution.size < CONTRIBUTION_CACHE_LIMIT) contribution.set(codePoint, piece);
+  }
+  return piece;
+}
+
+function bmpKindOf(unit: number): number {
+  let kind = bmpKind[unit]!;
+  if (kind === 0) {
+    const piece = contributionOf(unit);
+    kind = piece === String.fromCharCode(unit) ? STAYS : piece === '' ? DROPS : CHANGES;
+    bmpKind[unit] = kind;
+  }
+  return kind;
+}
+
+/**
+ * The normalized form of metrics.md section 1: NFKD, letters and digits of any script only, then `toLowerCase`.
+ *
+ * NFKD of a string is the concatenation of each code point's decomposition, then a reordering that only moves
+ * characters of non-zero combining class; no letter or digit has one (a test checks every code point of the
+ * runtime), and everything else is filtered out. So decomposing and filtering code point by code point, with a
+ * lookup table, gives the same letters as normalizing the whole string, at a fraction of the cost of ICU's
+ * `normalize`. Lowercasing stays on the whole string: `toLowerCase` is context-sensitive (final sigma).
+ *
+ * @example
+ * normalizeText('Café, 12 €'); // 'cafe12'
+ */
+export function normalizeText(text: string): string {
+  if (ASCII_ONLY.test(text)) return text.replace(NOT_ASCII_ALNUM, '').toLowerCase();
+  let kept = '';
+  let runStart = 0; // characters that stay as they are are copied a run at a time
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    let kind: number;
+    let piece = '';
+    let width = 1;
+    if (unit < 0x80) {
+      const alnum = (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a);
+      kind = alnum ? STAYS : DROPS;
+    } else if (unit < 0xd800 || unit > 0xdfff) {
+      kind = bmpKindOf(unit);
+      if (kind === CHANGES) piece = contribution.get(unit) ?? contributionOf(unit);
+    } else {
+      const codePoint = text.codePointAt(i)!;
+      if (codePoint > 0xffff) width = 2;
+      piece = contributionOf(codePoint);
+      kind = piece.length === width && piece === text.slice(i, i + width) ? STAYS : CHANGES;
+    }
+    if (kind !== STAYS) {
+      kept += text.slice(runStart, i) + piece;
+      runStart = i + width;
+    }
+    i += width - 1;
+  }
+  kept += text.slice(runStart);
+  return kept.toLowerCase();
+}
+
+/** The same as {@link normalizeText}, by the book: ICU's NFKD on the whole string. Kept for the equivalence test. */
+export function normalizeTextReference(text: string): string {
+  return text.normalize('NFKD').replace(NOT_LETTER_OR_DIGIT, '').toLowerCase();
+}
+
+/** A normalized string ready for Levenshtein: `units` has one UTF-16 unit per code point, or `codePoints` is set. */
+export interface PreparedText {
+  /** The normalized string. */
+  normalized: string;
+  units: string;
+  /** Only when the context ran out of private-use characters: the exact code points, compared the slow way. */
+  codePoints: number[] | null;
+  /** 64-bit signature of the characters present (bit = hash of the unit), for {@link textSimilarityUpperBound}. */
+  signatureLow: number;
+  signatureHigh: number;
+}
+
+/**
+ * Caches normalized strings for one comparison (a document, a matrix of items), and owns the astral -> private-use
+ * mapping, so that the mapping is consistent between all strings compared within it.
+ */
+export class TextContext {
+  private readonly cache = new Map<string, PreparedText>();
+  private readonly layouts = new Map<string, string[]>();
+  private readonly astral = new Map<number, string>();
+  private nextPrivate = PRIVATE_USE_FIRST;
+
+  /**
+   * One shared array per distinct key list: objects with the same keys in the same order (items of one list, the
+   * same field in annotation and prediction) then compare their keys with a single `===`.
+   */
+  sharedKeys(keys: string[]): string[] {
+    const id = keys.join('\u0000');
+    const shared = this.layouts.get(id);
+    // A key holding "\u0000" could make two different lists join alike: check before sharing.
+    if (shared !== undefined && shared.length === keys.length && shared.every((key, i) => key === keys[i])) return shared;
+    this.layouts.set(id, keys);
+    return keys;
+  }
+
+  prepare(text: string): PreparedText {
+    let prepared = this.cache.get(text);
+    if (prepared === undefined) {
+      prepared = this.toUnits(normalizeText(text));
+      this.cache.set(text, prepared);
+    }
+    return prepared;
+  }
+
+  private toUnits(normalized: string): PreparedText {
+    if (!SURROGATE.test(normalized)) return withSignature(normalized, normalized);
+    let units = '';
+    for (const ch of normalized) {
+      const cp = ch.codePointAt(0)!;
+      if (cp <= 0xffff) {
+        units += ch;
+        continue;
+      }
+      let mapped = this.astral.get(cp);
+      if (mapped === undefined) {
+        // More than 6,400 distinct astral letters in one comparison: give up on the trick for this string.
+        if (this.nextPrivate > PRIVATE_USE_LAST) {
+          const codePoints = Array.from(normalized, (c) => c.codePointAt(0)!);
+          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0 };
+        }
+        mapped = String.fromCharCode(this.nextPrivate++);
+        this.astral.set(cp, mapped);
+      }
+      units += mapped;
+    }
+    return withSignature(normalized, units);
+  }
+}
+
+function withSignature(normalized: string, units: string): PreparedText {
+  let low = 0;
+  let high = 0;
+  for (let i = 0; i < units.length; i++) {
+    const bit = Math.imul(units.charCodeAt(i), 0x9e3779b1) >>> 26; // top 6 bits of a multiplicative hash
+    if (bit < 32) low |= 1 << bit;
+    else high |= 1 << (bit - 32);
+  }
+  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high };
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/** Levenshtein similarity of two prepared strings: 1 if both are empty, else 1 - distance / longer length. */
+export function preparedTextSimilarity(x: PreparedText, y: PreparedText): number {
+  if (x.codePoints !== null || y.codePoints !== null) {
+    // From the normalized strings: `units` of the other side may hold private-use stand-ins.
+    const a = x.codePoints ?? Array.from(x.normalized, (c) => c.codePointAt(0)!);
+    const b = y.codePoints ?? Array.from(y.normalized, (c) => c.codePointAt(0)!);
+    return ratio(codePointDistance(a, b), Math.max(a.length, b.length));
+  }
+  const a = x.units;
+  const b = y.units;
+  if (a === b) return 1;
+  return ratio(distance(a, b), Math.max(a.length, b.length));
+}
+
+/**
+ * An upper bound of {@link preparedTextSimilarity} in a few operations: every signature bit set for `x` and not for
+ * `y` stands for at least one character of `x` that `y` lacks, which some edit must remove, and the same the other
+ * way; so does the difference in length. Alignment uses it to skip the exact distance of unlikely pairs.
+ */
+export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): number {
+  if (x.codePoints !== null || y.codePoints !== null) return 1;
+  const la = x.units.length;
+  const lb = y.units.length;
+  const onlyInX = popcount(x.signatureLow & ~y.signatureLow) + popcount(x.signatureHigh & ~y.signatureHigh);
+  const onlyInY = popcount(y.signatureLow & ~x.signatureLow) + popcount(y.signatureHigh & ~x.signatureHigh);
+  return ratio(Math.max(onlyInX, onlyInY, la - lb, lb - la), Math.max(la, lb));
+}
+
+function ratio(edits: number, longest: number): number {
+  return longest === 0 ? 1 : 1 - edits / longest;
+}
+
+/** Classic two-row edit distance over code points; only for the rare strings that could not be mapped. */
+export function codePointDistance(a: readonly number[], b: readonly number[]): number {
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let prev = new Int32Array(b.length + 1);
+  let curr = new Int32Array(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    curr[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const substitute = prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
+      curr[j] = Math.min(substitute, prev[j]! + 1, curr[j - 1]! + 1);
+    }
+    [prev, curr] = [curr, prev];
+  }
+  return prev[b.length]!;
+}
