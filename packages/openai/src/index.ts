@@ -1,1 +1,6 @@
-export {};
+export { openaiExtractor, buildRequest, type OpenAIExtractorOptions } from './openai-extractor.js';
+export { computeCost, DEFAULT_PRICES, findPrice, type ModelPrice } from './prices.js';
+export { isReasoningModel, samplingParams } from './model-capabilities.js';
+export { allowsStrict, schemaName, systemPrompt } from './response-format.js';
+export { documentContent, pdfText } from './document-content.js';
+export { toExtractionFailure } from './error-mapping.js';

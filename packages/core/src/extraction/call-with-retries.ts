@@ -1,0 +1,156 @@
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import type { LimitFunction } from 'p-limit';
+import { ExtractionFailure, type ExtractionDocument, type ExtractionOutput, type Extractor } from '../extractor.js';
+import { describeSchemaErrors } from '../json-schema/compile.js';
+import { findJsonProblem, type JsonObject } from '../json/assert-json.js';
+import type { InferenceSettings } from '../schemas/inference-settings.js';
+import type { ExtractionOptions } from '../service/types.js';
+import { backoffDelay, sleep } from './backoff.js';
+
+/** What one extractor attempt reported, for `extractAll`'s `onCall` hook (progress, logs, tests). */
+export interface ExtractionCallEvent {
+  /** Index of the document in the `documents` given to `extractAll`. */
+  document_index: number;
+  document_id: string;
+  /** Consensus run, 0-based (always 0 when n_consensus is 1). */
+  run: number;
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number;
+  ok: boolean;
+  /** Why the attempt failed. */
+  error?: string;
+  /** Whether the runner tries again after this failure. */
+  will_retry?: boolean;
+  duration_ms: number;
+}
+
+/** One consensus run after its retries: the output that passed the schema, or why it failed. */
+export type RunResult =
+  | { ok: true; data: JsonObject; output: ExtractionOutput; attempts: number }
+  | { ok: false; error: string; attempts: number };
+
+export interface RunContext {
+  extractor: Extractor;
+  document: ExtractionDocument;
+  documentIndex: number;
+  run: number;
+  jsonSchema: JsonObject;
+  settings: InferenceSettings;
+  validate: ValidateFunction;
+  /** Shared by every call of one `extractAll`: the only place concurrency is bounded. */
+  limit: LimitFunction;
+  options: ExtractionOptions;
+  onCall?: (event: ExtractionCallEvent) => void;
+}
+
+type Attempt =
+  | { ok: true; data: JsonObject; output: ExtractionOutput }
+  | { ok: false; error: string; retryable: boolean };
+
+/**
+ * Runs one consensus run: an extractor call under the per-call timeout, retried with backoff on retryable failures
+ * and on output that fails the JSON schema. Never throws.
+ *
+ * Each attempt takes a slot of `limit` and gives it back before the backoff sleep, so a document waiting to retry
+ * does not keep another document from running (the limit is about calls in flight, not documents).
+ */
+export async function callWithRetries(context: RunContext): Promise<RunResult> {
+  const maxAttempts = context.options.retries + 1;
+  let lastError = 'the extraction failed';
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (attempt > 1) await sleep(backoffDelay(attempt - 1, context.options));
+    // Timed inside the limit: waiting for a slot is neither part of the call nor of its timeout.
+    const { result, duration } = await context.limit(async () => {
+      const started = Date.now();
+      const outcome = await attemptOnce(context);
+      return { result: outcome, duration: Date.now() - started };
+    });
+    const willRetry = !result.ok && result.retryable && attempt < maxAttempts;
+    notify(context, {
+      document_index: context.documentIndex,
+      document_id: context.document.id,
+      run: context.run,
+      attempt,
+      ok: result.ok,
+      ...(result.ok ? {} : { error: result.error, will_retry: willRetry }),
+      duration_ms: duration,
+    });
+    if (result.ok) return { ok: true, data: result.data, output: result.output, attempts: attempt };
+    lastError = result.error;
+    if (!result.retryable) return { ok: false, error: result.error, attempts: attempt };
+  }
+  return {
+    ok: false,
+    error: maxAttempts > 1 ? `${lastError} (gave up after ${maxAttempts} attempts)` : lastError,
+    attempts: maxAttempts,
+  };
+}
+
+async function attemptOnce(context: RunContext): Promise<Attempt> {
+  const { timeoutMs } = context.options;
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`the extractor call timed out after ${timeoutMs} ms`, 'TimeoutError')),
+    timeoutMs,
+  );
+  let onAbort: (() => void) | undefined;
+  // An extractor that ignores the signal must not hold the document past the timeout: race the call with it.
+  const timedOut = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new ExtractionFailure(`the extractor call timed out after ${timeoutMs} ms`, { retryable: true }));
+    controller.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const output = await Promise.race([
+      context.extractor.extract({
+        document: context.document,
+        json_schema: context.jsonSchema,
+        settings: context.settings,
+        signal: controller.signal,
+      }),
+      timedOut,
+    ]);
+    return checkOutput(output, context.validate);
+  } catch (error) {
+    if (controller.signal.aborted) {
+      return { ok: false, error: `the extractor call timed out after ${timeoutMs} ms`, retryable: true };
+    }
+    return describeFailure(error);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) controller.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function checkOutput(output: ExtractionOutput, validate: ValidateFunction): Attempt {
+  const data = output?.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || findJsonProblem(data) !== null) {
+    // Same class of failure as invalid JSON content: a model may do better on another try.
+    return { ok: false, error: 'the extractor output is not a JSON object', retryable: true };
+  }
+  if (!validate(data)) {
+    return {
+      ok: false,
+      error: `the output does not match the JSON schema: ${describeSchemaErrors(validate.errors)}`,
+      retryable: true,
+    };
+  }
+  return { ok: true, data: data as JsonObject, output };
+}
+
+function describeFailure(error: unknown): Attempt {
+  if (error instanceof ExtractionFailure) {
+    const status = error.status !== undefined && !error.message.includes(String(error.status)) ? ` (HTTP ${error.status})` : '';
+    return { ok: false, error: `${error.message}${status}`, retryable: error.retryable };
+  }
+  // Anything that is not an ExtractionFailure is a bug or a refusal of the extractor: trying again will not help.
+  const message = error instanceof Error ? error.message : String(error);
+  return { ok: false, error: `the extractor failed: ${message}`, retryable: false };
+}
+
+function notify(context: RunContext, event: ExtractionCallEvent): void {
+  try {
+    context.onCall?.(event);
+  } catch {
+    // A host's progress hook must not turn a good extraction into a failed one.
+  }
+}
