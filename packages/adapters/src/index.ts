@@ -1,1 +1,13 @@
-export {};
+/**
+ * `@docevals/adapters`: storage adapters for docevals, one subpath each, so that an optional peer dependency is
+ * loaded only by the adapter that needs it:
+ * - `@docevals/adapters/memory`: `memoryStorage()`, in-process, no dependency (also exported here);
+ * - `@docevals/adapters/lowdb`: `lowdbStorage({ dir })`, embedded on the local disk (peer: lowdb);
+ * - `@docevals/adapters/redis`: `redisStorage({ client | url, keyPrefix })`, shared by many servers (peer: ioredis);
+ * - `@docevals/adapters/conformance`: `runStorageConformance(...)`, the suite every adapter passes (peer: vitest).
+ *
+ * This entry point re-exports only what loads no peer dependency: the memory adapter and the other adapters' types.
+ */
+export { memoryStorage } from './memory/index.js';
+export type { LowdbStorage, LowdbStorageOptions } from './lowdb/index.js';
+export type { StorageConformanceOptions } from './conformance/index.js';

@@ -1,1 +1,1 @@
-export {};
+export { lowdbStorage, type LowdbStorage, type LowdbStorageOptions } from './lowdb-storage.js';

@@ -1,1 +1,1 @@
-export {};
+export { memoryStorage } from './memory-storage.js';

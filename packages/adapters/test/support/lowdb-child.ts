@@ -1,0 +1,67 @@
+/**
+ * A second process for the lowdb cross-process tests (run with `node --import tsx`, from the repository root so
+ * that tsx maps `@docevals/core` to its sources). Modes:
+ *   stream <dir>  opens the folder and writes forever, printing one line per acknowledged write
+ *   hold <dir>    opens the folder, prints `ready`, and keeps it open until killed
+ *   open <dir>    tries to open the folder and prints the outcome as JSON
+ */
+import { updateRecord } from '@docevals/core';
+import { lowdbStorage } from '../../src/lowdb/index.js';
+import { contentOf, streamEvaluation, streamProcessor, STREAM_ORG } from './lowdb-fixtures.js';
+
+const [mode, dir] = process.argv.slice(2);
+
+// Lines go out with a synchronous write: a line the parent reads was acknowledged before it was printed.
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function stream(): Promise<void> {
+  const storage = lowdbStorage({ dir });
+  await storage.evaluations.insert(streamEvaluation());
+  say('ready');
+  for (let i = 0; ; i++) {
+    switch (i % 3) {
+      case 0:
+        await storage.processors.insert(streamProcessor(i));
+        say(`insert ${i}`);
+        break;
+      case 1:
+        await updateRecord(storage.evaluations, STREAM_ORG, 'eval_stream', (current) => ({
+          write: { ...current, iteration_ids: [...current.iteration_ids, `iter_${i}`] },
+          result: undefined,
+        }));
+        say(`update ${i}`);
+        break;
+      default:
+        await storage.files.retain(STREAM_ORG, `file_${i}`, contentOf(i));
+        say(`retain ${i}`);
+    }
+  }
+}
+
+async function hold(): Promise<void> {
+  lowdbStorage({ dir });
+  say('ready');
+  setInterval(() => undefined, 60_000);
+}
+
+async function open(): Promise<void> {
+  try {
+    const storage = lowdbStorage({ dir });
+    await storage.close();
+    say(JSON.stringify({ ok: true }));
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    say(JSON.stringify({ ok: false, code, message }));
+  }
+}
+
+const modes: Record<string, () => Promise<void>> = { stream, hold, open };
+const run = modes[mode ?? ''];
+if (!run || !dir) {
+  console.error('usage: lowdb-child.ts stream|hold|open <dir>');
+  process.exit(2);
+}
+run().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
