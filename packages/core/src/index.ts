@@ -6,3 +6,8 @@ export type * from './storage.js';
 export * from './extractor.js';
 export type * from './service/types.js';
 export * from './service/update-record.js';
+export * from './auth/index.js';
+export * from './service/create-docevals.js';
+export * from './extraction/index.js';
+export * from './metrics/index.js';
+export * from './identifiers/index.js';

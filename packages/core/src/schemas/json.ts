@@ -11,7 +11,7 @@ export const jsonObject = () =>
     .superRefine((value, ctx) => {
       const problem = findJsonProblem(value, MAX_JSON_DEPTH);
       if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
-    }) as unknown as z.ZodType<JsonObject, JsonObject>;
+    }) as unknown as z.ZodType<JsonObject, Record<string, unknown>>;
 
 /** An id a client may choose for a new object (service.md: `^[A-Za-z0-9_-]{1,128}$`). */
 export const clientId = z

@@ -1,0 +1,3 @@
+import { runExample } from './example.js';
+
+await runExample();

@@ -1,0 +1,3 @@
+export type { Authenticate } from './authenticate.js';
+export { readApiKey } from './read-api-key.js';
+export { apiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './api-key-authenticator.js';

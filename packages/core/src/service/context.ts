@@ -1,0 +1,14 @@
+import type { ExtractionRunner } from '../extraction/index.js';
+import type { Storage } from '../storage.js';
+import type { DocevalsLimits } from './types.js';
+
+/** What every operation of the service works with. */
+export interface ServiceContext {
+  storage: Storage;
+  runner: ExtractionRunner;
+  limits: DocevalsLimits;
+  /** Extractor calls in flight per iteration. */
+  concurrency: number;
+  /** ISO 8601 UTC with milliseconds. */
+  now(): string;
+}

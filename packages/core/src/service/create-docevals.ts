@@ -1,0 +1,74 @@
+import { DocevalsError } from '../errors.js';
+import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, localRulesExtractor } from '../extraction/index.js';
+import type { ServiceContext } from './context.js';
+import { documentOperations } from './documents.js';
+import { evaluationOperations } from './evaluations.js';
+import { iterationOperations } from './iterations.js';
+import { processorOperations } from './processors.js';
+import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
+
+/** service.md, Limits. */
+export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
+  maxDocumentsPerEvaluation: 10_000,
+  maxIterationsPerEvaluation: 1_000,
+  maxJsonSchemaBytes: 1_048_576,
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyOperation = (organizationId: string, input?: any) => Promise<unknown>;
+
+/** Every operation checks the caller's organization first: the transports pass what `authenticate` returned. */
+function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
+  const out: Record<string, AnyOperation> = {};
+  for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
+    out[name] = (organizationId: string, input?: unknown) => {
+      if (typeof organizationId !== 'string' || organizationId.length === 0) {
+        return Promise.reject(new DocevalsError('unauthorized', 'An organization is required: authenticate first.'));
+      }
+      return operation(organizationId, input);
+    };
+  }
+  return out as T;
+}
+
+/**
+ * Creates the docevals service over a storage and the extractors that serve models.
+ *
+ * @example
+ * import { createDocevals } from '@docevals/core';
+ * import { memoryStorage } from '@docevals/adapters/memory';
+ *
+ * const docevals = createDocevals({ storage: memoryStorage() });
+ * const evaluation = await docevals.evals.create('org_1', {
+ *   name: 'Invoices',
+ *   json_schema: { type: 'object', properties: { total: { type: 'number' } } },
+ *   documents: [{ mime_data: { filename: 'a.txt', url: 'data:text/plain;base64,VG90YWw6IDQy' }, annotation: { total: 42 } }],
+ * });
+ * const iteration = await docevals.evals.iterations.create('org_1', {
+ *   evaluation_id: evaluation.id,
+ *   inference_settings: { model: 'local-rules' },
+ * });
+ * console.log(iteration.metric_results.mean_similarity); // 1
+ */
+export function createDocevals(options: DocevalsOptions): Docevals {
+  const extraction = { ...DEFAULT_EXTRACTION_OPTIONS, ...options.extraction };
+  const extractors = options.extractors ?? [localRulesExtractor()];
+  const now = options.now ?? (() => new Date());
+  const ctx: ServiceContext = {
+    storage: options.storage,
+    runner: createExtractionRunner({ extractors, ...extraction }),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    concurrency: extraction.concurrency,
+    now: () => now().toISOString(),
+  };
+  return {
+    evals: {
+      ...scoped(evaluationOperations(ctx)),
+      documents: scoped(documentOperations(ctx)),
+      iterations: scoped(iterationOperations(ctx)),
+    },
+    processors: scoped(processorOperations(ctx)),
+    models: () => ctx.runner.servedModels(),
+    close: () => options.storage.close(),
+  };
+}

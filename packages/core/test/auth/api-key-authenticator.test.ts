@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { apiKeyAuthenticator } from '../../src/auth/api-key-authenticator.js';
+
+const authenticate = apiKeyAuthenticator({ keys: { sk_alpha: 'org_a', sk_beta: 'org_b', 'sk_ünïcode': 'org_u' } });
+
+describe('apiKeyAuthenticator', () => {
+  it('maps each known key to its organization, from either header', async () => {
+    expect(await authenticate(new Headers({ 'Api-Key': 'sk_alpha' }))).toBe('org_a');
+    expect(await authenticate(new Headers({ Authorization: 'Bearer sk_beta' }))).toBe('org_b');
+    expect(await authenticate(new Headers({ 'Api-Key': 'sk_ünïcode' }))).toBe('org_u');
+  });
+
+  it('refuses unknown keys, prefixes, extensions and case changes', async () => {
+    for (const key of ['sk_alph', 'sk_alphaa', 'SK_ALPHA', 'org_a', 'x'.repeat(10_000)]) {
+      expect(await authenticate(new Headers({ 'Api-Key': key }))).toBeNull();
+    }
+  });
+
+  it('refuses a request without a key', async () => {
+    expect(await authenticate(new Headers())).toBeNull();
+  });
+
+  it('authenticates nobody when no keys are configured', async () => {
+    expect(await apiKeyAuthenticator({ keys: {} })(new Headers({ 'Api-Key': 'anything' }))).toBeNull();
+  });
+
+  it('rejects empty keys and empty organizations at construction', () => {
+    expect(() => apiKeyAuthenticator({ keys: { '': 'org' } })).toThrow(TypeError);
+    expect(() => apiKeyAuthenticator({ keys: { ' padded ': 'org' } })).toThrow(TypeError);
+    expect(() => apiKeyAuthenticator({ keys: { sk: '' } })).toThrow(TypeError);
+  });
+});
