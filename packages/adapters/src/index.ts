@@ -10,4 +10,5 @@
  */
 export { memoryStorage } from './memory/index.js';
 export type { LowdbStorage, LowdbStorageOptions } from './lowdb/index.js';
+export type { RedisStorageOptions } from './redis/index.js';
 export type { StorageConformanceOptions } from './conformance/index.js';

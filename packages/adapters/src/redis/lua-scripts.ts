@@ -1,0 +1,139 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * The Lua scripts behind every write of the Redis adapter. A script runs atomically on the server, so a
+ * compare-and-set or a reference count needs no WATCH/MULTI retry loop and holds across processes and hosts.
+ *
+ * Scripts touch only the keys passed in KEYS: a client's own `keyPrefix` option is applied to KEYS by ioredis, and
+ * keys built inside Lua would miss it.
+ */
+
+/** KEYS: record, index. ARGV: id, score, json, then field/value pairs. Returns 1, or 0 when the id is taken. */
+const INSERT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local fields = {'v', '1', 'json', ARGV[3]}
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: record, index. ARGV: id, score, json, expected version, then field/value pairs.
+ * Returns the new version, or 0 when the record is gone or its version moved.
+ */
+const REPLACE = `
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current or tonumber(current) ~= tonumber(ARGV[4]) then return 0 end
+local version = tonumber(current) + 1
+-- Rewritten whole so that a string field the new record no longer has does not linger for where filters.
+redis.call('DEL', KEYS[1])
+local fields = {'v', tostring(version), 'json', ARGV[3]}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+return version
+`;
+
+/** KEYS: record, index. ARGV: id. Returns 1, or 0 when there was no record. */
+const DELETE = `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+`;
+
+/**
+ * KEYS: index. ARGV: order ('asc' | 'desc'), cursor id ('' for none), fallback position ('' for none),
+ * side ('after' | 'before'), count.
+ * Returns {position of the cursor, ids...}: up to `count` ids just after (or just before) the cursor in `order`; the
+ * position is -1 without a cursor. When the cursor is not in the set: the fallback position stands in for it (a
+ * record seen by an earlier batch that was deleted or moved since), or nil without one (an unknown cursor).
+ */
+const RANGE = `
+local desc = ARGV[1] == 'desc'
+local pos = -1
+if ARGV[2] ~= '' then
+  if desc then pos = redis.call('ZREVRANK', KEYS[1], ARGV[2]) else pos = redis.call('ZRANK', KEYS[1], ARGV[2]) end
+  if not pos then
+    if ARGV[3] == '' then return false end
+    pos = tonumber(ARGV[3])
+  end
+end
+local count = tonumber(ARGV[5])
+local first, last
+if ARGV[4] == 'after' then
+  first = pos + 1
+  last = pos + count
+else
+  first = math.max(0, pos - count)
+  last = pos - 1
+end
+local out = {pos}
+if last >= first then
+  local ids
+  if desc then ids = redis.call('ZREVRANGE', KEYS[1], first, last) else ids = redis.call('ZRANGE', KEYS[1], first, last) end
+  for _, id in ipairs(ids) do out[#out + 1] = id end
+end
+return out
+`;
+
+/**
+ * KEYS: file. ARGV: has content ('1' | '0'), bytes, mime type.
+ * Returns 1 when a reference was added (storing the file first if it was absent), 0 when absent without content.
+ */
+const RETAIN = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'refs', 1)
+  return 1
+end
+if ARGV[1] ~= '1' then return 0 end
+redis.call('HSET', KEYS[1], 'bytes', ARGV[2], 'mime_type', ARGV[3], 'refs', 1)
+return 1
+`;
+
+/** KEYS: file. Removes one reference, the file with the last one. Returns 0 when there was no file. */
+const RELEASE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HINCRBY', KEYS[1], 'refs', -1) <= 0 then redis.call('DEL', KEYS[1]) end
+return 1
+`;
+
+/** The commands the scripts add to a client. Namespaced, so they cannot shadow a host's own defined commands. */
+export interface DocevalsScripts {
+  docevalsInsert(record: string, index: string, id: string, score: number, json: string, ...fields: string[]): Promise<number>;
+  docevalsReplace(
+    record: string,
+    index: string,
+    id: string,
+    score: number,
+    json: string,
+    expected: number,
+    ...fields: string[]
+  ): Promise<number>;
+  docevalsDelete(record: string, index: string, id: string): Promise<number>;
+  docevalsRange(
+    index: string,
+    order: 'asc' | 'desc',
+    cursor: string,
+    fallback: string,
+    side: 'after' | 'before',
+    count: number,
+  ): Promise<Array<number | string> | null>;
+  docevalsRetain(file: string, hasContent: '1' | '0', bytes: Buffer | string, mimeType: string): Promise<number>;
+  docevalsRelease(file: string): Promise<number>;
+}
+
+/**
+ * Defines the scripts on `client` with ioredis `defineCommand`, which sends EVALSHA and falls back to EVAL once per
+ * connection when the server does not know the script yet (after a restart or SCRIPT FLUSH). Defining them again on
+ * the same client (two stores sharing a host's client) is harmless: same names, same code.
+ */
+export function defineScripts(client: Redis): Redis & DocevalsScripts {
+  client.defineCommand('docevalsInsert', { numberOfKeys: 2, lua: INSERT });
+  client.defineCommand('docevalsReplace', { numberOfKeys: 2, lua: REPLACE });
+  client.defineCommand('docevalsDelete', { numberOfKeys: 2, lua: DELETE });
+  client.defineCommand('docevalsRange', { numberOfKeys: 1, lua: RANGE, readOnly: true });
+  client.defineCommand('docevalsRetain', { numberOfKeys: 1, lua: RETAIN });
+  client.defineCommand('docevalsRelease', { numberOfKeys: 1, lua: RELEASE });
+  return client as Redis & DocevalsScripts;
+}

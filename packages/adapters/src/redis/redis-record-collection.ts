@@ -1,0 +1,192 @@
+import { DocevalsError } from '@docevals/core';
+import type { RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
+import type { Redis } from 'ioredis';
+import { stringFieldKey, type KeyLayout, type RecordKind } from './key-layout.js';
+import type { DocevalsScripts } from './lua-scripts.js';
+import type { RedisConnection } from './redis-connection.js';
+
+type Client = Redis & DocevalsScripts;
+
+/**
+ * How many ids a filtered list reads from the sorted set per round trip. Only the `s:<field>` copies of those
+ * records are fetched to test the filter, so a batch costs little even when the records are large.
+ */
+const FILTER_BATCH = 100;
+
+const NOUNS: Record<RecordKind, string> = { eval: 'An evaluation', iteration: 'An iteration', processor: 'A processor' };
+
+/**
+ * One record collection: each record a hash (`v`, `json`, `s:<field>`), ordered per organization by a sorted set
+ * (score = `updated_at` in ms, member = id). See `key-layout.ts`.
+ */
+export function redisRecordCollection<T extends StoredRecordBase>(
+  connection: RedisConnection,
+  keys: KeyLayout,
+  kind: RecordKind,
+  label: string,
+): RecordCollection<T> {
+  const recordKey = (organizationId: string, id: string) => keys.record(kind, organizationId, id);
+  const indexKey = (organizationId: string) => keys.index(kind, organizationId);
+
+  /** Reads records by id in one round trip (one HMGET, or a pipeline of them). */
+  async function fetch(client: Client, organizationId: string, ids: readonly string[]): Promise<Array<Versioned<T> | null>> {
+    if (ids.length === 0) return [];
+    let replies: Array<Array<string | null>>;
+    if (ids.length === 1) {
+      replies = [await client.hmget(recordKey(organizationId, ids[0]), 'v', 'json')];
+    } else {
+      const pipeline = client.pipeline();
+      for (const id of ids) pipeline.hmget(recordKey(organizationId, id), 'v', 'json');
+      replies = await execPipeline<Array<string | null>>(pipeline);
+    }
+    return replies.map(([version, json]) =>
+      version === null || json === null ? null : { value: JSON.parse(json) as T, version: Number(version) },
+    );
+  }
+
+  /** The ids among `ids` whose stored string fields match `where` (one round trip, no record bodies). */
+  async function filterIds(client: Client, organizationId: string, ids: string[], where: [string, string][]) {
+    const pipeline = client.pipeline();
+    const fields = where.map(([name]) => stringFieldKey(name));
+    for (const id of ids) pipeline.hmget(recordKey(organizationId, id), ...fields);
+    const replies = await execPipeline<Array<string | null>>(pipeline);
+    return ids.filter((_, i) => where.every(([, value], j) => replies[i][j] === value));
+  }
+
+  return {
+    get(organizationId, id) {
+      return connection.run(`${label}.get`, async (client) => (await fetch(client, organizationId, [id]))[0]);
+    },
+
+    getMany(organizationId, ids) {
+      return connection.run(`${label}.getMany`, (client) => fetch(client, organizationId, ids));
+    },
+
+    insert(record) {
+      return connection.run(`${label}.insert`, async (client) => {
+        const { json, score, fields } = encode(record);
+        const key = recordKey(record.organization_id, record.id);
+        const inserted = await client.docevalsInsert(key, indexKey(record.organization_id), record.id, score, json, ...fields);
+        if (inserted !== 1) {
+          throw new DocevalsError('conflict', `${NOUNS[kind]} with id "${record.id}" already exists in this organization.`);
+        }
+        return { value: JSON.parse(json) as T, version: 1 };
+      });
+    },
+
+    replace(record, expectedVersion) {
+      return connection.run(`${label}.replace`, async (client) => {
+        const { json, score, fields } = encode(record);
+        const key = recordKey(record.organization_id, record.id);
+        const args = [key, indexKey(record.organization_id), record.id, score, json, expectedVersion, ...fields] as const;
+        const version = await client.docevalsReplace(...args);
+        return version > 0 ? { value: JSON.parse(json) as T, version } : null;
+      });
+    },
+
+    delete(organizationId, id) {
+      return connection.run(`${label}.delete`, async (client) => {
+        return (await client.docevalsDelete(recordKey(organizationId, id), indexKey(organizationId), id)) === 1;
+      });
+    },
+
+    list(organizationId, query) {
+      return connection.run(`${label}.list`, (client) => list(client, organizationId, query));
+    },
+  };
+
+  /**
+   * Walks the sorted set from the cursor in the direction of travel, a batch of ids per round trip, keeping the
+   * records that match until `limit + 1` did (the extra one only tells `has_more`) or the set is exhausted. Never
+   * scans the keyspace: ZRANK of the cursor, then ZRANGE by position (both inside one script, so a batch is
+   * consistent with its cursor).
+   */
+  async function list(client: Client, organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null> {
+    const limit = Math.max(0, Math.floor(query.limit));
+    const where = Object.entries(query.where ?? {});
+    // `before` walks backward from its cursor (the records just before it), also when `after` bounds the walk.
+    const backward = query.before !== undefined;
+    const side = backward ? 'before' : 'after';
+    const index = indexKey(organizationId);
+    const batchSize = where.length > 0 ? Math.max(limit + 1, FILTER_BATCH) : limit + 1;
+
+    // Both cursors: the records strictly between them nearest to `before`, walking back until `after`.
+    let stopAt: string | undefined;
+    if (query.before !== undefined && query.after !== undefined) {
+      const ranks = await execPipeline<number | null>(
+        client
+          .pipeline()
+          [query.order === 'desc' ? 'zrevrank' : 'zrank'](index, query.after)
+          [query.order === 'desc' ? 'zrevrank' : 'zrank'](index, query.before),
+      );
+      if (ranks[0] === null || ranks[1] === null) return null;
+      if (ranks[1] <= ranks[0]) return { items: [], has_more: false };
+      stopAt = query.after;
+    }
+
+    const found: Versioned<T>[] = [];
+    const seen = new Set<string>();
+    let cursor = (backward ? query.before : query.after) ?? '';
+    let fallback = '';
+    let exhausted = false;
+    while (found.length <= limit && !exhausted) {
+      const reply = await client.docevalsRange(index, query.order, cursor, fallback, side, batchSize);
+      if (reply === null) return null; // only the caller's cursor can be unknown: later ones have a fallback
+      const position = Number(reply[0]);
+      let ids = reply.slice(1).map(String);
+      if (backward) ids.reverse(); // nearest to the cursor first
+      exhausted = ids.length < batchSize;
+      if (ids.length === 0) break;
+      // The next batch continues from the last id of this one; if that record is deleted or moved meanwhile, from
+      // where it was (a moved record may then appear twice, hence `seen`).
+      cursor = ids[ids.length - 1];
+      fallback = String(backward ? position - ids.length : position + ids.length - 1);
+      if (stopAt !== undefined) {
+        const stop = ids.indexOf(stopAt);
+        if (stop !== -1) {
+          ids = ids.slice(0, stop);
+          exhausted = true;
+        }
+      }
+      const candidates = where.length > 0 ? await filterIds(client, organizationId, ids, where) : ids;
+      const records = await fetch(client, organizationId, candidates);
+      for (const record of records) {
+        // Re-checked on the body: the record may have changed between the filter read and this one.
+        if (!record || seen.has(record.value.id) || !matches(record.value, where)) continue;
+        seen.add(record.value.id);
+        found.push(record);
+        if (found.length > limit) break;
+      }
+    }
+    const items = found.slice(0, limit).map((record) => record.value);
+    if (backward) items.reverse();
+    return { items, has_more: found.length > limit };
+  }
+
+  function encode(record: T): { json: string; score: number; fields: string[] } {
+    const score = Date.parse(record.updated_at);
+    if (!Number.isFinite(score)) {
+      throw new DocevalsError('validation_error', `updated_at of "${record.id}" is not an ISO 8601 timestamp.`);
+    }
+    const fields: string[] = [];
+    for (const [name, value] of Object.entries(record)) {
+      if (typeof value === 'string') fields.push(stringFieldKey(name), value);
+    }
+    return { json: JSON.stringify(record), score, fields };
+  }
+}
+
+function matches(record: StoredRecordBase, where: [string, string][]): boolean {
+  const fields = record as unknown as Record<string, unknown>;
+  return where.every(([name, value]) => fields[name] === value);
+}
+
+/** Runs a pipeline and returns its replies, throwing the first command error. */
+async function execPipeline<R>(pipeline: ReturnType<Redis['pipeline']>): Promise<R[]> {
+  const results = await pipeline.exec();
+  if (!results) throw new Error('pipeline discarded');
+  return results.map(([error, reply]) => {
+    if (error) throw error;
+    return reply as R;
+  });
+}
