@@ -8,28 +8,44 @@ import type { Redis } from 'ioredis';
  * keys built inside Lua would miss it.
  */
 
-/** KEYS: record, index. ARGV: id, score, json, then field/value pairs. Returns 1, or 0 when the id is taken. */
+/*
+ * Writes carry a token unique to the call, kept in the record's `w` field. A command that ran but whose reply was
+ * lost may be sent again (ioredis resends unanswered commands after a reconnect, by default): the token lets the
+ * second run recognise its own write and report success, instead of "taken" or "changed" — which would make the
+ * caller apply the same change twice.
+ */
+
+/**
+ * KEYS: record, index. ARGV: id, score, json, write token, then field/value pairs. Returns 1, or 0 when the id is
+ * taken (by another write than this one).
+ */
 const INSERT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local fields = {'v', '1', 'json', ARGV[3]}
-for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'w') == ARGV[4] and redis.call('HGET', KEYS[1], 'v') == '1' then return 1 end
+  return 0
+end
+local fields = {'v', '1', 'json', ARGV[3], 'w', ARGV[4]}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return 1
 `;
 
 /**
- * KEYS: record, index. ARGV: id, score, json, expected version, then field/value pairs.
- * Returns the new version, or 0 when the record is gone or its version moved.
+ * KEYS: record, index. ARGV: id, score, json, expected version, write token, then field/value pairs.
+ * Returns the new version, or 0 when the record is gone or its version moved (by another write than this one).
  */
 const REPLACE = `
 local current = redis.call('HGET', KEYS[1], 'v')
+if current and tonumber(current) == tonumber(ARGV[4]) + 1 and redis.call('HGET', KEYS[1], 'w') == ARGV[5] then
+  return tonumber(current)
+end
 if not current or tonumber(current) ~= tonumber(ARGV[4]) then return 0 end
 local version = tonumber(current) + 1
 -- Rewritten whole so that a string field the new record no longer has does not linger for where filters.
 redis.call('DEL', KEYS[1])
-local fields = {'v', tostring(version), 'json', ARGV[3]}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+local fields = {'v', tostring(version), 'json', ARGV[3], 'w', ARGV[5]}
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return version
@@ -100,7 +116,15 @@ return 1
 
 /** The commands the scripts add to a client. Namespaced, so they cannot shadow a host's own defined commands. */
 export interface DocevalsScripts {
-  docevalsInsert(record: string, index: string, id: string, score: number, json: string, ...fields: string[]): Promise<number>;
+  docevalsInsert(
+    record: string,
+    index: string,
+    id: string,
+    score: number,
+    json: string,
+    token: string,
+    ...fields: string[]
+  ): Promise<number>;
   docevalsReplace(
     record: string,
     index: string,
@@ -108,6 +132,7 @@ export interface DocevalsScripts {
     score: number,
     json: string,
     expected: number,
+    token: string,
     ...fields: string[]
   ): Promise<number>;
   docevalsDelete(record: string, index: string, id: string): Promise<number>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DocevalsError } from '@docevals/core';
 import type { RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
 import type { Redis } from 'ioredis';
@@ -66,7 +67,15 @@ export function redisRecordCollection<T extends StoredRecordBase>(
       return connection.run(`${label}.insert`, async (client) => {
         const { json, score, fields } = encode(record);
         const key = recordKey(record.organization_id, record.id);
-        const inserted = await client.docevalsInsert(key, indexKey(record.organization_id), record.id, score, json, ...fields);
+        const inserted = await client.docevalsInsert(
+          key,
+          indexKey(record.organization_id),
+          record.id,
+          score,
+          json,
+          writeToken(),
+          ...fields,
+        );
         if (inserted !== 1) {
           throw new DocevalsError('conflict', `${NOUNS[kind]} with id "${record.id}" already exists in this organization.`);
         }
@@ -78,7 +87,8 @@ export function redisRecordCollection<T extends StoredRecordBase>(
       return connection.run(`${label}.replace`, async (client) => {
         const { json, score, fields } = encode(record);
         const key = recordKey(record.organization_id, record.id);
-        const args = [key, indexKey(record.organization_id), record.id, score, json, expectedVersion, ...fields] as const;
+        const token = writeToken();
+        const args = [key, indexKey(record.organization_id), record.id, score, json, expectedVersion, token, ...fields] as const;
         const version = await client.docevalsReplace(...args);
         return version > 0 ? { value: JSON.parse(json) as T, version } : null;
       });
@@ -189,4 +199,9 @@ async function execPipeline<R>(pipeline: ReturnType<Redis['pipeline']>): Promise
     if (error) throw error;
     return reply as R;
   });
+}
+
+/** A token unique to one write call (see lua-scripts.ts: a resent command recognises its own write). */
+function writeToken(): string {
+  return randomUUID();
 }
