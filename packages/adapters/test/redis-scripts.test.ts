@@ -15,7 +15,7 @@ describe('redis write scripts sent twice', () => {
     client.disconnect();
     // A client without keyPrefix: SCAN returns whole keys, which a prefixing client would prefix again.
     const plain = new Redis(inject('redisUrl'));
-    expect(await deleteKeys(plain, prefix)).toBe(3);
+    expect(await deleteKeys(plain, prefix)).toBe(4);
     plain.disconnect();
   });
 
@@ -38,5 +38,22 @@ describe('redis write scripts sent twice', () => {
     expect(await client.docevalsReplace('rec:r', 'idx', 'r', 3, '{"n":2}', 2, 'tok-d')).toBe(3);
     expect(await client.docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(0);
     expect(await client.hget('rec:r', 'json')).toBe('{"n":2}');
+  });
+
+  it('counts a resent retain once and never lets a resent release drop a reference it did not hold', async () => {
+    expect(await client.docevalsRetain('file:f', '1', Buffer.from('abc'), 'text/plain', 'r1')).toBe(1);
+    expect(await client.docevalsRetain('file:f', '1', Buffer.from('abc'), 'text/plain', 'r1')).toBe(1);
+    expect(await client.hget('file:f', 'refs')).toBe('1');
+    expect(await client.docevalsRetain('file:f', '0', '', '', 'r2')).toBe(1);
+    expect(await client.hget('file:f', 'refs')).toBe('2');
+    // One release, sent twice: the second reference (another document's) must survive.
+    expect(await client.docevalsRelease('file:f', 'x1')).toBe(1);
+    expect(await client.docevalsRelease('file:f', 'x1')).toBe(1);
+    expect(await client.hget('file:f', 'refs')).toBe('1');
+    expect(await client.hget('file:f', 'bytes')).toBe('abc');
+    expect(await client.docevalsRelease('file:f', 'x2')).toBe(1);
+    expect(await client.exists('file:f')).toBe(0);
+    // A kept file for the cleanup count.
+    expect(await client.docevalsRetain('file:g', '1', Buffer.from('g'), 'text/plain', 'g1')).toBe(1);
   });
 });

@@ -94,23 +94,34 @@ return out
 `;
 
 /**
- * KEYS: file. ARGV: has content ('1' | '0'), bytes, mime type.
- * Returns 1 when a reference was added (storing the file first if it was absent), 0 when absent without content.
+ * KEYS: file. ARGV: has content ('1' | '0'), bytes, mime type, write token. Adds one reference, storing the content
+ * first when the file is absent and content is given. Returns 1, or 0 when the file is absent and no content came.
+ * The token makes a resent call a no-op (the reference counts once), as for records.
  */
 const RETAIN = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'w') == ARGV[4] then return 1 end
   redis.call('HINCRBY', KEYS[1], 'refs', 1)
+  redis.call('HSET', KEYS[1], 'w', ARGV[4])
   return 1
 end
 if ARGV[1] ~= '1' then return 0 end
-redis.call('HSET', KEYS[1], 'bytes', ARGV[2], 'mime_type', ARGV[3], 'refs', 1)
+redis.call('HSET', KEYS[1], 'bytes', ARGV[2], 'mime_type', ARGV[3], 'refs', 1, 'w', ARGV[4])
 return 1
 `;
 
-/** KEYS: file. Removes one reference, the file with the last one. Returns 0 when there was no file. */
+/**
+ * KEYS: file. ARGV: write token. Removes one reference, the file with the last one. Returns 0 when there was no file.
+ * A resent release must not remove a second reference: that could delete a file another document still uses.
+ */
 const RELEASE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('HINCRBY', KEYS[1], 'refs', -1) <= 0 then redis.call('DEL', KEYS[1]) end
+if redis.call('HGET', KEYS[1], 'w') == ARGV[1] then return 1 end
+if redis.call('HINCRBY', KEYS[1], 'refs', -1) <= 0 then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('HSET', KEYS[1], 'w', ARGV[1])
+end
 return 1
 `;
 
@@ -144,8 +155,8 @@ export interface DocevalsScripts {
     side: 'after' | 'before',
     count: number,
   ): Promise<Array<number | string> | null>;
-  docevalsRetain(file: string, hasContent: '1' | '0', bytes: Buffer | string, mimeType: string): Promise<number>;
-  docevalsRelease(file: string): Promise<number>;
+  docevalsRetain(file: string, hasContent: '1' | '0', bytes: Buffer | string, mimeType: string, token: string): Promise<number>;
+  docevalsRelease(file: string, token: string): Promise<number>;
 }
 
 /**

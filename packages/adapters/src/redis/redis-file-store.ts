@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FileStore } from '@docevals/core';
 import type { KeyLayout } from './key-layout.js';
 import type { RedisConnection } from './redis-connection.js';
@@ -13,15 +14,15 @@ export function redisFileStore(connection: RedisConnection, keys: KeyLayout): Fi
         const key = keys.file(organizationId, fileId);
         // Sent as a Buffer view of the caller's bytes: binary-safe, and not copied into a string.
         const added = content
-          ? await client.docevalsRetain(key, '1', toBuffer(content.bytes), content.mime_type)
-          : await client.docevalsRetain(key, '0', '', '');
+          ? await client.docevalsRetain(key, '1', toBuffer(content.bytes), content.mime_type, randomUUID())
+          : await client.docevalsRetain(key, '0', '', '', randomUUID());
         return added === 1;
       });
     },
 
     release(organizationId, fileId) {
       return connection.run('files.release', async (client) => {
-        await client.docevalsRelease(keys.file(organizationId, fileId));
+        await client.docevalsRelease(keys.file(organizationId, fileId), randomUUID());
       });
     },
 

@@ -10,9 +10,9 @@ import { redisRecordCollection } from './redis-record-collection.js';
 export interface RedisStorageOptions {
   /**
    * The host's ioredis client. The host owns it: `close()` leaves it open, and its own options decide how a dead
-   * Redis is handled. ioredis' defaults queue commands while reconnecting, fail them only after 20 attempts, and
-   * resend a command whose reply was lost (a replace that had run is then retried by `updateRecord`, applying its
-   * change twice): give it `enableOfflineQueue: false` and `maxRetriesPerRequest: 0`, as the `url` mode does.
+   * Redis is handled. ioredis' defaults queue commands while reconnecting and fail them only after 20 attempts (a
+   * resent write is recognised by its token and not applied twice): for a quick `storage_error`, give it
+   * `enableOfflineQueue: false` and `maxRetriesPerRequest: 0`, as the `url` mode does.
    * Scripts are added to it with `defineCommand` under `docevals*` names; its own `keyPrefix`, if any, comes first.
    * @default undefined (give `url` instead)
    * @example redisStorage({ client: new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false, maxRetriesPerRequest: 0 }) })
