@@ -1,0 +1,170 @@
+import { DocevalsError, type Authenticate, type Docevals } from '@docevals/core';
+import { Hono, type Context } from 'hono';
+import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import { errorResponse, isUnexpected } from './error-response.js';
+import { createOpenApiDocument } from './openapi-document.js';
+import { readJsonBody } from './read-json-body.js';
+
+/** A fetch-style handler: web `Request` in, web `Response` out. */
+export type RestHandler = (request: Request) => Promise<Response>;
+
+export interface RestLimits {
+  /** Largest request body accepted, counted while it streams in. @default 33_554_432 (32 MiB) */
+  maxBodyBytes: number;
+}
+
+export interface RestHandlerOptions {
+  /** The service every request is translated to. */
+  docevals: Docevals;
+  /**
+   * Request headers -> organization id, or null for a 401. Use `apiKeyAuthenticator({ keys })` from
+   * `@docevals/core` for a fixed set of keys.
+   */
+  authenticate: Authenticate;
+  /**
+   * Where the handler is mounted: every path, `/health` and the OpenAPI document included, lives under it.
+   * @default '' (the API at `/v1/...`)
+   * @example '/api/docevals'
+   */
+  basePath?: string;
+  limits?: Partial<RestLimits>;
+  /**
+   * Called with every failure answered with a 5xx (a bug, a store or an extractor failing): the place to log.
+   * The response body never carries these details.
+   * @default (error) => console.error('[docevals/rest]', error)
+   */
+  onError?: (error: unknown, request: Request) => void;
+}
+
+/** Default body limit: 32 MiB (service.md, Limits). */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+type Env = { Variables: { organizationId: string } };
+
+/**
+ * The REST API of docevals as one fetch handler. It only translates: it authenticates the caller, reads the JSON
+ * body (415, 413 while streaming, 400), calls `docevals.*(organizationId, { ...body, ...query, ...pathParams })`,
+ * and answers the result with 200 or the error with the status of its code (`error-response.ts`). All validation
+ * happens in the core, so REST, tRPC and in-process callers get the same issues with the same paths.
+ *
+ * Serves every endpoint of the interface and of service.md's REST table, `GET /health` (no key), and
+ * `GET /v1/openapi.json` (OpenAPI 3.1), all under `basePath`. Unknown paths are 404; a known path with another
+ * method is 405 with an `Allow` header.
+ *
+ * @example
+ * import { apiKeyAuthenticator, createDocevals } from '@docevals/core';
+ * import { memoryStorage } from '@docevals/adapters/memory';
+ * import { createRestHandler } from '@docevals/rest';
+ *
+ * const handler = createRestHandler({
+ *   docevals: createDocevals({ storage: memoryStorage() }),
+ *   authenticate: apiKeyAuthenticator({ keys: { [process.env.DOCEVALS_KEY!]: 'org_acme' } }),
+ *   basePath: '/api/docevals',
+ * });
+ * // Bun.serve({ fetch: handler }), Deno.serve(handler), or toNodeHandler(handler) from '@docevals/rest/node'.
+ */
+export function createRestHandler(options: RestHandlerOptions): RestHandler {
+  const { docevals, authenticate } = options;
+  const basePath = normalizeBasePath(options.basePath);
+  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new TypeError('createRestHandler: limits.maxBodyBytes must be a non-negative integer.');
+  }
+  const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
+
+  const fail = (error: unknown, request: Request): Response => {
+    if (isUnexpected(error)) onError(error, request);
+    return errorResponse(error);
+  };
+
+  const app = new Hono<Env>({ strict: true }).basePath(basePath);
+  app.onError((error, c) => fail(error, c.req.raw));
+  app.notFound((c) => {
+    const path = c.req.path;
+    const allow = allowedMethods(basePath === '/' ? path : path.slice(basePath.length));
+    if (allow.length > 0) return methodNotAllowed(allow);
+    const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
+    return fail(new DocevalsError('not_found', `No endpoint at ${c.req.method} ${shown}.`), c.req.raw);
+  });
+
+  // Before authentication: a probe needs no key.
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
+
+  app.use('*', async (c, next) => {
+    const organizationId = await authenticate(c.req.raw.headers);
+    if (!organizationId) {
+      throw new DocevalsError(
+        'unauthorized',
+        'A valid API key is required: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
+      );
+    }
+    c.set('organizationId', organizationId);
+    await next();
+  });
+
+  let openApiJson: string | undefined; // built on first request: most hosts never ask for it
+  app.get('/v1/openapi.json', (c) => {
+    openApiJson ??= JSON.stringify(createOpenApiDocument({ basePath }));
+    return c.body(openApiJson, 200, { 'content-type': 'application/json' });
+  });
+
+  for (const endpoint of ENDPOINTS) {
+    app.on(endpoint.method.toUpperCase(), honoPath(endpoint.path), (c) => serve(c, endpoint));
+  }
+
+  async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
+    const body = endpoint.body ? await readJsonBody(c.req.raw, maxBodyBytes) : {};
+    const query = endpoint.query ? c.req.query() : {};
+    const input = { ...body, ...query, ...c.req.param() };
+    const result = await endpoint.call(docevals, c.get('organizationId'), input);
+    return c.json(result as object, 200);
+  }
+
+  return async (request) => {
+    try {
+      return await app.fetch(request);
+    } catch (error) {
+      return fail(error, request);
+    }
+  };
+}
+
+function normalizeBasePath(basePath: string | undefined): string {
+  if (!basePath || basePath === '/') return '/';
+  if (!basePath.startsWith('/') || basePath.includes('?') || basePath.includes('#')) {
+    throw new TypeError(`createRestHandler: basePath must be a path starting with "/" (received "${basePath}").`);
+  }
+  return basePath.replace(/\/+$/, '');
+}
+
+/** `/v1/evals/{evaluation_id}` -> `/v1/evals/:evaluation_id`. */
+function honoPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/** A path template as a pattern on the raw (still percent-encoded) path: a parameter is one non-empty segment. */
+function templatePattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${escaped}$`);
+}
+
+const TEMPLATES: ReadonlyArray<{ pattern: RegExp; methods: string[] }> = [
+  ...ENDPOINTS.map(({ path, method }) => ({
+    pattern: templatePattern(path),
+    methods: method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()],
+  })),
+  { pattern: templatePattern('/v1/openapi.json'), methods: ['GET', 'HEAD'] },
+];
+
+/** The methods the endpoints at `path` answer (HEAD wherever GET is: Hono answers HEAD with GET); [] if none. */
+function allowedMethods(path: string): string[] {
+  const allowed = new Set<string>();
+  for (const { pattern, methods } of TEMPLATES) if (pattern.test(path)) for (const m of methods) allowed.add(m);
+  return [...allowed];
+}
+
+function methodNotAllowed(allow: string[]): Response {
+  const list = allow.join(', ');
+  return errorResponse(new DocevalsError('method_not_allowed', `This path accepts ${list} only.`), { allow: list });
+}

@@ -1,0 +1,287 @@
+import {
+  addDocumentInputSchema,
+  createEvaluationInputSchema,
+  createIterationInputSchema,
+  createProcessorInputSchema,
+  deletedSchema,
+  documentRefInputSchema,
+  documentSchema,
+  evaluationRefInputSchema,
+  evaluationSchema,
+  iterationRefInputSchema,
+  iterationSchema,
+  listDocumentsInputSchema,
+  listEvaluationsInputSchema,
+  listIterationsInputSchema,
+  listMetadataSchema,
+  listProcessorsInputSchema,
+  processIterationInputSchema,
+  processorRefInputSchema,
+  processorSchema,
+  submitProcessorInputSchema,
+  submitResultSchema,
+  updateDocumentInputSchema,
+  updateEvaluationInputSchema,
+  updateProcessorInputSchema,
+  type Docevals,
+} from '@docevals/core';
+import { z } from 'zod';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * One REST endpoint: where it lives, the core schemas that describe it (for the OpenAPI document only: the core
+ * validates every input itself), and the one service call it translates to. `input` is the body's fields, then the
+ * query's, then the path parameters (which win: a body cannot retarget another object).
+ */
+export interface Endpoint {
+  method: HttpMethod;
+  /** OpenAPI form, `{name}` for a path parameter. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: 'Evaluations' | 'Documents' | 'Iterations' | 'Processors';
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  /** The request body: a core input schema minus the path parameters. */
+  body?: z.ZodObject;
+  /** A body may be left out entirely (its fields all have defaults). */
+  bodyOptional?: boolean;
+  response: z.ZodType;
+  call(docevals: Docevals, organizationId: string, input: Record<string, unknown>): Promise<unknown>;
+}
+
+const evaluationId = { evaluation_id: true } as const;
+const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), list_metadata: listMetadataSchema });
+
+// The core validates `input` at runtime (the transports never check more than "a JSON object"): cast, don't check.
+type Input<F extends (...args: never[]) => unknown> = Parameters<F>[1];
+const castInput = <F extends (...args: never[]) => unknown>(input: Record<string, unknown>) => input as NonNullable<Input<F>>;
+
+/** Every endpoint of interface.md section 4 and of service.md's REST paths table. */
+export const ENDPOINTS: readonly Endpoint[] = [
+  // Evaluations
+  {
+    method: 'post',
+    path: '/v1/evals',
+    operationId: 'createEvaluation',
+    summary: 'Create an evaluation (stores any document that has no file_id yet)',
+    tag: 'Evaluations',
+    body: createEvaluationInputSchema,
+    response: evaluationSchema,
+    call: (d, org, input) => d.evals.create(org, castInput<Docevals['evals']['create']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals',
+    operationId: 'listEvaluations',
+    summary: 'List evaluations (cursor pagination)',
+    tag: 'Evaluations',
+    query: listEvaluationsInputSchema,
+    response: listOf(evaluationSchema),
+    call: (d, org, input) => d.evals.list(org, castInput<Docevals['evals']['list']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}',
+    operationId: 'getEvaluation',
+    summary: 'Get an evaluation',
+    tag: 'Evaluations',
+    params: evaluationRefInputSchema,
+    response: evaluationSchema,
+    call: (d, org, input) => d.evals.get(org, castInput<Docevals['evals']['get']>(input)),
+  },
+  {
+    method: 'patch',
+    path: '/v1/evals/{evaluation_id}',
+    operationId: 'updateEvaluation',
+    summary: 'Update an evaluation (omitted fields stay)',
+    tag: 'Evaluations',
+    params: evaluationRefInputSchema,
+    body: updateEvaluationInputSchema.omit(evaluationId),
+    response: evaluationSchema,
+    call: (d, org, input) => d.evals.update(org, castInput<Docevals['evals']['update']>(input)),
+  },
+  {
+    method: 'delete',
+    path: '/v1/evals/{evaluation_id}',
+    operationId: 'deleteEvaluation',
+    summary: 'Delete an evaluation',
+    tag: 'Evaluations',
+    params: evaluationRefInputSchema,
+    response: deletedSchema,
+    call: (d, org, input) => d.evals.delete(org, castInput<Docevals['evals']['delete']>(input)),
+  },
+  // Documents
+  {
+    method: 'post',
+    path: '/v1/evals/{evaluation_id}/documents',
+    operationId: 'addDocument',
+    summary: 'Add a document to an evaluation',
+    tag: 'Documents',
+    params: evaluationRefInputSchema,
+    body: addDocumentInputSchema.omit(evaluationId),
+    response: documentSchema,
+    call: (d, org, input) => d.evals.documents.add(org, castInput<Docevals['evals']['documents']['add']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/documents',
+    operationId: 'listDocuments',
+    summary: "List an evaluation's documents",
+    tag: 'Documents',
+    params: evaluationRefInputSchema,
+    query: listDocumentsInputSchema.omit(evaluationId),
+    response: listOf(documentSchema),
+    call: (d, org, input) => d.evals.documents.list(org, castInput<Docevals['evals']['documents']['list']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/documents/{document_id}',
+    operationId: 'getDocument',
+    summary: 'Get a document',
+    tag: 'Documents',
+    params: documentRefInputSchema,
+    response: documentSchema,
+    call: (d, org, input) => d.evals.documents.get(org, castInput<Docevals['evals']['documents']['get']>(input)),
+  },
+  {
+    method: 'put',
+    path: '/v1/evals/{evaluation_id}/documents/{document_id}',
+    operationId: 'updateDocumentAnnotation',
+    summary: "Update a document's annotation (recomputes every iteration's metrics)",
+    tag: 'Documents',
+    params: documentRefInputSchema,
+    body: updateDocumentInputSchema.omit({ evaluation_id: true, document_id: true }),
+    response: documentSchema,
+    call: (d, org, input) => d.evals.documents.update(org, castInput<Docevals['evals']['documents']['update']>(input)),
+  },
+  {
+    method: 'delete',
+    path: '/v1/evals/{evaluation_id}/documents/{document_id}',
+    operationId: 'deleteDocument',
+    summary: 'Delete a document (and its predictions)',
+    tag: 'Documents',
+    params: documentRefInputSchema,
+    response: deletedSchema,
+    call: (d, org, input) => d.evals.documents.delete(org, castInput<Docevals['evals']['documents']['delete']>(input)),
+  },
+  // Iterations
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/iterations',
+    operationId: 'listIterations',
+    summary: "List an evaluation's iterations, oldest first; `model` filters by exact model name",
+    tag: 'Iterations',
+    params: evaluationRefInputSchema,
+    query: listIterationsInputSchema.omit(evaluationId),
+    response: z.object({ data: z.array(iterationSchema) }),
+    call: (d, org, input) => d.evals.iterations.list(org, castInput<Docevals['evals']['iterations']['list']>(input)),
+  },
+  {
+    method: 'post',
+    path: '/v1/evals/{evaluation_id}/iterations/create',
+    operationId: 'createIteration',
+    summary: "Run an iteration over the evaluation's documents",
+    tag: 'Iterations',
+    params: evaluationRefInputSchema,
+    body: createIterationInputSchema.omit(evaluationId),
+    response: iterationSchema,
+    call: (d, org, input) => d.evals.iterations.create(org, castInput<Docevals['evals']['iterations']['create']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}',
+    operationId: 'getIteration',
+    summary: 'Get an iteration',
+    tag: 'Iterations',
+    params: iterationRefInputSchema,
+    response: iterationSchema,
+    call: (d, org, input) => d.evals.iterations.get(org, castInput<Docevals['evals']['iterations']['get']>(input)),
+  },
+  {
+    method: 'delete',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}',
+    operationId: 'deleteIteration',
+    summary: 'Delete an iteration',
+    tag: 'Iterations',
+    params: iterationRefInputSchema,
+    response: deletedSchema,
+    call: (d, org, input) => d.evals.iterations.delete(org, castInput<Docevals['evals']['iterations']['delete']>(input)),
+  },
+  {
+    method: 'post',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/process',
+    operationId: 'processIteration',
+    summary: "Re-run an iteration's documents (all by default)",
+    tag: 'Iterations',
+    params: iterationRefInputSchema,
+    body: processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }),
+    bodyOptional: true,
+    response: iterationSchema,
+    call: (d, org, input) => d.evals.iterations.process(org, castInput<Docevals['evals']['iterations']['process']>(input)),
+  },
+  // Processors
+  {
+    method: 'post',
+    path: '/v1/processors',
+    operationId: 'createProcessor',
+    summary: 'Create a processor',
+    tag: 'Processors',
+    body: createProcessorInputSchema,
+    response: processorSchema,
+    call: (d, org, input) => d.processors.create(org, castInput<Docevals['processors']['create']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/processors',
+    operationId: 'listProcessors',
+    summary: 'List processors (cursor pagination)',
+    tag: 'Processors',
+    query: listProcessorsInputSchema,
+    response: listOf(processorSchema),
+    call: (d, org, input) => d.processors.list(org, castInput<Docevals['processors']['list']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/processors/{processor_id}',
+    operationId: 'getProcessor',
+    summary: 'Get a processor',
+    tag: 'Processors',
+    params: processorRefInputSchema,
+    response: processorSchema,
+    call: (d, org, input) => d.processors.get(org, castInput<Docevals['processors']['get']>(input)),
+  },
+  {
+    method: 'put',
+    path: '/v1/processors/{processor_id}',
+    operationId: 'updateProcessor',
+    summary: 'Update a processor (changes the fields it carries, keeps the others)',
+    tag: 'Processors',
+    params: processorRefInputSchema,
+    body: updateProcessorInputSchema.omit({ processor_id: true }),
+    response: processorSchema,
+    call: (d, org, input) => d.processors.update(org, castInput<Docevals['processors']['update']>(input)),
+  },
+  {
+    method: 'delete',
+    path: '/v1/processors/{processor_id}',
+    operationId: 'deleteProcessor',
+    summary: 'Delete a processor',
+    tag: 'Processors',
+    params: processorRefInputSchema,
+    response: deletedSchema,
+    call: (d, org, input) => d.processors.delete(org, castInput<Docevals['processors']['delete']>(input)),
+  },
+  {
+    method: 'post',
+    path: '/v1/processors/{processor_id}/submit',
+    operationId: 'submitToProcessor',
+    summary: "Run a processor's extraction on one document",
+    tag: 'Processors',
+    params: processorRefInputSchema,
+    body: submitProcessorInputSchema.omit({ processor_id: true }),
+    response: submitResultSchema,
+    call: (d, org, input) => d.processors.submit(org, castInput<Docevals['processors']['submit']>(input)),
+  },
+];

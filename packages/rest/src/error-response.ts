@@ -1,0 +1,57 @@
+import { DocevalsError, isDocevalsError, type ErrorCode } from '@docevals/core';
+
+/**
+ * The one table from error codes to HTTP statuses (service.md, Errors). Anything that is not a
+ * {@link DocevalsError} is an `internal_error`, a 500.
+ */
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  extractor_error: 502,
+  storage_error: 503,
+  internal_error: 500,
+});
+
+/**
+ * The HTTP status of an error code; 500 for a code this table does not know.
+ *
+ * @example
+ * statusOf('validation_error'); // 422
+ */
+export function statusOf(code: string): number {
+  return (STATUS_BY_CODE as Record<string, number>)[code] ?? 500;
+}
+
+const INTERNAL_ERROR = new DocevalsError(
+  'internal_error',
+  'The server failed unexpectedly. The failure was logged; retry later or report it.',
+);
+
+/**
+ * Turns any thrown value into the error response of service.md: `{"error": {"code", "message", "issues"?}}`.
+ * A {@link DocevalsError} keeps its code, message and issues; anything else becomes a 500 `internal_error` whose
+ * body says nothing about the failure (no message, stack or cause of the original error).
+ *
+ * @example
+ * errorResponse(new DocevalsError('conflict', 'The id "eval_1" is taken.')); // 409 {"error":{"code":"conflict",...}}
+ * errorResponse(new TypeError('x is undefined'));                            // 500 internal_error, no details
+ */
+export function errorResponse(error: unknown, headers?: HeadersInit): Response {
+  const status = isDocevalsError(error) ? statusOf(error.code) : 500;
+  const body = status === 500 || !isDocevalsError(error) ? INTERNAL_ERROR.toJSON() : error.toJSON();
+  const response = Response.json(body, { status, headers });
+  // A 413 leaves the rest of the body unread: ask the client to stop sending and open a new connection.
+  if (status === 413) response.headers.set('connection', 'close');
+  return response;
+}
+
+/** True when `error` would be answered with a 500: the ones a host wants to log. */
+export function isUnexpected(error: unknown): boolean {
+  return !isDocevalsError(error) || statusOf(error.code) >= 500;
+}

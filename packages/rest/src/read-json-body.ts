@@ -1,0 +1,118 @@
+import { DocevalsError, validationError } from '@docevals/core';
+
+/** What {@link readJsonBody} returns: the body's top-level object, not validated further (the core does that). */
+export type JsonBody = Record<string, unknown>;
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads a request body as a JSON object, in the order a client's mistakes are cheapest to find:
+ * 415 when the content type is not `application/json` (a `charset=utf-8` parameter is fine) or the body is
+ * compressed, 413 when the declared
+ * `Content-Length` or the bytes actually streamed pass `maxBytes` (counted chunk by chunk: a 1 GB body is refused
+ * once `maxBytes` have arrived, never buffered), 400 when the bytes are not UTF-8 JSON, 422 when the JSON is not an
+ * object. An empty body is `{}`. Nothing here walks the parsed value, so nesting depth is left to the core's schemas.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
+  const contentType = request.headers.get('content-type');
+  if (contentType !== null) assertJsonContentType(contentType);
+  const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    throw new DocevalsError(
+      'unsupported_media_type',
+      `Content-Encoding "${encoding}" is not supported; send the JSON body uncompressed.`,
+    );
+  }
+
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+
+  const announcesBody = (declared !== null && declared.trim() !== '0') || request.headers.has('transfer-encoding');
+  if (contentType === null && announcesBody) throw unsupportedMediaType('none');
+
+  const bytes = await readAtMost(request, maxBytes);
+  if (bytes.byteLength === 0) return {};
+  if (contentType === null) throw unsupportedMediaType('none');
+
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new DocevalsError('bad_request', 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? ` (${error.message})` : '';
+    throw new DocevalsError('bad_request', `The request body is not valid JSON${reason}.`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationError('The request body must be a JSON object.', [
+      { path: '', message: `expected a JSON object, received ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` },
+    ]);
+  }
+  return value as JsonBody;
+}
+
+function assertJsonContentType(contentType: string): void {
+  const [mediaType = '', ...parameters] = contentType.split(';');
+  if (mediaType.trim().toLowerCase() !== 'application/json') throw unsupportedMediaType(mediaType.trim());
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') {
+      throw new DocevalsError(
+        'unsupported_media_type',
+        `The charset "${charset}" is not supported; send JSON encoded as UTF-8 (Content-Type: application/json).`,
+      );
+    }
+  }
+}
+
+/** The body's bytes, refusing with 413 as soon as more than `maxBytes` have streamed in. */
+async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
+    }
+    if (chunk.done) break;
+    total += chunk.value.byteLength;
+    if (total > maxBytes) {
+      // Stop pulling: the rest of the stream is dropped by the runtime, not stored.
+      reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk.value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(maxBytes: number): DocevalsError {
+  return new DocevalsError(
+    'payload_too_large',
+    `The request body is larger than ${maxBytes} bytes, this server's limit; send a smaller body.`,
+  );
+}
+
+function unsupportedMediaType(received: string): DocevalsError {
+  return new DocevalsError(
+    'unsupported_media_type',
+    `The request body must be JSON with Content-Type: application/json (received ${received === 'none' ? 'no Content-Type' : `"${received}"`}).`,
+  );
+}
