@@ -11,7 +11,7 @@
  * with lowdbStorage: seeding 10,000 files one write at a time would itself take minutes, for the very cost that
  * is measured here. Opening checks the seed: a file the db does not list would be swept away.
  *
- * Run: `pnpm bench lowdb` (from the repository root). Figures: docs/benchmarks/lowdb.md.
+ * Run: `pnpm bench lowdb` (from the repository root). Figures: docs/benchmarks.md.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

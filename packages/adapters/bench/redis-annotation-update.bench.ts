@@ -5,7 +5,7 @@
  * its cost must stay flat however large the store gets.
  *
  * Run: `pnpm bench redis` (uses REDIS_URL when set, else starts a throwaway redis-server on a free port).
- * Prints a table and writes it to docs/benchmarks/redis.md.
+ * Prints a table and writes a report to .tmp/benchmarks/redis.md (untracked); docs/benchmarks.md keeps the figures.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -140,7 +140,7 @@ function renderTable(rows: Row[]): string {
 }
 
 function writeReport(table: string, redisVersion: string): void {
-  const path = fileURLToPath(new URL('../../../docs/benchmarks/redis.md', import.meta.url));
+  const path = fileURLToPath(new URL('../../../.tmp/benchmarks/redis.md', import.meta.url));
   mkdirSync(dirname(path), { recursive: true });
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   writeFileSync(

@@ -52,7 +52,7 @@ export interface LowdbStorage extends Storage {
  * Writes are serialized inside the process by a lock around every read-modify-write, and a write returns only once
  * it is on disk (temp file, fsync, rename, fsync of the folder): an acknowledged write survives `kill -9`. The
  * whole db stays in memory, so reads never touch the JSON file. Every write rewrites the JSON file, whose size
- * grows with the records (lowdb's design; docs/benchmarks/lowdb.md has the figures): for large or multi-process
+ * grows with the records (lowdb's design; docs/benchmarks.md has the figures): for large or multi-process
  * deployments use `redisStorage`.
  *
  * Opening takes `<dir>/.lock` and throws a `storage_error` naming the folder and the pid when another live process
