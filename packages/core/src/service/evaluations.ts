@@ -18,7 +18,7 @@ import type { ServiceContext } from './context.js';
 import { prepareDocuments, releaseFiles, retainFiles, toStoredDocument } from './document-files.js';
 import { newEvaluationId, newIterationId, newRevision } from './ids.js';
 import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
-import { assertOneCursor, listMetadata, unknownCursor } from './lists.js';
+import { listMetadata, readPage } from './lists.js';
 import { computeDocumentMetrics, renderEvaluation } from './render.js';
 import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
@@ -178,19 +178,12 @@ export function evaluationOperations(ctx: ServiceContext) {
 
     async list(organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<Evaluation>> {
       const input = parseInput(listEvaluationsInputSchema, raw);
-      assertOneCursor(input);
-      const where: Record<string, string> = {};
-      for (const key of ['project_id', 'name', 'schema_id', 'schema_data_id'] as const) {
-        if (input[key] !== undefined) where[key] = input[key]!;
-      }
-      const page = await ctx.storage.evaluations.list(organizationId, {
-        limit: input.limit,
-        order: input.order,
-        before: input.before,
-        after: input.after,
-        where,
-      });
-      if (!page) throw unknownCursor(input);
+      const page = await readPage(ctx.storage.evaluations, organizationId, input, [
+        'project_id',
+        'name',
+        'schema_id',
+        'schema_data_id',
+      ]);
       return {
         data: await Promise.all(page.items.map((record) => renderEvaluation(ctx, record))),
         list_metadata: listMetadata(page, input),

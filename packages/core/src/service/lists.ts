@@ -1,5 +1,5 @@
 import type { ListMetadata } from '../schemas/lists.js';
-import type { RecordPage } from '../storage.js';
+import type { RecordCollection, RecordPage, StoredRecordBase } from '../storage.js';
 import { invalidRequest } from './validate.js';
 
 interface Cursors {
@@ -51,4 +51,31 @@ export function pageOf<T extends { id: string }>(
     return { items: ordered.slice(start, at), has_more: start > 0 };
   }
   return { items: ordered.slice(0, query.limit), has_more: ordered.length > query.limit };
+}
+
+/**
+ * One page of a collection for a list request: exact-match filters on the given keys, the request's order and
+ * cursors, and a 422 for both cursors or an unknown one.
+ */
+export async function readPage<T extends StoredRecordBase, Q extends Cursors & { limit: number; order: 'asc' | 'desc' }>(
+  collection: RecordCollection<T>,
+  organizationId: string,
+  query: Q,
+  filterKeys: ReadonlyArray<keyof Q & string>,
+): Promise<RecordPage<T>> {
+  assertOneCursor(query);
+  const where: Record<string, string> = {};
+  for (const key of filterKeys) {
+    const value = query[key];
+    if (typeof value === 'string') where[key] = value;
+  }
+  const page = await collection.list(organizationId, {
+    limit: query.limit,
+    order: query.order,
+    before: query.before,
+    after: query.after,
+    where,
+  });
+  if (!page) throw unknownCursor(query);
+  return page;
 }

@@ -23,7 +23,7 @@ import type { ServiceContext } from './context.js';
 import { isIssue, parseDataUrl } from './data-url.js';
 import { newProcessorId } from './ids.js';
 import { checkJsonSchema } from './json-schemas.js';
-import { assertOneCursor, listMetadata, unknownCursor } from './lists.js';
+import { listMetadata, readPage } from './lists.js';
 import { updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
 
@@ -101,19 +101,13 @@ export function processorOperations(ctx: ServiceContext) {
 
     async list(organizationId: string, raw: ListProcessorsInput = {}): Promise<ListResult<Processor>> {
       const input = parseInput(listProcessorsInputSchema, raw);
-      assertOneCursor(input);
-      const where: Record<string, string> = {};
-      for (const key of ['name', 'modality', 'model', 'schema_id', 'schema_data_id'] as const) {
-        if (input[key] !== undefined) where[key] = input[key]!;
-      }
-      const page = await ctx.storage.processors.list(organizationId, {
-        limit: input.limit,
-        order: input.order,
-        before: input.before,
-        after: input.after,
-        where,
-      });
-      if (!page) throw unknownCursor(input);
+      const page = await readPage(ctx.storage.processors, organizationId, input, [
+        'name',
+        'modality',
+        'model',
+        'schema_id',
+        'schema_data_id',
+      ]);
       return { data: page.items.map(renderProcessor), list_metadata: listMetadata(page, input) };
     },
 
