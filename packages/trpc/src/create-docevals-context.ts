@@ -1,0 +1,77 @@
+import type { Authenticate } from '@docevals/core';
+import { toTRPCError } from './error-table.js';
+
+/** The context of every docevals procedure: the caller's organization, null when no valid key came with the call. */
+export interface DocevalsContext {
+  organizationId: string | null;
+}
+
+/** Node's `IncomingMessage.headers` (and Express's, Fastify's): lower-case names, repeated headers as arrays. */
+export type NodeRequestHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * What the context helper reads from the options a tRPC adapter passes to `createContext`: the request's headers,
+ * a fetch `Headers` (fetch adapter, Next.js app router) or a node headers object (standalone, Express, Fastify,
+ * ws adapters).
+ */
+export interface DocevalsContextRequest {
+  req: { headers: Headers | NodeRequestHeaders };
+}
+
+export interface CreateDocevalsContextOptions {
+  /**
+   * Maps a request's headers to the caller's organization, or null: the same function the REST handler takes, so
+   * both transports accept the same keys (`Api-Key: <key>` or `Authorization: Bearer <key>`).
+   * `apiKeyAuthenticator({ keys })` from `@docevals/core` is a ready one.
+   */
+  authenticate: Authenticate;
+}
+
+/**
+ * A `createContext` for tRPC's adapters: authenticates the request's headers and returns `{ organizationId }`.
+ * It does not refuse a request itself: every docevals procedure answers UNAUTHORIZED when `organizationId` is null.
+ * A failing `authenticate` is reported like a procedure's failure (`storage_error` -> SERVICE_UNAVAILABLE, anything
+ * unexpected -> INTERNAL_SERVER_ERROR without details).
+ *
+ * @example
+ * // node: standalone, Express, Fastify
+ * createHTTPServer({ router, createContext: createDocevalsContext({ authenticate }), basePath: '/trpc/' });
+ * // fetch: Next.js app router, Hono, Bun, Deno, workers
+ * fetchRequestHandler({ endpoint: '/trpc', req, router, createContext: createDocevalsContext({ authenticate }) });
+ */
+export function createDocevalsContext(options: CreateDocevalsContextOptions): (opts: DocevalsContextRequest) => Promise<DocevalsContext> {
+  const { authenticate } = options;
+  return async ({ req }) => {
+    let organizationId: string | null;
+    try {
+      organizationId = await authenticate(toHeaders(req.headers));
+    } catch (error) {
+      throw toTRPCError(error);
+    }
+    return { organizationId: typeof organizationId === 'string' && organizationId !== '' ? organizationId : null };
+  };
+}
+
+/**
+ * A fetch `Headers` for a request's headers: returned as they are when they are one already (from any realm or
+ * polyfill), copied from a node headers object otherwise.
+ *
+ * @example
+ * toHeaders({ 'api-key': 'k_1' }).get('Api-Key'); // 'k_1'
+ */
+export function toHeaders(headers: Headers | NodeRequestHeaders): Headers {
+  if (typeof (headers as Headers).get === 'function' && typeof (headers as Headers).forEach === 'function') {
+    return headers as Headers;
+  }
+  const result = new Headers();
+  for (const [name, value] of Object.entries(headers as NodeRequestHeaders)) {
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      try {
+        result.append(name, item);
+      } catch {
+        // A name or value `Headers` refuses (not a byte string) cannot carry a key: leave it out.
+      }
+    }
+  }
+  return result;
+}

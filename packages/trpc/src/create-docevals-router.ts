@@ -1,0 +1,182 @@
+import {
+  addDocumentInputSchema,
+  createEvaluationInputSchema,
+  createIterationInputSchema,
+  createProcessorInputSchema,
+  deletedSchema,
+  DocevalsError,
+  documentRefInputSchema,
+  documentSchema,
+  evaluationRefInputSchema,
+  evaluationSchema,
+  iterationRefInputSchema,
+  iterationSchema,
+  listDocumentsInputSchema,
+  listEvaluationsInputSchema,
+  listIterationsInputSchema,
+  listResultSchema,
+  listProcessorsInputSchema,
+  processIterationInputSchema,
+  processorRefInputSchema,
+  processorSchema,
+  submitProcessorInputSchema,
+  submitResultSchema,
+  updateDocumentInputSchema,
+  updateEvaluationInputSchema,
+  updateProcessorInputSchema,
+  type Docevals,
+} from '@docevals/core';
+import { initTRPC } from '@trpc/server';
+import { z } from 'zod';
+import type { DocevalsContext } from './create-docevals-context.js';
+import { formatDocevalsError } from './error-formatter.js';
+import { toTRPCError } from './error-table.js';
+
+const t = initTRPC.context<DocevalsContext>().create({ errorFormatter: formatDocevalsError });
+
+/**
+ * Every docevals procedure: failures translated by the error table (input validation included, since this runs
+ * around `.input()`), and the caller's organization required before the input is even parsed, as REST answers 401
+ * before 422.
+ */
+const organizationProcedure = t.procedure
+  .use(async ({ next }) => {
+    const result = await next();
+    if (!result.ok) throw toTRPCError(result.error);
+    return result;
+  })
+  .use(({ ctx, next }) => {
+    if (ctx.organizationId === null) {
+      throw new DocevalsError(
+        'unauthorized',
+        // Worded as the REST API words it: one message, whichever transport.
+        'A valid API key is required: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
+      );
+    }
+    return next({ ctx: { organizationId: ctx.organizationId } });
+  });
+
+/** A page of a list operation, from the core's item schema and list metadata. */
+const pageOf = listResultSchema;
+
+export interface CreateDocevalsRouterOptions {
+  /** The service the procedures call, from `createDocevals({ storage, extractors })` of `@docevals/core`. */
+  docevals: Docevals;
+}
+
+/**
+ * The docevals API as a tRPC v11 router: one procedure per REST operation, taking the core's input schemas (the REST
+ * body with the path parameters as snake_case fields) and returning the core's output shapes. Queries for get and
+ * list, mutations for the rest. Serve it with tRPC's own adapters and {@link createDocevalsContext}.
+ *
+ * @example
+ * import { createHTTPServer } from '@trpc/server/adapters/standalone';
+ * const router = createDocevalsRouter({ docevals: createDocevals({ storage: memoryStorage() }) });
+ * const createContext = createDocevalsContext({ authenticate: apiKeyAuthenticator({ keys: { k_1: 'org_1' } }) });
+ * createHTTPServer({ router, createContext, basePath: '/trpc/' }).listen(3000);
+ */
+export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
+  const { docevals } = options;
+  const procedure = organizationProcedure;
+
+  return t.router({
+    evals: t.router({
+      create: procedure
+        .input(createEvaluationInputSchema)
+        .output(evaluationSchema)
+        .mutation(({ ctx, input }) => docevals.evals.create(ctx.organizationId, input)),
+      get: procedure
+        .input(evaluationRefInputSchema)
+        .output(evaluationSchema)
+        .query(({ ctx, input }) => docevals.evals.get(ctx.organizationId, input)),
+      list: procedure
+        .input(listEvaluationsInputSchema.optional())
+        .output(pageOf(evaluationSchema))
+        .query(({ ctx, input }) => docevals.evals.list(ctx.organizationId, input)),
+      update: procedure
+        .input(updateEvaluationInputSchema)
+        .output(evaluationSchema)
+        .mutation(({ ctx, input }) => docevals.evals.update(ctx.organizationId, input)),
+      delete: procedure
+        .input(evaluationRefInputSchema)
+        .output(deletedSchema)
+        .mutation(({ ctx, input }) => docevals.evals.delete(ctx.organizationId, input)),
+
+      documents: t.router({
+        add: procedure
+          .input(addDocumentInputSchema)
+          .output(documentSchema)
+          .mutation(({ ctx, input }) => docevals.evals.documents.add(ctx.organizationId, input)),
+        list: procedure
+          .input(listDocumentsInputSchema)
+          .output(pageOf(documentSchema))
+          .query(({ ctx, input }) => docevals.evals.documents.list(ctx.organizationId, input)),
+        get: procedure
+          .input(documentRefInputSchema)
+          .output(documentSchema)
+          .query(({ ctx, input }) => docevals.evals.documents.get(ctx.organizationId, input)),
+        update: procedure
+          .input(updateDocumentInputSchema)
+          .output(documentSchema)
+          .mutation(({ ctx, input }) => docevals.evals.documents.update(ctx.organizationId, input)),
+        delete: procedure
+          .input(documentRefInputSchema)
+          .output(deletedSchema)
+          .mutation(({ ctx, input }) => docevals.evals.documents.delete(ctx.organizationId, input)),
+      }),
+
+      iterations: t.router({
+        list: procedure
+          .input(listIterationsInputSchema)
+          .output(z.object({ data: z.array(iterationSchema) }))
+          .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, input)),
+        create: procedure
+          .input(createIterationInputSchema)
+          .output(iterationSchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.create(ctx.organizationId, input)),
+        get: procedure
+          .input(iterationRefInputSchema)
+          .output(iterationSchema)
+          .query(({ ctx, input }) => docevals.evals.iterations.get(ctx.organizationId, input)),
+        delete: procedure
+          .input(iterationRefInputSchema)
+          .output(deletedSchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.delete(ctx.organizationId, input)),
+        process: procedure
+          .input(processIterationInputSchema)
+          .output(iterationSchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, input)),
+      }),
+    }),
+
+    processors: t.router({
+      create: procedure
+        .input(createProcessorInputSchema)
+        .output(processorSchema)
+        .mutation(({ ctx, input }) => docevals.processors.create(ctx.organizationId, input)),
+      get: procedure
+        .input(processorRefInputSchema)
+        .output(processorSchema)
+        .query(({ ctx, input }) => docevals.processors.get(ctx.organizationId, input)),
+      list: procedure
+        .input(listProcessorsInputSchema.optional())
+        .output(pageOf(processorSchema))
+        .query(({ ctx, input }) => docevals.processors.list(ctx.organizationId, input)),
+      update: procedure
+        .input(updateProcessorInputSchema)
+        .output(processorSchema)
+        .mutation(({ ctx, input }) => docevals.processors.update(ctx.organizationId, input)),
+      delete: procedure
+        .input(processorRefInputSchema)
+        .output(deletedSchema)
+        .mutation(({ ctx, input }) => docevals.processors.delete(ctx.organizationId, input)),
+      submit: procedure
+        .input(submitProcessorInputSchema)
+        .output(submitResultSchema)
+        .mutation(({ ctx, input }) => docevals.processors.submit(ctx.organizationId, input)),
+    }),
+  });
+}
+
+/** The type of the docevals router, for `createTRPCClient<DocevalsRouter>` and `inferRouterInputs/Outputs`. */
+export type DocevalsRouter = ReturnType<typeof createDocevalsRouter>;

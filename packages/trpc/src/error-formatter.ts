@@ -1,0 +1,50 @@
+import type { ErrorCode, ErrorIssue } from '@docevals/core';
+import type { TRPC_ERROR_CODE_NUMBER, TRPCError } from '@trpc/server';
+import { docevalsErrorOf, errorCodeForTRPCCode, INTERNAL_ERROR_MESSAGE } from './error-table.js';
+
+/** `error.data` of every docevals tRPC error, as the typed client sees it. */
+export interface DocevalsErrorData {
+  /** The docevals error code (`not_found`, `validation_error`, ...): the same `code` the REST API sends. */
+  code: ErrorCode;
+  /** The HTTP status tRPC answered with. */
+  httpStatus: number;
+  /** The procedure's path (`evals.iterations.create`), when the error came from one. */
+  path?: string;
+  /** Every validation problem with its dotted path (`documents.0.mime_data.url`); `validation_error` only. */
+  issues?: ErrorIssue[];
+}
+
+/** The error shape of the docevals router: tRPC's JSON-RPC shape with {@link DocevalsErrorData}. */
+export interface DocevalsErrorShape {
+  message: string;
+  /** The JSON-RPC code of tRPC's error code (`-32004` for NOT_FOUND). */
+  code: TRPC_ERROR_CODE_NUMBER;
+  data: DocevalsErrorData;
+}
+
+/** What the formatter reads of tRPC's default shape. */
+interface DefaultShape {
+  message: string;
+  code: TRPC_ERROR_CODE_NUMBER;
+  data: { httpStatus: number; path?: string };
+}
+
+/**
+ * The `errorFormatter` of the docevals router. `data.code` is the docevals code (tRPC's own code stays in the
+ * JSON-RPC `code` and `data.httpStatus`), `data.issues` lists validation problems, an unexpected error says
+ * nothing about the server, and `data.stack` is never sent, in development included.
+ *
+ * @example
+ * initTRPC.context<DocevalsContext>().create({ errorFormatter: formatDocevalsError });
+ */
+export function formatDocevalsError({ shape, error }: { shape: DefaultShape; error: TRPCError }): DocevalsErrorShape {
+  const cause = docevalsErrorOf(error);
+  const internal = error.code === 'INTERNAL_SERVER_ERROR';
+  const data: DocevalsErrorData = {
+    code: cause?.code ?? errorCodeForTRPCCode(error.code, shape.data.httpStatus),
+    httpStatus: shape.data.httpStatus,
+    ...(shape.data.path === undefined ? {} : { path: shape.data.path }),
+    ...(cause?.issues ? { issues: cause.issues } : {}),
+  };
+  return { message: internal ? INTERNAL_ERROR_MESSAGE : shape.message, code: shape.code, data };
+}
