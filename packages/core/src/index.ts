@@ -6,6 +6,7 @@ export type * from './storage.js';
 export * from './extractor.js';
 export type * from './service/types.js';
 export * from './service/update-record.js';
+export { invalidRequest } from './service/validate.js';
 export * from './auth/index.js';
 export * from './service/create-docevals.js';
 export * from './extraction/index.js';

@@ -13,7 +13,7 @@ import {
   listDocumentsInputSchema,
   listEvaluationsInputSchema,
   listIterationsInputSchema,
-  listMetadataSchema,
+  listResultSchema,
   listProcessorsInputSchema,
   processIterationInputSchema,
   processorRefInputSchema,
@@ -52,7 +52,7 @@ export interface Endpoint {
 }
 
 const evaluationId = { evaluation_id: true } as const;
-const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), list_metadata: listMetadataSchema });
+const listOf = listResultSchema;
 
 // The core validates `input` at runtime (the transports never check more than "a JSON object"): cast, don't check.
 type Input<F extends (...args: never[]) => unknown> = Parameters<F>[1];

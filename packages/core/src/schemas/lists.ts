@@ -11,6 +11,10 @@ export const listQueryFields = {
 export const listMetadataSchema = z.object({ before: z.string().nullable(), after: z.string().nullable() });
 export type ListMetadata = z.infer<typeof listMetadataSchema>;
 
+/** The schema of a list response: `{ data: [item...], list_metadata: { before, after } }`. */
+export const listResultSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), list_metadata: listMetadataSchema });
+
 export interface ListResult<T> {
   data: T[];
   list_metadata: ListMetadata;
