@@ -1,0 +1,78 @@
+/** What the standalone server reads from its environment. */
+export interface StandaloneConfig {
+  /** `PORT`. @default 3000 (0 picks a free port) */
+  port: number;
+  /** `HOST`. @default '127.0.0.1' */
+  host: string;
+  /** `DATA_DIR`: the lowdb store and `api-keys.json`. @default './.docevals-data' */
+  dataDir: string;
+  /** `REDIS_URL`: store in Redis instead of `DATA_DIR` (the key file stays in `DATA_DIR`). */
+  redisUrl?: string;
+  /** `DOCEVALS_API_KEYS` (`key:organization,key2:organization2`); unset: a generated key kept in `DATA_DIR`. */
+  apiKeys?: Record<string, string>;
+  /** `OPENAI_API_KEY` / `OPENAI_BASE_URL`: serve every model other than `local-rules` through OpenAI. */
+  openai?: { apiKey?: string; baseURL?: string };
+  /** `DOCEVALS_CONCURRENCY`: extractor calls in flight per iteration. @default the core's (8) */
+  concurrency?: number;
+}
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and checks the environment; a wrong value stops the server at start with a message naming the variable.
+ *
+ * @example
+ * readConfig({ PORT: '8080', DOCEVALS_API_KEYS: 'k1:acme,k2:globex' });
+ * // { port: 8080, host: '127.0.0.1', dataDir: './.docevals-data', apiKeys: { k1: 'acme', k2: 'globex' } }
+ */
+export function readConfig(env: Env): StandaloneConfig {
+  const config: StandaloneConfig = {
+    port: integer(env, 'PORT', 3000, 0, 65_535),
+    host: nonEmpty(env.HOST) ?? '127.0.0.1',
+    dataDir: nonEmpty(env.DATA_DIR) ?? './.docevals-data',
+  };
+  const redisUrl = nonEmpty(env.REDIS_URL);
+  if (redisUrl) config.redisUrl = redisUrl;
+  const keys = nonEmpty(env.DOCEVALS_API_KEYS);
+  if (keys) config.apiKeys = parseApiKeys(keys);
+  const apiKey = nonEmpty(env.OPENAI_API_KEY);
+  const baseURL = nonEmpty(env.OPENAI_BASE_URL);
+  if (apiKey || baseURL) config.openai = { ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) };
+  if (nonEmpty(env.DOCEVALS_CONCURRENCY)) config.concurrency = integer(env, 'DOCEVALS_CONCURRENCY', 8, 1, 1_000);
+  return config;
+}
+
+/**
+ * `key:organization,key2:organization2` -> `{ key: 'organization', key2: 'organization2' }`. A key may contain `:`;
+ * the organization is what follows the last one.
+ */
+export function parseApiKeys(value: string): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const entry of value.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+    const at = entry.lastIndexOf(':');
+    const key = entry.slice(0, at).trim();
+    const organization = entry.slice(at + 1).trim();
+    if (at <= 0 || key === '' || organization === '') {
+      throw new Error('DOCEVALS_API_KEYS must look like "key:organization,key2:organization2".');
+    }
+    if (key in keys) throw new Error('DOCEVALS_API_KEYS lists the same key twice.');
+    keys[key] = organization;
+  }
+  if (Object.keys(keys).length === 0) throw new Error('DOCEVALS_API_KEYS is set but lists no key.');
+  return keys;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max} (received "${raw}").`);
+  }
+  return value;
+}

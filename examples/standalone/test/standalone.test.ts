@@ -1,0 +1,217 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
+
+const INVOICE_URL = `data:text/plain;base64,${Buffer.from('Invoice number: INV-7\nTotal: 70\n').toString('base64')}`;
+const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
+const LOG_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S* \d{3}( \(aborted\))? \d+\.\dms$/;
+
+let dataDir: string;
+let running: StandaloneServer[] = [];
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'docevals-standalone-'));
+});
+afterEach(async () => {
+  await Promise.all(running.map((app) => app.close(100)));
+  running = [];
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function start(env: Record<string, string> = {}) {
+  const lines: string[] = [];
+  const app = await createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: (l) => lines.push(l) });
+  running.push(app);
+  const url = await app.listen();
+  return { app, url, lines };
+}
+
+function client(url: string, key: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { 'api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+}
+
+describe('the standalone server', () => {
+  it('generates a key on first start, prints it once, and keeps it for the next start', async () => {
+    const first = await start();
+    const key = first.app.generatedKey!;
+    expect(key).toMatch(/^dk_[A-Za-z0-9_-]{32}$/);
+    expect(first.lines.filter((l) => l.includes(key))).toHaveLength(2); // the key itself, and the curl example
+    const file = JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'));
+    expect(file).toEqual({ keys: { [key]: 'default' } });
+    expect((await stat(join(dataDir, 'api-keys.json'))).mode & 0o077).toBe(0);
+    expect(first.lines.some((l) => l.startsWith('docevals listening on http://127.0.0.1:'))).toBe(true);
+    expect(first.lines.some((l) => l.startsWith('try: curl '))).toBe(true);
+    await first.app.close();
+
+    const second = await start();
+    expect(second.app.generatedKey).toBeUndefined();
+    expect(second.lines.join('\n')).not.toContain(key);
+    expect((await client(second.url, key)('GET', '/v1/evals')).status).toBe(200);
+  });
+
+  it('runs the seed flow, and finds all of it again after a restart on the same DATA_DIR', async () => {
+    const first = await start();
+    const key = first.app.generatedKey!;
+    const call = client(first.url, key);
+
+    const evaluation = (await call('POST', '/v1/evals', {
+      name: 'Standalone',
+      json_schema: SCHEMA,
+      documents: [{ mime_data: { filename: 'inv.txt', url: INVOICE_URL }, annotation: { invoice_number: 'INV-7', total: 70 } }],
+    })).body;
+    expect(evaluation.id).toMatch(/^eval_/);
+    expect((await call('PATCH', `/v1/evals/${evaluation.id}`, { name: 'Standalone 2' })).body.name).toBe('Standalone 2');
+    const iteration = (await call('POST', `/v1/evals/${evaluation.id}/iterations/create`, { inference_settings: { model: 'local-rules' } })).body;
+    expect(iteration.metric_results.mean_similarity).toBe(1);
+    expect((await call('GET', `/v1/evals/${evaluation.id}/iterations?model=local-rules`)).body.data).toHaveLength(1);
+    const documentId = evaluation.documents[0].id;
+    const annotated = await call('PUT', `/v1/evals/${evaluation.id}/documents/${documentId}`, { annotation: { invoice_number: 'INV-7', total: 71 } });
+    expect(annotated.status).toBe(200);
+    const processor = (await call('POST', '/v1/processors', { name: 'Reader', model: 'local-rules', json_schema: SCHEMA })).body;
+    const updated = await call('PUT', `/v1/processors/${processor.id}`, { temperature: 1 });
+    expect(updated.body.temperature).toBe(1);
+
+    const before = {
+      evaluation: (await call('GET', `/v1/evals/${evaluation.id}`)).body,
+      iterations: (await call('GET', `/v1/evals/${evaluation.id}/iterations`)).body,
+      processor: (await call('GET', `/v1/processors/${processor.id}`)).body,
+    };
+    expect(first.lines.filter((l) => LOG_LINE.test(l)).length).toBeGreaterThanOrEqual(10);
+    expect(first.lines).toContain(first.lines.find((l) => /^POST \/v1\/evals 200 \d+\.\dms$/.test(l)));
+    await first.app.close();
+
+    const second = await start();
+    const again = client(second.url, key);
+    expect((await again('GET', `/v1/evals/${evaluation.id}`)).body).toEqual(before.evaluation);
+    expect((await again('GET', `/v1/evals/${evaluation.id}/iterations`)).body).toEqual(before.iterations);
+    expect((await again('GET', `/v1/processors/${processor.id}`)).body).toEqual(before.processor);
+    expect(before.evaluation.documents[0].annotation.total).toBe(71);
+    expect(before.iterations.data[0].metric_results.mean_similarity).toBeLessThan(1);
+  });
+
+  it('takes its keys from DOCEVALS_API_KEYS when set, and writes no key file', async () => {
+    const { app, url } = await start({ DOCEVALS_API_KEYS: 'k-one:acme, k-two:globex' });
+    expect(app.generatedKey).toBeUndefined();
+    await expect(stat(join(dataDir, 'api-keys.json'))).rejects.toThrow();
+    const acme = await client(url, 'k-one')('POST', '/v1/processors', { name: 'A', model: 'local-rules', json_schema: SCHEMA });
+    expect(acme.body.organization_id).toBe('acme');
+    expect((await client(url, 'k-two')('GET', `/v1/processors/${acme.body.id}`)).status).toBe(404);
+    expect((await client(url, 'nope')('GET', '/v1/processors')).status).toBe(401);
+  });
+
+  it('refuses a malformed environment at start', async () => {
+    await expect(createStandaloneServer({ PORT: 'eighty', DATA_DIR: dataDir })).rejects.toThrow(/PORT/);
+    await expect(createStandaloneServer({ DOCEVALS_API_KEYS: 'no-organization', DATA_DIR: dataDir })).rejects.toThrow(/DOCEVALS_API_KEYS/);
+    await expect(createStandaloneServer({ DOCEVALS_CONCURRENCY: '0', DATA_DIR: dataDir })).rejects.toThrow(/DOCEVALS_CONCURRENCY/);
+  });
+
+  it('serves the tRPC router at /trpc with the same keys', async () => {
+    const { app, url } = await start();
+    const key = app.generatedKey!;
+    const processor = (await client(url, key)('POST', '/v1/processors', { name: 'T', model: 'local-rules', json_schema: SCHEMA })).body;
+    const input = encodeURIComponent(JSON.stringify({ processor_id: processor.id }));
+    const viaTrpc = await fetch(`${url}/trpc/processors.get?input=${input}`, { headers: { 'api-key': key } });
+    expect(viaTrpc.status).toBe(200);
+    expect(((await viaTrpc.json()) as any).result.data).toMatchObject({ id: processor.id, name: 'T' });
+    const anonymous = await fetch(`${url}/trpc/processors.get?input=${input}`);
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('finishes a request in flight when closed, and refuses new connections', async () => {
+    const { app, url } = await start();
+    const key = app.generatedKey!;
+    const body = JSON.stringify({ name: 'In flight', model: 'local-rules', json_schema: SCHEMA });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${url}/v1/processors`, {
+        method: 'POST',
+        headers: { 'api-key': key, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 300);
+    });
+    await new Promise((r) => setTimeout(r, 100)); // the request is in flight, half its body sent
+    const closed = app.close();
+    const late = fetch(`${url}/health`).then(
+      () => 'answered',
+      () => 'refused',
+    );
+    const done = await answer;
+    expect(done.status).toBe(200);
+    expect(JSON.parse(done.text).name).toBe('In flight');
+    await closed;
+    expect(await late).toBe('refused');
+  });
+
+  it('shuts down cleanly on SIGTERM when run as `tsx src/server.ts`', async () => {
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_API_KEYS: 'sig-key:sig' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 30_000);
+      child.stdout.on('data', () => {
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const made = await client(url, 'sig-key')('POST', '/v1/processors', { name: 'S', model: 'local-rules', json_schema: SCHEMA });
+    expect(made.status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/SIGTERM: finishing the requests in flight/);
+    expect(output).toMatch(/POST \/v1\/processors 200 \d+\.\dms/);
+
+    const { url: url2 } = await start({ DOCEVALS_API_KEYS: 'sig-key:sig' });
+    expect((await client(url2, 'sig-key')('GET', `/v1/processors/${made.body.id}`)).body.name).toBe('S');
+  });
+
+  it('stores in Redis when REDIS_URL is set, and finds it again after a restart', async () => {
+    const organization = `org_standalone_${Date.now().toString(36)}`;
+    const env = { REDIS_URL: inject('redisUrl'), DOCEVALS_API_KEYS: `redis-key:${organization}` };
+    const first = await start(env);
+    expect(first.lines.some((l) => l.startsWith('storage: Redis at redis://'))).toBe(true);
+    const made = await client(first.url, 'redis-key')('POST', '/v1/processors', { name: 'R', model: 'local-rules', json_schema: SCHEMA });
+    expect(made.body.organization_id).toBe(organization);
+    await first.app.close();
+
+    const second = await start(env);
+    const again = client(second.url, 'redis-key');
+    expect((await again('GET', `/v1/processors/${made.body.id}`)).body).toEqual(made.body);
+    expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true });
+  });
+
+  it('serves every other model through OpenAI after local-rules when OPENAI_API_KEY or OPENAI_BASE_URL is set', async () => {
+    const plain = await start({ DOCEVALS_API_KEYS: 'k:o' });
+    expect(plain.app.docevals.models()).toEqual(['local-rules']);
+    await plain.app.close();
+    const withOpenAI = await start({ DOCEVALS_API_KEYS: 'k:o', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expect(withOpenAI.app.docevals.models()).toEqual(['local-rules', '*']);
+    expect(withOpenAI.lines.join('\n')).not.toContain('sk-test');
+  });
+});
