@@ -1,10 +1,16 @@
+import { resolve } from 'node:path';
+
 /** What the standalone server reads from its environment. */
 export interface StandaloneConfig {
   /** `PORT`. @default 3000 (0 picks a free port) */
   port: number;
   /** `HOST`. @default '127.0.0.1' */
   host: string;
-  /** `DATA_DIR`: the lowdb store and `api-keys.json`. @default './.docevals-data' */
+  /**
+   * `DATA_DIR`: the lowdb store and `api-keys.json`, as an absolute path. A relative one is taken from the folder
+   * `pnpm start` was run in (`INIT_CWD`, which pnpm sets; else the working directory), not from the example's own.
+   * @default '<where pnpm start ran>/.docevals-data'
+   */
   dataDir: string;
   /** `REDIS_URL`: store in Redis instead of `DATA_DIR` (the key file stays in `DATA_DIR`). */
   redisUrl?: string;
@@ -23,13 +29,13 @@ export type Env = Record<string, string | undefined>;
  *
  * @example
  * readConfig({ PORT: '8080', DOCEVALS_API_KEYS: 'k1:acme,k2:globex' });
- * // { port: 8080, host: '127.0.0.1', dataDir: './.docevals-data', apiKeys: { k1: 'acme', k2: 'globex' } }
+ * // { port: 8080, host: '127.0.0.1', dataDir: '/current/dir/.docevals-data', apiKeys: { k1: 'acme', k2: 'globex' } }
  */
 export function readConfig(env: Env): StandaloneConfig {
   const config: StandaloneConfig = {
     port: integer(env, 'PORT', 3000, 0, 65_535),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
-    dataDir: nonEmpty(env.DATA_DIR) ?? './.docevals-data',
+    dataDir: resolve(nonEmpty(env.INIT_CWD) ?? process.cwd(), nonEmpty(env.DATA_DIR) ?? '.docevals-data'),
   };
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl) config.redisUrl = redisUrl;

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config.js';
+
+describe('readConfig', () => {
+  it('puts the default data folder where pnpm start ran, not in the example folder', () => {
+    expect(readConfig({ INIT_CWD: '/srv/app' }).dataDir).toBe('/srv/app/.docevals-data');
+    expect(readConfig({ INIT_CWD: '/srv/app', DATA_DIR: 'data' }).dataDir).toBe('/srv/app/data');
+    expect(readConfig({ INIT_CWD: '/srv/app', DATA_DIR: '/var/lib/docevals' }).dataDir).toBe('/var/lib/docevals');
+  });
+
+  it('refuses a port that is not a port, naming the variable', () => {
+    expect(() => readConfig({ PORT: '70000' })).toThrow(/PORT/);
+  });
+
+  it('reads keys with colons in them, the organization after the last one', () => {
+    expect(readConfig({ DOCEVALS_API_KEYS: 'a:b:org1, k2:org2' }).apiKeys).toEqual({ 'a:b': 'org1', k2: 'org2' });
+  });
+});
