@@ -1,0 +1,138 @@
+/**
+ * The service's own read-modify-writes on each real storage: two docevals "servers" (two service instances, and
+ * for Redis two separate connections, as two app servers would have) work on one evaluation at the same time.
+ * Nothing either of them wrote may be lost.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Buffer } from 'node:buffer';
+import { createDocevals, type Docevals, type Extractor, type Storage } from '@docevals/core';
+import { lowdbStorage } from '@docevals/adapters/lowdb';
+import { memoryStorage } from '@docevals/adapters/memory';
+import { redisStorage } from '@docevals/adapters/redis';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { deleteKeys, uniqueKeyPrefix } from './support/redis-test-keys.js';
+
+const ORG = 'org_concurrency';
+const schema = { type: 'object', properties: { total: { type: 'number' }, n: { type: 'number' } } };
+const dataUrl = (value: object) => `data:application/json;base64,${Buffer.from(JSON.stringify(value)).toString('base64')}`;
+
+/** Reads the JSON documents back as predictions, after a short pause so that writes really interleave. */
+const jsonExtractor: Extractor = {
+  name: 'json-file',
+  models: ['json-file'],
+  async extract({ document }) {
+    await new Promise((r) => setTimeout(r, 2 + Math.random() * 5));
+    return { data: JSON.parse(Buffer.from(document.bytes).toString('utf8')) };
+  },
+};
+
+const service = (storage: Storage) => createDocevals({ storage, extractors: [jsonExtractor] });
+
+const redisPrefix = uniqueKeyPrefix('service');
+const folders: string[] = [];
+afterAll(async () => {
+  const admin = new Redis(inject('redisUrl'));
+  await deleteKeys(admin, redisPrefix);
+  await admin.quit();
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Two services over one store: [first, second, close]. */
+const setups: Record<string, () => [Docevals, Docevals, () => Promise<void>]> = {
+  memory: () => {
+    const storage = memoryStorage();
+    return [service(storage), service(storage), () => storage.close()];
+  },
+  lowdb: () => {
+    const dir = mkdtempSync(join(tmpdir(), 'docevals-service-'));
+    folders.push(dir);
+    // lowdb allows one process per folder: two services in this process share the one storage.
+    const storage = lowdbStorage({ dir });
+    return [service(storage), service(storage), () => storage.close()];
+  },
+  redis: () => {
+    const url = inject('redisUrl');
+    const a = redisStorage({ url, keyPrefix: redisPrefix });
+    const b = redisStorage({ url, keyPrefix: redisPrefix });
+    return [service(a), service(b), async () => void (await Promise.all([a.close(), b.close()]))];
+  },
+};
+
+for (const [name, setup] of Object.entries(setups)) {
+  describe(`two services on one ${name} store`, () => {
+    it('lose none of each other\'s annotation edits, renames, document additions and iterations', async () => {
+      const [one, two, close] = setup();
+      try {
+        const documents = Array.from({ length: 10 }, (_, i) => ({
+          mime_data: { filename: `d${i}.json`, url: dataUrl({ n: i + 1 }) },
+          annotation: { total: 0 },
+        }));
+        const evaluation = await one.evals.create(ORG, {
+          name: 'shared',
+          json_schema: schema,
+          default_inference_settings: { model: 'json-file' },
+          documents,
+        });
+        const pick = (i: number) => (i % 2 === 0 ? one : two);
+        const evaluation_id = evaluation.id;
+        await Promise.all([
+          ...evaluation.documents.map((d, i) =>
+            pick(i).evals.documents.update(ORG, { evaluation_id, document_id: d.id, annotation: { total: i + 100 } }),
+          ),
+          ...Array.from({ length: 6 }, (_, i) => pick(i).evals.update(ORG, { evaluation_id, name: `name-${i}` })),
+          ...Array.from({ length: 6 }, (_, i) =>
+            pick(i + 1).evals.documents.add(ORG, {
+              evaluation_id,
+              mime_data: { filename: `new${i}.json`, url: dataUrl({ m: i }) },
+              annotation: { m: i },
+            }),
+          ),
+          ...Array.from({ length: 6 }, (_, i) => pick(i).evals.iterations.create(ORG, { evaluation_id })),
+        ]);
+
+        // Either service sees the same, complete result.
+        for (const reader of [one, two]) {
+          const final = await reader.evals.get(ORG, { evaluation_id });
+          expect(final.documents).toHaveLength(16);
+          evaluation.documents.forEach((d, i) => {
+            expect(final.documents.find((x) => x.id === d.id)!.annotation).toEqual({ total: i + 100 });
+          });
+          expect(final.name).toMatch(/^name-[0-5]$/);
+          expect(final.iterations).toHaveLength(6);
+          for (const iteration of final.iterations) {
+            expect(iteration.predictions).toHaveLength(16);
+            // Metrics describe the final annotations: document 0 predicted {n: 1} against {total: 100} scores 0.
+            const first = iteration.metric_results.item_metrics.find((m) => m.id === evaluation.documents[0]!.id)!;
+            expect(first.flat_similarities).toEqual({ total: 0, n: 0 });
+          }
+        }
+      } finally {
+        await close();
+      }
+    });
+
+    it('keep every iteration of 20 created at once through both services', async () => {
+      const [one, two, close] = setup();
+      try {
+        const evaluation = await one.evals.create(ORG, {
+          name: 'iterations',
+          json_schema: schema,
+          default_inference_settings: { model: 'json-file' },
+          documents: [{ mime_data: { filename: 'a.json', url: dataUrl({ total: 1 }) }, annotation: { total: 1 } }],
+        });
+        const created = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 ? one : two).evals.iterations.create(ORG, { evaluation_id: evaluation.id }),
+          ),
+        );
+        const listed = await two.evals.iterations.list(ORG, { evaluation_id: evaluation.id });
+        expect(new Set(listed.data.map((it) => it.id))).toEqual(new Set(created.map((it) => it.id)));
+      } finally {
+        await close();
+      }
+    });
+  });
+}
