@@ -1,6 +1,7 @@
 import type { InferenceSettings, InferenceSettingsInput } from './schemas/inference-settings.js';
 import type { Metadata } from './schemas/metadata.js';
 import type { JsonObject } from './json/assert-json.js';
+import type { DocumentComparison } from './metrics/compare-documents.js';
 
 /**
  * The storage contract of docevals. Small and domain-shaped: three record collections with compare-and-set on a
@@ -121,15 +122,9 @@ export interface EvaluationRecord extends StoredRecordBase {
   created_at: string;
 }
 
-/** Metrics of one document, cached with the annotation revision they were computed against. */
-export interface CachedDocumentMetrics {
+/** Metrics of one document (`compareDocuments`' figures), cached with the annotation revision they describe. */
+export interface CachedDocumentMetrics extends DocumentComparison {
   annotation_revision: string;
-  similarity: number;
-  flat_similarities: Record<string, number>;
-  similarities: JsonObject;
-  aligned_similarity: number;
-  aligned_flat_similarities: Record<string, number>;
-  aligned_similarities: JsonObject;
 }
 
 export interface StoredPrediction {

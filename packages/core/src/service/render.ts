@@ -21,16 +21,7 @@ export function computeDocumentMetrics(
   prediction: JsonObject,
   annotationRevision: string,
 ): CachedDocumentMetrics {
-  const figures = compareDocuments(annotation, prediction);
-  return {
-    annotation_revision: annotationRevision,
-    similarity: figures.similarity,
-    flat_similarities: figures.flat_similarities,
-    similarities: figures.similarities as JsonObject,
-    aligned_similarity: figures.aligned_similarity,
-    aligned_flat_similarities: figures.aligned_flat_similarities,
-    aligned_similarities: figures.aligned_similarities as JsonObject,
-  };
+  return { annotation_revision: annotationRevision, ...compareDocuments(annotation, prediction) };
 }
 
 /**
