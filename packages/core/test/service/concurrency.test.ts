@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
+/** A service whose extractions wait until the test releases them, so a test can act while one is running. */
+function gatedService() {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const calls: string[] = [];
+  const docevals = makeService({ extractors: [jsonFileExtractor({ gate, calls })] });
+  const extractionStarted = async () => {
+    while (calls.length === 0) await new Promise((r) => setTimeout(r, 1));
+  };
+  return { docevals, extractionStarted, release };
+}
+
 describe('concurrency on one evaluation', () => {
   it('keeps every iteration of 20 created in parallel', async () => {
     const docevals = makeService();
@@ -55,10 +67,7 @@ describe('concurrency on one evaluation', () => {
   });
 
   it('recomputes the metrics of an iteration that was running while an annotation changed', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const calls: string[] = [];
-    const docevals = makeService({ extractors: [jsonFileExtractor({ gate, calls })] });
+    const { docevals, extractionStarted, release } = gatedService();
     const evaluation = await docevals.evals.create(ORG, {
       name: 'x',
       json_schema: invoiceSchema,
@@ -66,7 +75,7 @@ describe('concurrency on one evaluation', () => {
       documents: [invoiceDocument('a.json', { vendor: 'ACME', total: 10 }, { vendor: 'Wrong', total: 99 })],
     });
     const running = docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
-    while (calls.length === 0) await new Promise((r) => setTimeout(r, 1));
+    await extractionStarted();
     await docevals.evals.documents.update(ORG, {
       evaluation_id: evaluation.id,
       document_id: evaluation.documents[0]!.id,
@@ -80,10 +89,7 @@ describe('concurrency on one evaluation', () => {
   });
 
   it('refuses an iteration whose schema no longer matches after a change made while it ran', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const calls: string[] = [];
-    const docevals = makeService({ extractors: [jsonFileExtractor({ gate, calls })] });
+    const { docevals, extractionStarted, release } = gatedService();
     const evaluation = await docevals.evals.create(ORG, {
       name: 'x',
       json_schema: invoiceSchema,
@@ -91,7 +97,7 @@ describe('concurrency on one evaluation', () => {
       documents: [invoiceDocument('a.json', { total: 10 }, { total: 10 })],
     });
     const running = docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
-    while (calls.length === 0) await new Promise((r) => setTimeout(r, 1));
+    await extractionStarted();
     // No iteration exists yet, so the structure may change; the running one must then be refused, not stored.
     await docevals.evals.update(ORG, { evaluation_id: evaluation.id, json_schema: { type: 'object', properties: { x: { type: 'string' } } } });
     release();
