@@ -1,6 +1,6 @@
 import { validationError } from '../errors.js';
 import { assertJson, type JsonObject, type JsonValue } from '../json/assert-json.js';
-import { compareDocuments, leafSimilarity, matchItems } from '../metrics/index.js';
+import { documentSimilarity, leafSimilarity, matchItems } from '../metrics/index.js';
 
 /** Consensus of several outputs: the reconciled prediction and, at each of its leaves, the share of runs agreeing. */
 export interface Reconciled {
@@ -42,7 +42,7 @@ function choosePivot(outputs: JsonObject[]): number {
   outputs.forEach((candidate, i) => {
     let sum = 0;
     outputs.forEach((other, j) => {
-      if (i !== j) sum += compareDocuments(candidate, other).similarity;
+      if (i !== j) sum += documentSimilarity(candidate, other);
     });
     const mean = sum / (outputs.length - 1);
     if (mean > bestScore) {
