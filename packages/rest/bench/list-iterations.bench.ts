@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { memoryStorage } from '../../adapters/src/memory/index.js';
-import { apiKeyAuthenticator, createDocevals } from '../../core/src/index.js';
+import { apiKeyAuthenticator, createDocevals, type Authenticate } from '../../core/src/index.js';
 import { createRestHandler } from '../src/index.js';
 import { toNodeHandler } from '../src/node/index.js';
 
@@ -116,7 +116,7 @@ await docevals.close();
 // In process, without sockets: what the REST layer itself costs per request (Hono routing, authentication, error
 // mapping, Response), with a service that answers an empty list at once.
 const emptyService = { ...docevals, evals: { ...docevals.evals, iterations: { ...docevals.evals.iterations, list: async () => ({ data: [] }) } } };
-const layer = async (authenticate: (headers: Headers) => string | null) => {
+const layer = async (authenticate: Authenticate) => {
   const h = createRestHandler({ docevals: emptyService, authenticate });
   const request = new Request(`http://bench${path}`, { headers: { 'api-key': KEY } });
   const count = 20_000;
