@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { apiClient as client } from './support/api-client.js';
 import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
 
 const INVOICE_URL = `data:text/plain;base64,${Buffer.from('Invoice number: INV-7\nTotal: 70\n').toString('base64')}`;
@@ -30,16 +31,6 @@ async function start(env: Record<string, string> = {}) {
   return { app, url, lines };
 }
 
-function client(url: string, key: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
-}
 
 describe('the standalone server', () => {
   it('generates a key on first start, prints it once, and keeps it for the next start', async () => {

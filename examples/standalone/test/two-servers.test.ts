@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { completion, FakeOpenAIServer } from '../../../packages/openai/test/support/fake-openai-server.js';
+import { apiClient as api } from './support/api-client.js';
 import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
 
 const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
@@ -25,16 +26,6 @@ async function server(env: Record<string, string>): Promise<{ app: StandaloneSer
   return { app, url };
 }
 
-function api(url: string, key: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as any };
-  };
-}
 
 describe('two standalone servers on one Redis', () => {
   it('lose none of each other\'s writes to one evaluation, made over HTTP at the same time', async () => {
