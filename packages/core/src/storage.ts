@@ -70,8 +70,12 @@ export interface RecordCollection<T extends StoredRecordBase> {
    * record changed meanwhile or is gone (the caller re-reads and tries again).
    */
   replace(record: T, expectedVersion: number): Promise<Versioned<T> | null>;
-  /** Removes the record; false when there was none. */
-  delete(organizationId: string, id: string): Promise<boolean>;
+  /**
+   * Removes the record; false when there was none. With `expectedVersion`, removes it only if its stored version is
+   * still that one (false otherwise, nothing changed): the compare-and-set form, for a caller that must act on
+   * exactly what it deleted.
+   */
+  delete(organizationId: string, id: string, expectedVersion?: number): Promise<boolean>;
   /** A page of records; null when a `before` / `after` cursor names no record of the organization. */
   list(organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null>;
 }

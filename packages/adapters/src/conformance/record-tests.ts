@@ -98,6 +98,21 @@ function crud(ctx: ConformanceContext, c: CollectionCase): void {
     expect(await col.insert(again)).toEqual({ value: again, version: 1 });
   }, t);
 
+  it('delete with an expected version removes the record only while it is still that version', async () => {
+    const col = c.select(await ctx.open());
+    const first = c.make(ORG_A, 'rec_v', at(1));
+    await col.insert(first);
+    const changed = c.change(first, 'changed');
+    await col.replace(changed, 1);
+    expect(await col.delete(ORG_A, 'rec_v', 1)).toBe(false);
+    expect(await col.get(ORG_A, 'rec_v')).toEqual({ value: changed, version: 2 });
+    expect((await col.list(ORG_A, { limit: 10, order: 'asc' }))?.items).toEqual([changed]);
+    expect(await col.delete(ORG_B, 'rec_v', 2)).toBe(false);
+    expect(await col.delete(ORG_A, 'rec_v', 2)).toBe(true);
+    expect(await col.get(ORG_A, 'rec_v')).toBeNull();
+    expect(await col.delete(ORG_A, 'rec_v', 2)).toBe(false);
+  }, t);
+
   it('hands out copies: changing an object given to or returned by the store does not change the store', async () => {
     const col = c.select(await ctx.open());
     const original = c.make(ORG_A, 'rec_1', at(1));

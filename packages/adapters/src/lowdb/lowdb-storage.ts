@@ -171,9 +171,11 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
           return out(entry);
         });
       },
-      delete: (organizationId, id) =>
+      delete: (organizationId, id, expectedVersion) =>
         exclusive(`${name}.delete`, async () => {
-          if (!entryOf(organizationId, id)) return false;
+          const current = entryOf(organizationId, id);
+          if (!current) return false;
+          if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
           await commit({ ...state, [name]: withItem(state[name], organizationId, id, undefined) });
           return true;
         }),

@@ -76,9 +76,12 @@ function memoryCollection<T extends StoredRecordBase>(collection: string): Recor
       records.set(record.id, entry);
       return out(entry);
     },
-    async delete(organizationId, id) {
+    async delete(organizationId, id, expectedVersion) {
       const records = recordsOf(organizationId);
-      if (!records?.delete(id)) return false;
+      const current = records?.get(id);
+      if (!records || !current) return false;
+      if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
+      records.delete(id);
       if (records.size === 0) byOrganization.delete(organizationId);
       return true;
     },

@@ -51,9 +51,15 @@ redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 return version
 `;
 
-/** KEYS: record, index. ARGV: id. Returns 1, or 0 when there was no record. */
+/**
+ * KEYS: record, index. ARGV: id, expected version ('' for any). Returns 1, or 0 when there was no record or its
+ * version is not the expected one.
+ */
 const DELETE = `
-if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then return 0 end
+if ARGV[2] ~= '' and tonumber(current) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `;
@@ -146,7 +152,7 @@ export interface DocevalsScripts {
     token: string,
     ...fields: string[]
   ): Promise<number>;
-  docevalsDelete(record: string, index: string, id: string): Promise<number>;
+  docevalsDelete(record: string, index: string, id: string, expected: number | ''): Promise<number>;
   docevalsRange(
     index: string,
     order: 'asc' | 'desc',

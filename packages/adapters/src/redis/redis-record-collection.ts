@@ -94,9 +94,10 @@ export function redisRecordCollection<T extends StoredRecordBase>(
       });
     },
 
-    delete(organizationId, id) {
+    delete(organizationId, id, expectedVersion) {
       return connection.run(`${label}.delete`, async (client) => {
-        return (await client.docevalsDelete(recordKey(organizationId, id), indexKey(organizationId), id)) === 1;
+        const expected = expectedVersion ?? '';
+        return (await client.docevalsDelete(recordKey(organizationId, id), indexKey(organizationId), id, expected)) === 1;
       });
     },
 

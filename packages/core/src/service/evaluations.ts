@@ -217,9 +217,12 @@ export function evaluationOperations(ctx: ServiceContext) {
 
     async delete(organizationId: string, raw: EvaluationRefInput): Promise<Deleted> {
       const input = parseInput(evaluationRefInputSchema, raw);
-      const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      if (!(await ctx.storage.evaluations.delete(organizationId, input.evaluation_id))) {
-        throw notFound('evaluation', input.evaluation_id);
+      // Delete exactly the version read, so that the references released below are the ones the deleted record
+      // held: a document removed meanwhile has released its own, and must not be released twice (that could drop
+      // a file another evaluation still uses).
+      let found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      while (!(await ctx.storage.evaluations.delete(organizationId, input.evaluation_id, found.version))) {
+        found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       }
       // The evaluation is gone; its iterations and file references go after it. A crash here leaks, never loses.
       await Promise.allSettled(

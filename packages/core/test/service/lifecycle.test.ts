@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '@docevals/adapters/memory';
+import type { Storage } from '@docevals/core';
 import { invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
 describe('lifecycle rules of the service', () => {
@@ -25,6 +26,36 @@ describe('lifecycle rules of the service', () => {
 
     await docevals.evals.documents.delete(ORG, { evaluation_id: second.id, document_id: fileId });
     expect(await storage.files.get(ORG, fileId)).toBeNull();
+  });
+
+  it('releases only the references the deleted evaluation held, when a document went meanwhile', async () => {
+    const base = memoryStorage();
+    // Runs `beforeDelete` once, between the service's read of the evaluation and its deletion in the store.
+    let beforeDelete: (() => Promise<unknown>) | undefined;
+    const storage: Storage = {
+      ...base,
+      evaluations: {
+        ...base.evaluations,
+        async delete(organizationId, id, expectedVersion) {
+          const run = beforeDelete;
+          beforeDelete = undefined;
+          if (run) await run();
+          return base.evaluations.delete(organizationId, id, expectedVersion);
+        },
+      },
+    };
+    const docevals = makeService({ storage });
+    const shared = invoiceDocument('shared.json', { total: 1 }, { total: 1 });
+    const first = await docevals.evals.create(ORG, { name: 'one', json_schema: invoiceSchema, documents: [shared] });
+    const second = await docevals.evals.create(ORG, { name: 'two', json_schema: invoiceSchema, documents: [shared] });
+    const fileId = first.documents[0]!.id;
+
+    beforeDelete = () => docevals.evals.documents.delete(ORG, { evaluation_id: first.id, document_id: fileId });
+    await docevals.evals.delete(ORG, { evaluation_id: first.id });
+
+    // The second evaluation's reference is intact: the file was released once (by the document delete), not twice.
+    expect(await storage.files.get(ORG, fileId)).not.toBeNull();
+    expect((await docevals.evals.get(ORG, { evaluation_id: second.id })).documents[0]!.id).toBe(fileId);
   });
 
   it('pages evaluations newest first by default, with cursors, list_metadata and exact filters', async () => {
