@@ -149,9 +149,10 @@ export function iterationOperations(ctx: ServiceContext) {
         await ctx.storage.iterations.delete(organizationId, record.id).catch(() => undefined);
         throw error;
       }
+      // Render against the evaluation as it is now: a figure cached for an older annotation is recomputed there,
+      // so the record in hand answers as the stored one would.
       const latest = (await refreshStale(ctx, snapshot, organizationId, evaluation.id)) ?? evaluation;
-      const stored = await ctx.storage.iterations.get(organizationId, record.id);
-      return renderIteration(latest, stored?.value ?? record);
+      return renderIteration(latest, record);
     },
 
     async get(organizationId: string, raw: IterationRefInput): Promise<Iteration> {
@@ -214,8 +215,7 @@ export function iterationOperations(ctx: ServiceContext) {
       }));
       if (!updated) throw notFound('iteration', iteration.id);
       const latest = (await refreshStale(ctx, documents, organizationId, evaluation.id)) ?? evaluation;
-      const stored = await ctx.storage.iterations.get(organizationId, iteration.id);
-      return renderIteration(latest, stored?.value ?? updated.record.value);
+      return renderIteration(latest, updated.record.value);
     },
   };
 }
