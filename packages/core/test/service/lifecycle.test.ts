@@ -155,6 +155,14 @@ describe('lifecycle rules of the service', () => {
     expect(iteration!.metric_results.mean_similarity).toBe(1);
   });
 
+  it('stores a processor whose model nobody serves yet, and refuses it when it runs', async () => {
+    const docevals = makeService();
+    const processor = await docevals.processors.create(ORG, { name: 'later', model: 'gpt-not-registered', json_schema: invoiceSchema });
+    await expect(
+      docevals.processors.submit(ORG, { processor_id: processor.id, document: { filename: 'a.json', url: 'data:application/json;base64,e30=' } }),
+    ).rejects.toMatchObject({ code: 'validation_error', issues: [{ path: 'model' }] });
+  });
+
   it('deletes an iteration: gone from the list and from get', async () => {
     const docevals = makeService();
     const evaluation = await docevals.evals.create(ORG, {
