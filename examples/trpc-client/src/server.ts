@@ -37,7 +37,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
     router: createDocevalsRouter({ docevals }),
     createContext: createDocevalsContext({ authenticate: apiKeyAuthenticator({ keys: options.keys }) }),
     basePath: '/trpc/',
-    // The REST API's default body limit (service.md); tRPC's standalone adapter has none unless told.
+    // The REST API's default body limit (docs/spec/service.md); tRPC's standalone adapter has none unless told.
     maxBodySize: 32 * 1024 * 1024,
     // The host's chance to log what callers never see: the cause of an unexpected error.
     onError: ({ error, path }) => {

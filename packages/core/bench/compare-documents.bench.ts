@@ -1,5 +1,5 @@
 /**
- * compareDocuments throughput on shared/vectors/perf-invoices.json (40 invoices x 60 line items, perturbed and
+ * compareDocuments throughput on fixtures/vectors/perf-invoices.json (40 invoices x 60 line items, perturbed and
  * reordered predictions). Target (issue 3): >= 550 documents/s aligned + unaligned on one core, 50x a
  * straightforward Python implementation (~11 documents/s). Not a test; figures are kept in docs/benchmarks.md.
  * Run: pnpm bench compare-documents
@@ -12,7 +12,7 @@ import { TextContext } from '../src/metrics/normalize-text.js';
 import { scoreDocument } from '../src/metrics/section-walk.js';
 import { prepareDocument } from '../src/metrics/compare-documents.js';
 
-const file = fileURLToPath(new URL('../../../../shared/vectors/perf-invoices.json', import.meta.url));
+const file = fileURLToPath(new URL('../../../fixtures/vectors/perf-invoices.json', import.meta.url));
 const { pairs } = JSON.parse(readFileSync(file, 'utf8')) as {
   pairs: Array<{ annotation: JsonObject; prediction: JsonObject }>;
 };

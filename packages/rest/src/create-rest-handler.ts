@@ -36,7 +36,7 @@ export interface RestHandlerOptions {
   onError?: (error: unknown, request: Request) => void;
 }
 
-/** Default body limit: 32 MiB (service.md, Limits). */
+/** Default body limit: 32 MiB (docs/spec/service.md, Limits). */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 type Env = { Variables: { organizationId: string } };
@@ -47,7 +47,7 @@ type Env = { Variables: { organizationId: string } };
  * and answers the result with 200 or the error with the status of its code (`error-response.ts`). All validation
  * happens in the core, so REST, tRPC and in-process callers get the same issues with the same paths.
  *
- * Serves every endpoint of the interface and of service.md's REST table, `GET /health` (no key), and
+ * Serves every endpoint of the interface and of docs/spec/service.md's REST table, `GET /health` (no key), and
  * `GET /v1/openapi.json` (OpenAPI 3.1), all under `basePath`. Unknown paths are 404; a known path with another
  * method is 405 with an `Allow` header.
  *

@@ -58,7 +58,7 @@ const listOf = listResultSchema;
 type Input<F extends (...args: never[]) => unknown> = Parameters<F>[1];
 const castInput = <F extends (...args: never[]) => unknown>(input: Record<string, unknown>) => input as NonNullable<Input<F>>;
 
-/** Every endpoint of interface.md section 4 and of service.md's REST paths table. */
+/** Every endpoint of docs/spec/interface.md section 4 and of docs/spec/service.md's REST paths table. */
 export const ENDPOINTS: readonly Endpoint[] = [
   // Evaluations
   {

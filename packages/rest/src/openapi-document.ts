@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 
-/** The error body of every failure (service.md, Errors). */
+/** The error body of every failure (docs/spec/service.md, Errors). */
 const errorBodySchema = z.object({
   error: z.object({
     code: z.string(),

@@ -41,7 +41,7 @@ afterEach(async () => {
   faults.fail('none');
 });
 
-/** The error body of service.md, exactly: `{error: {code, message, issues?}}` and nothing else. */
+/** The error body of docs/spec/service.md, exactly: `{error: {code, message, issues?}}` and nothing else. */
 function expectError(body: any, code: string) {
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error.code).toBe(code);

@@ -9,7 +9,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('the seven endpoints of the interface, end to end over a socket', () => {
-  it('creates, updates, runs, lists, annotates and configures, each answer shaped as interface.md says', async () => {
+  it('creates, updates, runs, lists, annotates and configures, each answer shaped as docs/spec/interface.md says', async () => {
     // 4.1 Create evaluation, with a document as a data URL
     const created = await api.call('POST', '/v1/evals', { body: evaluationBody() });
     expect(created.status).toBe(200);
@@ -87,7 +87,7 @@ describe('the seven endpoints of the interface, end to end over a socket', () =>
   });
 });
 
-describe('the other routes of service.md', () => {
+describe('the other routes of docs/spec/service.md', () => {
   it('gets, lists and deletes evaluations, documents, iterations and processors, and submits to a processor', async () => {
     const evaluation = (await api.call('POST', '/v1/evals', { body: evaluationBody({ name: 'Other routes' }) })).body;
     const e = `/v1/evals/${evaluation.id}`;

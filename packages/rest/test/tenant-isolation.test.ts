@@ -50,7 +50,7 @@ describe('tenant isolation', () => {
       key: KEY_B,
       body: { id: ids.processorId, name: 'Same id', model: 'local-rules', json_schema: { type: 'object' } },
     });
-    expect(r.status).toBe(200); // ids are unique per organization (service.md)
+    expect(r.status).toBe(200); // ids are unique per organization (docs/spec/service.md)
     expect(r.body).toMatchObject({ id: ids.processorId, organization_id: ORG_B });
     expect((await api.call('GET', `/v1/processors/${ids.processorId}`)).body.name).toBe('Invoice reader');
   });

@@ -2,7 +2,7 @@ const BEARER = /^Bearer[ \t]+(\S.*)$/i;
 
 /**
  * The API key a request carries: the `Api-Key` header, or else the token of `Authorization: Bearer <key>`
- * (service.md, Authentication). Surrounding whitespace is dropped; an empty value counts as no key.
+ * (docs/spec/service.md, Authentication). Surrounding whitespace is dropped; an empty value counts as no key.
  *
  * @example
  * readApiKey(new Headers({ 'Api-Key': 'sk_123' }));             // 'sk_123'

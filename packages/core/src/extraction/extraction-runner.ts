@@ -11,7 +11,7 @@ import { callWithRetries, type ExtractionCallEvent, type RunResult } from './cal
 import { describeModelPattern, findExtractor } from './model-routing.js';
 import { reconcile } from './reconcile.js';
 
-/** The defaults of {@link ExtractionOptions} (service.md, Limits). */
+/** The defaults of {@link ExtractionOptions} (docs/spec/service.md, Limits). */
 export const DEFAULT_EXTRACTION_OPTIONS: Readonly<ExtractionOptions> = Object.freeze({
   concurrency: 8,
   timeoutMs: 120_000,
@@ -91,7 +91,7 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     const extractor = route(settings.model, 'inference_settings.model');
     const validate = compileJsonSchema(jsonSchema, 'json_schema');
     const runs = Math.max(1, Math.floor(settings.n_consensus ?? 1));
-    // One limit per call, over documents and consensus runs together (service.md, Iterations).
+    // One limit per call, over documents and consensus runs together (docs/spec/service.md, Iterations).
     const limit = pLimit(config.concurrency);
     return Promise.all(
       documents.map(async (document, documentIndex) => {
@@ -171,7 +171,7 @@ function single(result: RunResult): DocumentPrediction {
   };
 }
 
-/** n_consensus > 1: failed runs do not vote (consensus.md); every run is listed in `consensus_details`. */
+/** n_consensus > 1: failed runs do not vote (docs/spec/consensus.md); every run is listed in `consensus_details`. */
 function consensus(results: RunResult[]): DocumentPrediction {
   const details = results.map((r): JsonObject => {
     if (!r.ok) return { prediction: null, error: r.error };

@@ -13,7 +13,7 @@ export interface Reconciled {
 const ITEM_MATCH_THRESHOLD = 0.5;
 
 /**
- * Reconciles the outputs of n runs on one document into one prediction (consensus.md): the pivot is the output
+ * Reconciles the outputs of n runs on one document into one prediction (docs/spec/consensus.md): the pivot is the output
  * most similar on average to the others; array items are kept when a majority of outputs has a matching item;
  * every leaf takes the value of the largest group of outputs that agree on it (`leafSimilarity` of 1).
  * Pass only valid outputs: failed runs do not vote.
@@ -35,7 +35,7 @@ export function reconcile(outputs: JsonObject[]): Reconciled {
   return { prediction: result.value as JsonObject, likelihoods: result.likelihood as JsonObject };
 }
 
-/** The output with the highest mean similarity to the others (metrics.md section 3); ties go to the earliest. */
+/** The output with the highest mean similarity to the others (docs/spec/metrics.md section 3); ties go to the earliest. */
 function choosePivot(outputs: JsonObject[]): number {
   let best = 0;
   let bestScore = Number.NEGATIVE_INFINITY;

@@ -5,7 +5,7 @@ const MIN_POSITIONAL_EXPONENT = -4;
 const MAX_POSITIONAL_EXPONENT = 15;
 
 /**
- * The JSON text Python's `json.dumps(value, sort_keys=True)` writes (metrics.md section 6): keys sorted by code
+ * The JSON text Python's `json.dumps(value, sort_keys=True)` writes (docs/spec/metrics.md section 6): keys sorted by code
  * point, `", "` and `": "` separators, non-ASCII escaped as `\uXXXX` (lowercase hex, surrogate pairs above
  * U+FFFF), integral numbers below 1e16 as integers and every other number in Python's float repr. Throws
  * `validation_error` for values that are not JSON.
@@ -72,7 +72,7 @@ function pythonString(text: string): string {
 }
 
 /**
- * A number as metrics.md section 6 writes it: integral values with abs < 1e16 as integers (`-0` as `0`), others as
+ * A number as docs/spec/metrics.md section 6 writes it: integral values with abs < 1e16 as integers (`-0` as `0`), others as
  * Python's float repr. Both languages choose the same shortest round-tripping digits; only the layout differs.
  *
  * @example

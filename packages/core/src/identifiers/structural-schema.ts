@@ -21,7 +21,7 @@ const SCHEMA_SINGLES = [
 ];
 
 /**
- * The part of a JSON schema that shapes the data (metrics.md section 6): descriptions, titles, defaults, examples,
+ * The part of a JSON schema that shapes the data (docs/spec/metrics.md section 6): descriptions, titles, defaults, examples,
  * `required`, `deprecated`, `readOnly`/`writeOnly`, `x-` fields, keys holding `{}` and the empty key are dropped,
  * recursively through every subschema keyword. Boolean schemas stay as they are; anything else that is not an object
  * is kept unchanged. The input is not modified.

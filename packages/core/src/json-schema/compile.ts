@@ -8,7 +8,7 @@ const addFormats = ((addFormatsImport as unknown as { default?: unknown }).defau
   addFormatsImport) as typeof addFormatsImport;
 
 function createAjv(): Ajv2020 {
-  // strict: false — unknown keywords such as `X-ReasoningPrompt` are prompts, not errors (service.md).
+  // strict: false — unknown keywords such as `X-ReasoningPrompt` are prompts, not errors (docs/spec/service.md).
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   return ajv;

@@ -1,6 +1,6 @@
 import { validationError } from '../errors.js';
 
-/** The deepest nesting any JSON value may have (metrics.md: 64 levels). */
+/** The deepest nesting any JSON value may have (docs/spec/metrics.md: 64 levels). */
 export const MAX_JSON_DEPTH = 64;
 
 export type JsonPrimitive = string | number | boolean | null;

@@ -1,5 +1,5 @@
 /**
- * Alignment of metrics.md section 4: every array of the prediction reordered to best match the annotation's array
+ * Alignment of docs/spec/metrics.md section 4: every array of the prediction reordered to best match the annotation's array
  * at the same place, inner arrays first, by a maximum-weight assignment with a 1e-9 bonus for keeping an item
  * where it was.
  */
@@ -129,7 +129,7 @@ export function matchArrays(aItems: ValueNode[], pItems: ValueNode[]): ArrayMatc
 }
 
 /**
- * The prediction with every array reordered to match the annotation (metrics.md section 4, recursively): the
+ * The prediction with every array reordered to match the annotation (docs/spec/metrics.md section 4, recursively): the
  * prediction item paired with annotation item i stands at index i, prediction items left over follow in their
  * original order. An annotation index that got no prediction item (prediction shorter) holds `null`, which
  * section 3 scores exactly like a missing value, so `compareDocuments(a, alignPrediction(a, p))` gives the
@@ -146,7 +146,7 @@ export function alignPrediction(annotation: JsonValue, prediction: JsonValue): J
 }
 
 /**
- * The optimal pairing of one array level (metrics.md section 4 steps 1-2): min(n, m) pairs, each with the section-3
+ * The optimal pairing of one array level (docs/spec/metrics.md section 4 steps 1-2): min(n, m) pairs, each with the section-3
  * similarity of the annotation item and the prediction item after aligning the arrays inside them. Pairs are
  * sorted by annotation index.
  *

@@ -5,7 +5,7 @@ import { TextContext } from './normalize-text.js';
 import { scoreDocument, similarityOf, type SimilarityTree } from './section-walk.js';
 import { EMPTY_OBJECT, OBJECT, prepareChecked, type ValueNode } from './value-node.js';
 
-/** The six figures of one document (metrics.md sections 3 and 4). */
+/** The six figures of one document (docs/spec/metrics.md sections 3 and 4). */
 export interface DocumentComparison {
   similarity: number;
   flat_similarities: Record<string, number>;

@@ -27,7 +27,7 @@ function numberSimilarity(x: number, y: number): number {
 }
 
 /**
- * Similarity in [0, 1] of two leaves (metrics.md section 1): strings by Levenshtein over normalized code points,
+ * Similarity in [0, 1] of two leaves (docs/spec/metrics.md section 1): strings by Levenshtein over normalized code points,
  * numbers relatively (absolutely below 1e-4), booleans by equality, null equal to "empty" values, and 0 between
  * kinds (`"12"` vs `12`, `true` vs `1`). Throws `validation_error` for values that are not JSON.
  *

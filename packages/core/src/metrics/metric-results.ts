@@ -22,7 +22,7 @@ export function computeItemMetric(document: MetricDocument, prediction: JsonObje
 }
 
 /**
- * Means over per-document figures (metrics.md section 5): a service that caches each document's ItemMetric only
+ * Means over per-document figures (docs/spec/metrics.md section 5): a service that caches each document's ItemMetric only
  * recomputes the one that changed and calls this. Means are 1 when there are no documents.
  *
  * @example

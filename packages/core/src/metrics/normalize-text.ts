@@ -1,5 +1,5 @@
 /**
- * String side of metrics.md section 1: normalization and a Levenshtein similarity that counts code points.
+ * String side of docs/spec/metrics.md section 1: normalization and a Levenshtein similarity that counts code points.
  *
  * `fastest-levenshtein` works on UTF-16 units, so a character above U+FFFF would count as two. A normalized string
  * only holds letters and digits (plus what `toLowerCase` adds, e.g. U+0307), never a private-use character
@@ -44,7 +44,7 @@ function bmpKindOf(unit: number): number {
 }
 
 /**
- * The normalized form of metrics.md section 1: NFKD, letters and digits of any script only, then `toLowerCase`.
+ * The normalized form of docs/spec/metrics.md section 1: NFKD, letters and digits of any script only, then `toLowerCase`.
  *
  * NFKD of a string is the concatenation of each code point's decomposition, then a reordering that only moves
  * characters of non-zero combining class; no letter or digit has one (a test checks every code point of the

@@ -1,5 +1,5 @@
 /**
- * The walk of metrics.md section 3 over prepared values, in two forms: `similarityOf` only sums scores (the hot
+ * The walk of docs/spec/metrics.md section 3 over prepared values, in two forms: `similarityOf` only sums scores (the hot
  * path: it runs for every pair of items alignment weighs), `scoreDocument` also writes every path and the tree.
  * Both dispatch the four cases in the same order; the tests check that they agree on every vector.
  */
@@ -135,7 +135,7 @@ export function scoreDocument(a: ValueNode, b: ValueNode): DocumentScores {
   };
 }
 
-/** In a segment `~` is written `~0` and `.` is written `~1` (metrics.md section 2). */
+/** In a segment `~` is written `~0` and `.` is written `~1` (docs/spec/metrics.md section 2). */
 export function escapeSegment(segment: string): string {
   if (segment.indexOf('~') < 0 && segment.indexOf('.') < 0) return segment;
   return segment.replace(/~/g, '~0').replace(/\./g, '~1');

@@ -1,6 +1,6 @@
 /**
  * A JSON value prepared once for many comparisons: kinds resolved, strings normalized, keys listed, and the
- * figures case 4 of metrics.md section 3 needs (leaf count, how many leaves score 1 against null) precomputed.
+ * figures case 4 of docs/spec/metrics.md section 3 needs (leaf count, how many leaves score 1 against null) precomputed.
  * Aligning a 60-item list compares 3,600 pairs of items; preparing each item once instead of per pair is where most
  * of the speed comes from.
  */

@@ -19,7 +19,7 @@ export const documentInputSchema = z.object({
 });
 export type DocumentInput = z.input<typeof documentInputSchema>;
 
-/** A document in a response (interface.md 2.2): `id` is its file_id, `url` is rebuilt from the file store. */
+/** A document in a response (docs/spec/interface.md 2.2): `id` is its file_id, `url` is rebuilt from the file store. */
 export const documentSchema = z.object({
   id: z.string(),
   mime_data: z.object({ filename: z.string(), url: z.string() }),
@@ -34,7 +34,7 @@ export type AddDocumentInput = z.input<typeof addDocumentInputSchema>;
 export const documentRefInputSchema = z.object({ evaluation_id: idParam, document_id: idParam });
 export type DocumentRefInput = z.input<typeof documentRefInputSchema>;
 
-/** PUT a document's annotation (interface.md 4.5). An omitted annotation_metadata stays as it is. */
+/** PUT a document's annotation (docs/spec/interface.md 4.5). An omitted annotation_metadata stays as it is. */
 export const updateDocumentInputSchema = documentRefInputSchema.extend({
   annotation: jsonObject(),
   annotation_metadata: metadataSchema.nullable().optional(),

@@ -5,7 +5,7 @@ import { importedIterationInputSchema, iterationSchema } from './iterations.js';
 import { clientId, idParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 
-/** POST /v1/evals (interface.md 4.1). Computed fields a client sends (updated_at, ids) are ignored. */
+/** POST /v1/evals (docs/spec/interface.md 4.1). Computed fields a client sends (updated_at, ids) are ignored. */
 export const createEvaluationInputSchema = z.object({
   id: clientId.optional(),
   name: z.string().min(1, 'name must not be empty').max(512),
@@ -17,7 +17,7 @@ export const createEvaluationInputSchema = z.object({
 });
 export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 
-/** PATCH /v1/evals/{evaluation_id} (interface.md 4.2): omitted fields stay. */
+/** PATCH /v1/evals/{evaluation_id} (docs/spec/interface.md 4.2): omitted fields stay. */
 export const updateEvaluationInputSchema = z.object({
   evaluation_id: idParam,
   name: z.string().min(1, 'name must not be empty').max(512).optional(),

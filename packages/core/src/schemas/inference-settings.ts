@@ -8,7 +8,7 @@ export const modalitySchema = z.enum(MODALITIES);
 export const reasoningEffortSchema = z.enum(REASONING_EFFORTS).nullable();
 export const browserCanvasSchema = z.enum(BROWSER_CANVASES);
 
-/** The settings fields with their bounds (service.md, Inference settings). Every field optional. */
+/** The settings fields with their bounds (docs/spec/service.md, Inference settings). Every field optional. */
 export const settingsFields = {
   model: z.string().min(1, 'model must not be empty').max(256),
   temperature: z.number().min(0).max(2),
@@ -43,7 +43,7 @@ export const inferenceSettingsSchema = z.object({
 });
 export type InferenceSettings = z.infer<typeof inferenceSettingsSchema>;
 
-/** Defaults for omitted settings (service.md). `model` has none: a missing model is a 422. */
+/** Defaults for omitted settings (docs/spec/service.md). `model` has none: a missing model is a 422. */
 export const DEFAULT_INFERENCE_SETTINGS: Omit<InferenceSettings, 'model'> = Object.freeze({
   temperature: 0,
   modality: 'native',

@@ -3,7 +3,7 @@ import { inferenceSettingsInputSchema, inferenceSettingsSchema } from './inferen
 import { idParam, jsonObject } from './json.js';
 import { metadataSchema } from './metadata.js';
 
-/** A prediction in a response: one per document of the evaluation, in document order (service.md). */
+/** A prediction in a response: one per document of the evaluation, in document order (docs/spec/service.md). */
 export const predictionSchema = z.object({
   document_id: z.string(),
   prediction: jsonObject(),
@@ -45,7 +45,7 @@ export const iterationSchema = z.object({
 });
 export type Iteration = z.infer<typeof iterationSchema>;
 
-/** An iteration imported with an evaluation: its predictions as they are (service.md, Evaluations). */
+/** An iteration imported with an evaluation: its predictions as they are (docs/spec/service.md, Evaluations). */
 export const importedIterationInputSchema = z.object({
   id: z.string().min(1).max(256).optional(),
   inference_settings: inferenceSettingsInputSchema.default({}),

@@ -13,7 +13,7 @@ export const jsonObject = () =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
     }) as unknown as z.ZodType<JsonObject, Record<string, unknown>>;
 
-/** An id a client may choose for a new object (service.md: `^[A-Za-z0-9_-]{1,128}$`). */
+/** An id a client may choose for a new object (docs/spec/service.md: `^[A-Za-z0-9_-]{1,128}$`). */
 export const clientId = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,128}$/, 'an id is 1 to 128 letters, digits, "_" or "-"');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Cursor pagination (service.md, Lists). `limit` arrives as a string in a query, so it is coerced. */
+/** Cursor pagination (docs/spec/service.md, Lists). `limit` arrives as a string in a query, so it is coerced. */
 export const listQueryFields = {
   limit: z.coerce.number().int().min(1).max(100).default(10),
   order: z.enum(['asc', 'desc']).default('desc'),

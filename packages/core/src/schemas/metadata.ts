@@ -6,7 +6,7 @@ export const apiCostSchema = z.object({ value: z.number(), currency: z.string() 
 export type ApiCost = z.infer<typeof apiCostSchema>;
 
 /**
- * Metadata of an annotation or a prediction (interface.md 2.3). Extra keys are kept: a failed extraction's
+ * Metadata of an annotation or a prediction (docs/spec/interface.md 2.3). Extra keys are kept: a failed extraction's
  * metadata carries `error`, and hosts may add their own.
  */
 export const metadataSchema = z.looseObject({

@@ -4,7 +4,7 @@ import { clientId, idParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 import { metadataSchema } from './metadata.js';
 
-/** POST /v1/processors (interface.md 4.6): name, model and json_schema required; the rest defaults. */
+/** POST /v1/processors (docs/spec/interface.md 4.6): name, model and json_schema required; the rest defaults. */
 export const createProcessorInputSchema = z.object({
   id: clientId.optional(),
   name: z.string().min(1, 'name must not be empty').max(512),
@@ -19,7 +19,7 @@ export const createProcessorInputSchema = z.object({
 });
 export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 
-/** PUT /v1/processors/{processor_id} (interface.md 4.7): changes the fields it carries, keeps the others. */
+/** PUT /v1/processors/{processor_id} (docs/spec/interface.md 4.7): changes the fields it carries, keeps the others. */
 export const updateProcessorInputSchema = z.object({
   processor_id: idParam,
   name: createProcessorInputSchema.shape.name.optional(),

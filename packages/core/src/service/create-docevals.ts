@@ -7,7 +7,7 @@ import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
 
-/** service.md, Limits. */
+/** docs/spec/service.md, Limits. */
 export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
   maxDocumentsPerEvaluation: 10_000,
   maxIterationsPerEvaluation: 1_000,

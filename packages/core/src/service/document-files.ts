@@ -31,7 +31,7 @@ interface DocumentLike {
 }
 
 /**
- * Resolves a document to its file_id (service.md, Documents and files): content is hashed; a reference names a
+ * Resolves a document to its file_id (docs/spec/service.md, Documents and files): content is hashed; a reference names a
  * stored file by `mime_data.file_id` or `id`. A client `id` that differs from the content's file_id is an issue.
  */
 export function prepareDocument(document: DocumentLike, path: string): PreparedDocument | ErrorIssue[] {

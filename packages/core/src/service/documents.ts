@@ -33,7 +33,7 @@ function findDocument(evaluation: EvaluationRecord, documentId: string): StoredD
 }
 
 /**
- * Brings the cached metrics of one document up to date in every iteration of the evaluation (service.md: changing
+ * Brings the cached metrics of one document up to date in every iteration of the evaluation (docs/spec/service.md: changing
  * an annotation recomputes every iteration's metrics). Each iteration is its own compare-and-set, so a re-run
  * writing predictions at the same time is never overwritten; a cache computed for an older revision is never
  * served (render checks the revision), so the order of concurrent refreshes does not matter.
@@ -142,7 +142,7 @@ export function documentOperations(ctx: ServiceContext) {
         };
       });
       if (!updated) throw notFound('evaluation', input.evaluation_id);
-      // Predictions of a deleted document are removed everywhere (service.md); renders already leave them out.
+      // Predictions of a deleted document are removed everywhere (docs/spec/service.md); renders already leave them out.
       const limit = pLimit(REFRESH_CONCURRENCY);
       await Promise.all(
         updated.record.value.iteration_ids.map((iterationId) =>

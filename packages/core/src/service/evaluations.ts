@@ -33,7 +33,7 @@ export async function requireEvaluation(ctx: ServiceContext, organizationId: str
 
 type ParsedCreate = ReturnType<typeof createEvaluationInputSchema.parse>;
 
-/** Builds the records of the iterations imported with a new evaluation (service.md, Evaluations). */
+/** Builds the records of the iterations imported with a new evaluation (docs/spec/service.md, Evaluations). */
 function importIterations(
   ctx: ServiceContext,
   organizationId: string,

@@ -22,7 +22,7 @@ export function checkJsonSchema(schema: JsonObject, path: string, maxBytes: numb
   return { schema_id: computeSchemaId(schema), schema_data_id: computeSchemaDataId(schema) };
 }
 
-/** 409: an iteration (or an update) whose schema has another structure than the evaluation's (service.md). */
+/** 409: an iteration (or an update) whose schema has another structure than the evaluation's (docs/spec/service.md). */
 export function schemaStructureConflict(current: string, proposed: string, what: string): DocevalsError {
   return new DocevalsError(
     'conflict',

@@ -21,7 +21,7 @@ export function unknownCursor(query: Cursors) {
 }
 
 /**
- * `list_metadata` of a page (service.md, Lists): `after` is the last id when more follow, `before` the first id when
+ * `list_metadata` of a page (docs/spec/service.md, Lists): `after` is the last id when more follow, `before` the first id when
  * some precede. Reading with a cursor means the cursor's own side has objects.
  */
 export function listMetadata<T extends { id: string }>(page: RecordPage<T>, query: Cursors): ListMetadata {

@@ -27,7 +27,7 @@ import type {
 } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
 
-/** Limits a host can change (service.md, Limits). */
+/** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
   /** @default 10_000 */
   maxDocumentsPerEvaluation: number;
@@ -37,7 +37,7 @@ export interface DocevalsLimits {
   maxJsonSchemaBytes: number;
 }
 
-/** How extractor calls are made (service.md, Iterations and Limits). */
+/** How extractor calls are made (docs/spec/service.md, Iterations and Limits). */
 export interface ExtractionOptions {
   /** Extractor calls in flight per iteration, documents and consensus runs together. @default 8 */
   concurrency: number;

@@ -4,7 +4,7 @@ import { loadVectors } from '../metrics/load-vectors.js';
 
 const vectors = loadVectors();
 
-describe('identifier vectors (shared/vectors/metrics-vectors.json)', () => {
+describe('identifier vectors (fixtures/vectors/metrics-vectors.json)', () => {
   it('holds schemas and files', () => {
     expect(vectors.schemas.length).toBeGreaterThan(0);
     expect(vectors.files.length).toBeGreaterThan(0);

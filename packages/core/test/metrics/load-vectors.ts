@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The shared vectors live beside the repository: /work/shared next to /work/main. A missing file throws. */
-export const VECTORS_PATH = fileURLToPath(new URL('../../../../../shared/vectors/metrics-vectors.json', import.meta.url));
+/** The metric vectors the repository carries (fixtures/vectors, see its README). A missing file throws. */
+export const VECTORS_PATH = fileURLToPath(new URL('../../../../fixtures/vectors/metrics-vectors.json', import.meta.url));
 
 export interface MetricsVectors {
   schemas: Array<{ schema: unknown; schema_id: string; schema_data_id: string }>;

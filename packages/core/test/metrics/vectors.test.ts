@@ -5,7 +5,7 @@ import { firstDifference, loadVectors } from './load-vectors.js';
 // Loaded at collection time: a missing or unreadable file fails the run instead of skipping it.
 const vectors = loadVectors();
 
-describe('metrics vectors (shared/vectors/metrics-vectors.json)', () => {
+describe('metrics vectors (fixtures/vectors/metrics-vectors.json)', () => {
   it('holds cases of every kind', () => {
     expect(vectors.leaf.length).toBeGreaterThan(0);
     expect(vectors.items.length).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ export const INVOICE_SCHEMA = {
 
 export const INVOICE_ANNOTATION = { invoice_number: 'INV-1', total: 42 };
 
-/** The body of interface.md 4.1 for one invoice. */
+/** The body of docs/spec/interface.md 4.1 for one invoice. */
 export function evaluationBody(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Invoices',
@@ -27,7 +27,7 @@ export function evaluationBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** The body of interface.md 4.6. */
+/** The body of docs/spec/interface.md 4.6. */
 export function processorBody(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Invoice reader',
