@@ -24,7 +24,8 @@ if (chosen.length === 0) {
 let failed = 0;
 for (const file of chosen) {
   console.log(`\n=== ${file.slice(root.length)}`);
-  const r = spawnSync('pnpm', ['exec', 'tsx', file], { stdio: 'inherit', cwd: root });
+  // The root tsconfig's `paths` map @docevals/* to the packages' sources: benchmarks import packages by name, unbuilt.
+  const r = spawnSync('pnpm', ['exec', 'tsx', '--tsconfig', join(root, 'tsconfig.json'), file], { stdio: 'inherit', cwd: root });
   if (r.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);

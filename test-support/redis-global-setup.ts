@@ -24,7 +24,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   }
   const server = await startRedisServer();
   project.provide('redisUrl', server.url);
-  return server.stop;
+  return () => server.stop();
 }
 
 export interface RedisServerHandle {

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { completion, FakeOpenAIServer } from '../../../packages/openai/test/support/fake-openai-server.js';
+import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 import { apiClient as api } from './support/api-client.js';
 import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
 

@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type EvaluationRecord, type StoredDocument, updateRecord } from '../../core/src/index.js';
+import { type EvaluationRecord, type StoredDocument, updateRecord } from '@docevals/core';
 import { lowdbStorage } from '../src/lowdb/index.js';
 import { DurableJsonFile, emptyState, type LowdbState, serializeState, withItem } from '../src/lowdb/json-state.js';
 

@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { updateRecord, type EvaluationRecord } from '../../core/src/index.js';
+import { updateRecord, type EvaluationRecord } from '@docevals/core';
 import { redisStorage } from '../src/redis/index.js';
 import { evaluationFixture } from '../test/support/redis-fixtures.js';
 import { deleteKeys } from '../test/support/redis-test-keys.js';

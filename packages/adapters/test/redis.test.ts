@@ -376,8 +376,8 @@ describe('redisStorage across processes', () => {
         });
         let out = '';
         let err = '';
-        child.stdout.on('data', (d: Buffer) => (out += d));
-        child.stderr.on('data', (d: Buffer) => (err += d));
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
         child.once('error', reject);
         child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`writer ${tag} exited ${code}: ${err}`))));
       });

@@ -1,6 +1,6 @@
 // The loopback server of the throughput benchmark in its own process, so that serving does not compete with the
 // runner for one event loop. Forked by iteration-throughput.bench.ts; sends its base URL over IPC.
-import { completion, FakeOpenAIServer } from '../test/support/fake-openai-server.js';
+import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 
 const delayMs = Number(process.argv[2] ?? 20);
 const server = await new FakeOpenAIServer().start();

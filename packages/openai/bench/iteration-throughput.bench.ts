@@ -10,9 +10,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type JsonObject } from '../../core/src/index.js';
+import { createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type JsonObject } from '@docevals/core';
 import { openaiExtractor } from '../src/index.js';
-import { completion, FakeOpenAIServer } from '../test/support/fake-openai-server.js';
+import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 
 const DOCUMENTS = 200;
 const DELAY_MS = 20;

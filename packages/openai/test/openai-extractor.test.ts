@@ -9,7 +9,7 @@ import {
 import { openaiExtractor, pdfText } from '@docevals/openai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiError, completion, FakeOpenAIServer } from './support/fake-openai-server.js';
+import { apiError, completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 import { tinyPdf } from './support/tiny-pdf.js';
 
 const schema: JsonObject = {

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { memoryStorage } from '../../adapters/src/memory/index.js';
-import { apiKeyAuthenticator, createDocevals, type Authenticate } from '../../core/src/index.js';
+import { memoryStorage } from '@docevals/adapters/memory';
+import { apiKeyAuthenticator, createDocevals, type Authenticate } from '@docevals/core';
 import { createRestHandler } from '../src/index.js';
 import { toNodeHandler } from '../src/node/index.js';
 

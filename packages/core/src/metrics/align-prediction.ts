@@ -112,7 +112,7 @@ export function matchArrays(aItems: ValueNode[], pItems: ValueNode[]): ArrayMatc
   }
   const columnOf = solver.columnOf();
   const pairs: ItemPair[] = [];
-  const alignedByA: Array<ValueNode | undefined> = new Array(n).fill(undefined);
+  const alignedByA: Array<ValueNode | undefined> = new Array<ValueNode | undefined>(n).fill(undefined);
   const taken = new Uint8Array(m);
   for (let i = 0; i < n; i++) {
     const j = columnOf[i]!;

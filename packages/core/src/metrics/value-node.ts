@@ -111,7 +111,7 @@ export function prepareValue(value: unknown, texts: TextContext, depth = 0): Val
     }
     return containerNode(ARRAY, value, NO_KEYS, children);
   }
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) throw new NotJson();
   const record = value as Record<string, unknown>;
   const keys = texts.sharedKeys(Object.keys(record));

@@ -56,7 +56,7 @@ function isDateFormat(format: string | undefined): boolean {
   return format === 'date';
 }
 
-function matchEnum(value: JsonValue, options: JsonValue[]): JsonValue | undefined {
+function matchEnum(value: string | number | boolean, options: JsonValue[]): JsonValue | undefined {
   const exact = options.find((o) => o === value);
   if (exact !== undefined) return exact;
   const wanted = String(value).trim().toLowerCase();

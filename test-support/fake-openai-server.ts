@@ -51,7 +51,7 @@ export class FakeOpenAIServer {
       };
       res.on('close', finish);
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
+      const respond = async () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let body: unknown = text;
         try {
@@ -76,7 +76,9 @@ export class FakeOpenAIServer {
         const payload = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
         res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
         res.end(payload);
-      });
+      };
+      // A failure while answering ends the connection rather than leaving a rejection unhandled.
+      req.on('end', () => void respond().catch((error: unknown) => res.destroy(error instanceof Error ? error : undefined)));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server!.address() as AddressInfo).port;
