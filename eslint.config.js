@@ -45,7 +45,7 @@ for (const dir of readdirSync(`${root}packages`)) {
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** One `no-restricted-imports` setting: the docevals packages in `allowed` (plus `self`) and nothing else. */
-const restrictImports = (self, allowed) => {
+const restrictImports = (self, allowed, more = []) => {
   allowed = [...new Set(allowed)].filter((name) => name !== self);
   const names = [self, ...allowed].filter(Boolean).map(escape);
   return [
@@ -65,6 +65,7 @@ const restrictImports = (self, allowed) => {
           regex: '^@docevals/example-',
           message: 'Nothing imports an example.',
         },
+        ...more,
       ],
     },
   ];
@@ -128,6 +129,16 @@ export default tseslint.config(
     files: within(`packages/${name}`, ['src']),
     rules: { 'no-restricted-imports': restrictImports(name, allowed) },
   })),
+  // Inside core, the service is the top layer: extraction, metrics, schemas, ... never import it (no type cycle).
+  {
+    files: within('packages/core', ['src']),
+    ignores: ['packages/core/src/service/**', 'packages/core/src/index.ts'],
+    rules: {
+      'no-restricted-imports': restrictImports('core', boundaries.core, [
+        { regex: '^(\\.\\./)+service(/|$)', message: 'Only the service imports the service: move what is shared below it.' },
+      ]),
+    },
+  },
   // Package tests and benchmarks: the allowed packages and what the package.json declares.
   ...Object.entries(boundaries).map(([name, allowed]) => ({
     files: within(`packages/${name}`, ['test', 'bench']),

@@ -52,6 +52,16 @@ describe('package boundaries (eslint.config.js)', () => {
     expect(await boundaryErrors('packages/openai/test/x.test.ts', "import { FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';\n")).toEqual([]);
   });
 
+  it('keeps the service the top layer of core', async () => {
+    expect(await boundaryErrors('packages/core/src/extraction/x.ts', "import type { DocevalsOptions } from '../service/types.js';\n")).toEqual([
+      expect.stringContaining('Only the service imports the service'),
+    ]);
+    expect(await boundaryErrors('packages/core/src/extraction/local-rules/x.ts', "import '../../service/x.js';\n")).toHaveLength(1);
+    expect(await boundaryErrors('packages/core/src/service/x.ts', "import type { DocevalsOptions } from './types.js';\n")).toEqual([]);
+    // The core's boundaries still hold there.
+    expect(await boundaryErrors('packages/core/src/metrics/x.ts', "import '@docevals/adapters';\n")).toHaveLength(1);
+  });
+
   it('lets tests import what their package.json declares, and nothing imports an example', async () => {
     // @docevals/rest declares @docevals/adapters in devDependencies: its tests may use the memory store, its sources not.
     expect(await boundaryErrors('packages/rest/test/x.test.ts', "import { memoryStorage } from '@docevals/adapters/memory';\n")).toEqual([]);

@@ -4,7 +4,7 @@ import { ExtractionFailure, type ExtractionDocument, type ExtractionOutput, type
 import { describeSchemaErrors } from '../json-schema/compile.js';
 import { findJsonProblem, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
-import type { ExtractionOptions } from '../service/types.js';
+import type { ExtractionOptions } from './extraction-options.js';
 import { backoffDelay, sleep } from './backoff.js';
 
 /** What one extractor attempt reported, for `extractAll`'s `onCall` hook (progress, logs, tests). */

@@ -3,10 +3,10 @@ import pLimit from 'p-limit';
 import { DocevalsError, validationError } from '../errors.js';
 import type { ExtractionDocument, Extractor } from '../extractor.js';
 import { compileJsonSchema } from '../json-schema/compile.js';
-import type { JsonObject, JsonValue } from '../json/assert-json.js';
+import { isJsonValue, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
 import type { ApiCost, Metadata } from '../schemas/metadata.js';
-import type { ExtractionOptions } from '../service/types.js';
+import type { ExtractionOptions } from './extraction-options.js';
 import { callWithRetries, type ExtractionCallEvent, type RunResult } from './call-with-retries.js';
 import { describeModelPattern, findExtractor } from './model-routing.js';
 import { reconcile } from './reconcile.js';
@@ -175,14 +175,15 @@ function single(result: RunResult): DocumentPrediction {
 function consensus(results: RunResult[]): DocumentPrediction {
   const details = results.map((r): JsonObject => {
     if (!r.ok) return { prediction: null, error: r.error };
-    const usage = r.output.usage;
-    return usage ? { prediction: r.data, usage: { ...usage } as unknown as JsonValue } : { prediction: r.data };
+    const usage = r.output.usage && { ...r.output.usage };
+    return usage && isJsonValue(usage) ? { prediction: r.data, usage } : { prediction: r.data };
   });
   const valid = results.filter((r): r is Extract<RunResult, { ok: true }> => r.ok);
   const api_cost = sumCosts(valid.map((r) => r.output.api_cost ?? null));
   const base = { extraction_id: newExtractionId(), consensus_details: details, api_cost };
   if (valid.length === 0) {
-    const reasons = results.map((r, i) => `run ${i + 1}: ${(r as { error: string }).error}`).join('; ');
+    const failed = results.filter((r): r is Extract<RunResult, { ok: false }> => !r.ok);
+    const reasons = failed.map((r, i) => `run ${i + 1}: ${r.error}`).join('; ');
     return {
       prediction: {},
       metadata: { ...base, likelihoods: null, error: `every one of the ${results.length} consensus runs failed (${reasons})` },

@@ -39,6 +39,11 @@ export function assertJson(value: unknown, path = '', maxDepth = MAX_JSON_DEPTH)
   }
 }
 
+/** Whether `value` is a JSON value within `maxDepth` levels: {@link assertJson} as a type guard. */
+export function isJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): value is JsonValue {
+  return findJsonProblem(value, maxDepth) === null;
+}
+
 /** The first reason `value` is not a JSON value within `maxDepth` levels, with its path; null when it is. */
 export function findJsonProblem(
   value: unknown,
