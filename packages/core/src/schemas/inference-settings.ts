@@ -19,28 +19,15 @@ export const settingsFields = {
   n_consensus: z.number().int().min(1).max(16),
 };
 
+/** The names of the inference settings: the keys of {@link settingsFields}, the one list of them. */
+export const INFERENCE_SETTING_KEYS = Object.freeze(Object.keys(settingsFields) as Array<keyof typeof settingsFields>);
+
 /** Inference settings as a request carries them: every field optional, merged over defaults. */
-export const inferenceSettingsInputSchema = z.object({
-  model: settingsFields.model.optional(),
-  temperature: settingsFields.temperature.optional(),
-  modality: settingsFields.modality.optional(),
-  reasoning_effort: settingsFields.reasoning_effort.optional(),
-  image_resolution_dpi: settingsFields.image_resolution_dpi.optional(),
-  browser_canvas: settingsFields.browser_canvas.optional(),
-  n_consensus: settingsFields.n_consensus.optional(),
-});
+export const inferenceSettingsInputSchema = z.object(settingsFields).partial();
 export type InferenceSettingsInput = z.infer<typeof inferenceSettingsInputSchema>;
 
 /** Resolved inference settings: request over evaluation defaults over {@link DEFAULT_INFERENCE_SETTINGS}. */
-export const inferenceSettingsSchema = z.object({
-  model: z.string(),
-  temperature: z.number(),
-  modality: modalitySchema,
-  reasoning_effort: reasoningEffortSchema,
-  image_resolution_dpi: z.number(),
-  browser_canvas: browserCanvasSchema,
-  n_consensus: z.number(),
-});
+export const inferenceSettingsSchema = z.object(settingsFields);
 export type InferenceSettings = z.infer<typeof inferenceSettingsSchema>;
 
 /** Defaults for omitted settings (docs/spec/service.md). `model` has none: a missing model is a 422. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { inferenceSettingsSchema, settingsFields } from './inference-settings.js';
+import { inferenceSettingsInputSchema, inferenceSettingsSchema, settingsFields } from './inference-settings.js';
 import { clientId, idParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 import { metadataSchema } from './metadata.js';
@@ -8,14 +8,9 @@ import { metadataSchema } from './metadata.js';
 export const createProcessorInputSchema = z.object({
   id: clientId.optional(),
   name: z.string().min(1, 'name must not be empty').max(512),
+  ...inferenceSettingsInputSchema.shape,
   model: settingsFields.model,
   json_schema: jsonObject(),
-  modality: settingsFields.modality.optional(),
-  image_resolution_dpi: settingsFields.image_resolution_dpi.optional(),
-  browser_canvas: settingsFields.browser_canvas.optional(),
-  temperature: settingsFields.temperature.optional(),
-  reasoning_effort: settingsFields.reasoning_effort.optional(),
-  n_consensus: settingsFields.n_consensus.optional(),
 });
 export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 
@@ -23,14 +18,8 @@ export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 export const updateProcessorInputSchema = z.object({
   processor_id: idParam,
   name: createProcessorInputSchema.shape.name.optional(),
-  model: settingsFields.model.optional(),
+  ...inferenceSettingsInputSchema.shape,
   json_schema: jsonObject().optional(),
-  modality: settingsFields.modality.optional(),
-  image_resolution_dpi: settingsFields.image_resolution_dpi.optional(),
-  browser_canvas: settingsFields.browser_canvas.optional(),
-  temperature: settingsFields.temperature.optional(),
-  reasoning_effort: settingsFields.reasoning_effort.optional(),
-  n_consensus: settingsFields.n_consensus.optional(),
 });
 export type UpdateProcessorInput = z.input<typeof updateProcessorInputSchema>;
 

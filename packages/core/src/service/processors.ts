@@ -1,8 +1,10 @@
 import { DocevalsError, notFound } from '../errors.js';
 import { computeFileId } from '../identifiers/index.js';
 import {
-  DEFAULT_INFERENCE_SETTINGS,
+  INFERENCE_SETTING_KEYS,
   createProcessorInputSchema,
+  inferenceSettingsInputSchema,
+  inferenceSettingsSchema,
   listProcessorsInputSchema,
   processorRefInputSchema,
   submitProcessorInputSchema,
@@ -24,18 +26,9 @@ import { isIssue, parseDataUrl } from './data-url.js';
 import { newProcessorId } from './ids.js';
 import { checkJsonSchema } from './json-schemas.js';
 import { listMetadata, readPage } from './lists.js';
+import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
-
-const SETTING_KEYS = [
-  'model',
-  'modality',
-  'image_resolution_dpi',
-  'browser_canvas',
-  'temperature',
-  'reasoning_effort',
-  'n_consensus',
-] as const;
 
 function renderProcessor(record: ProcessorRecord): Processor {
   return {
@@ -57,8 +50,9 @@ function renderProcessor(record: ProcessorRecord): Processor {
   };
 }
 
+/** The record's inference settings and none of its other fields (the schema drops them). */
 function settingsOf(record: ProcessorRecord): InferenceSettings {
-  return Object.fromEntries(SETTING_KEYS.map((k) => [k, record[k]])) as unknown as InferenceSettings;
+  return inferenceSettingsSchema.parse(record);
 }
 
 export function processorOperations(ctx: ServiceContext) {
@@ -77,14 +71,7 @@ export function processorOperations(ctx: ServiceContext) {
         id: input.id ?? newProcessorId(),
         organization_id: organizationId,
         name: input.name,
-        model: input.model,
-        modality: input.modality ?? DEFAULT_INFERENCE_SETTINGS.modality,
-        image_resolution_dpi: input.image_resolution_dpi ?? DEFAULT_INFERENCE_SETTINGS.image_resolution_dpi,
-        browser_canvas: input.browser_canvas ?? DEFAULT_INFERENCE_SETTINGS.browser_canvas,
-        temperature: input.temperature ?? DEFAULT_INFERENCE_SETTINGS.temperature,
-        reasoning_effort:
-          input.reasoning_effort !== undefined ? input.reasoning_effort : DEFAULT_INFERENCE_SETTINGS.reasoning_effort,
-        n_consensus: input.n_consensus ?? DEFAULT_INFERENCE_SETTINGS.n_consensus,
+        ...resolveSettings(inferenceSettingsInputSchema.parse(input), undefined, ''),
         json_schema: input.json_schema,
         ...ids,
         created_at: now,
@@ -117,7 +104,7 @@ export function processorOperations(ctx: ServiceContext) {
         ? checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes)
         : undefined;
       const changes: Partial<ProcessorRecord> = {};
-      for (const key of ['name', ...SETTING_KEYS] as const) {
+      for (const key of ['name', ...INFERENCE_SETTING_KEYS] as const) {
         if (input[key] !== undefined) (changes as Record<string, unknown>)[key] = input[key];
       }
       if (input.json_schema && ids) Object.assign(changes, { json_schema: input.json_schema, ...ids });
