@@ -1,6 +1,6 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
+export default packageBuild({
   entry: {
     index: 'src/index.ts',
     'memory/index': 'src/memory/index.ts',
@@ -8,11 +8,6 @@ export default defineConfig({
     'redis/index': 'src/redis/index.ts',
     'conformance/index': 'src/conformance/index.ts',
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
   external: ['lowdb', 'ioredis', 'vitest', '@docevals/core'],
   noExternal: ['p-limit', 'yocto-queue'],
 });

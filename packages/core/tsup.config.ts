@@ -1,12 +1,6 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: true,
-  target: 'node20',
+export default packageBuild({
   // ESM-only dependencies are bundled so that the CJS build works on Node 20 without require(esm).
   noExternal: [/^@noble\/hashes/, 'p-limit', 'nanoid', 'yocto-queue'],
 });
