@@ -3,44 +3,48 @@ import { storageError, type Storage } from '@docevals/core';
 /** What the wrapped store does on every call: its job, refuse as unreachable, or fail like a bug would. */
 export type Fault = 'none' | 'unreachable' | 'bug';
 
-/** A detail that must never reach a caller: it is in the message of the "bug" fault. */
-export const SECRET_DETAIL = 'pg://admin:hunter2@10.0.0.7/docevals';
+/** A detail that must never reach a caller: it is in the message of the "bug" fault (a path, a credential). */
+export const SECRET_DETAIL = 'SECRET internal detail at /srv/app/storage.ts:42 (pg://admin:hunter2@10.0.0.7/docevals)';
 
 /**
- * A real store (memoryStorage) with a fault injected on demand: `unreachable` rejects every call with the
- * `storage_error` an adapter raises when its server is down; `bug` throws a TypeError carrying internals.
+ * A real store with a fault injected on demand, for the transports' error tests: `unreachable` rejects every call
+ * with the `storage_error` an adapter raises when its server is down; `bug` rejects with a TypeError carrying
+ * internals ({@link SECRET_DETAIL}). Set `fault` back to `'none'` and the store works again, its data untouched.
+ *
+ * @example
+ * const storage = faultyStorage(memoryStorage());
+ * const docevals = createDocevals({ storage });
+ * storage.fault = 'unreachable'; // every storage call now fails with a storage_error
  */
 export function faultyStorage(inner: Storage): Storage & { fault: Fault } {
-  const state = { fault: 'none' as Fault };
-  const guard = <T extends object>(target: T, collection: string): T => {
-    const wrapped: Record<string, unknown> = {};
-    for (const key of Object.keys(target) as Array<keyof T & string>) {
-      const member = target[key];
-      wrapped[key] =
-        typeof member !== 'function'
-          ? member
-          : async (...args: unknown[]) => {
-              if (state.fault === 'unreachable') {
-                throw storageError('faulty-memory', `${collection}.${key}`, new Error('connect ECONNREFUSED'));
-              }
-              if (state.fault === 'bug') throw new TypeError(`Cannot read properties of undefined (${SECRET_DETAIL})`);
-              return (member as (...a: unknown[]) => unknown).apply(target, args);
-            };
-    }
-    return wrapped as T;
-  };
+  let fault: Fault = 'none';
+  const wrap = <T extends object>(target: T, collection: string): T =>
+    new Proxy(target, {
+      get(object, property, receiver) {
+        const value: unknown = Reflect.get(object, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]): unknown => {
+          if (fault === 'unreachable') {
+            const operation = `${collection}.${String(property)}`;
+            return Promise.reject(storageError(inner.name, operation, new Error('connect ECONNREFUSED 10.0.0.7:6379')));
+          }
+          if (fault === 'bug') return Promise.reject(new TypeError(`Cannot read properties of undefined (${SECRET_DETAIL})`));
+          return (value as (...a: unknown[]) => unknown).apply(object, args);
+        };
+      },
+    });
   return {
-    name: 'faulty-memory',
-    evaluations: guard(inner.evaluations, 'evaluations'),
-    iterations: guard(inner.iterations, 'iterations'),
-    processors: guard(inner.processors, 'processors'),
-    files: guard(inner.files, 'files'),
+    name: `faulty-${inner.name}`,
+    evaluations: wrap(inner.evaluations, 'evaluations'),
+    iterations: wrap(inner.iterations, 'iterations'),
+    processors: wrap(inner.processors, 'processors'),
+    files: wrap(inner.files, 'files'),
     close: () => inner.close(),
     get fault() {
-      return state.fault;
+      return fault;
     },
     set fault(value: Fault) {
-      state.fault = value;
+      fault = value;
     },
   };
 }

@@ -2,7 +2,7 @@ import { ExtractionFailure, localRulesExtractor, type Docevals } from '@docevals
 import { memoryStorage } from '@docevals/adapters/memory';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deepJson, evaluationBody, processorBody } from './support/fixtures.js';
-import { faultyStorage } from './support/faulty-storage.js';
+import { faultyStorage } from '../../../test-support/faulty-storage.js';
 import { streamBody } from './support/raw-request.js';
 import { KEY_A, ORG_A, startRestServer, storedState, type RestServer } from './support/rest-server.js';
 import { requestsFor, seed, type Seeded } from './support/seed.js';
@@ -16,7 +16,7 @@ let before: Awaited<ReturnType<typeof storedState>>;
 beforeAll(async () => {
   api = await startRestServer({
     docevals: {
-      storage: faults.storage,
+      storage: faults,
       extractors: [
         localRulesExtractor(),
         {
@@ -34,11 +34,11 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 beforeEach(async () => {
-  faults.fail('none');
+  faults.fault = 'none';
   before = await storedState(api.docevals, ORG_A);
 });
 afterEach(async () => {
-  faults.fail('none');
+  faults.fault = 'none';
 });
 
 /** The error body of docs/spec/service.md, exactly: `{error: {code, message, issues?}}` and nothing else. */
@@ -341,19 +341,19 @@ describe('502 extractor_error', () => {
 
 describe('503 storage_error and 500 internal_error', () => {
   it('answers 503 while the store is unreachable', async () => {
-    faults.fail('unreachable');
+    faults.fault = 'unreachable';
     const r = await api.call('GET', `/v1/evals/${ids.evaluationId}`);
     expect(r.status).toBe(503);
     expectError(r.body, 'storage_error');
-    faults.fail('none');
+    faults.fault = 'none';
     await expectUnchanged();
   });
 
   it('answers 500 for an unexpected failure, with no internals or stack in the body', async () => {
     const logged = api.unexpected.length;
-    faults.fail('bug');
+    faults.fault = 'bug';
     const r = await api.call('PATCH', `/v1/evals/${ids.evaluationId}`, { body: { name: 'x' } });
-    faults.fail('none');
+    faults.fault = 'none';
     expect(r.status).toBe(500);
     expectError(r.body, 'internal_error');
     const text = JSON.stringify(r.body);

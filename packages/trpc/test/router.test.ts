@@ -10,7 +10,7 @@ import {
 import { TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocevalsRouter } from '../src/index.js';
-import { faultyStorage, SECRET_DETAIL } from './faulty-storage.js';
+import { faultyStorage, SECRET_DETAIL } from '../../../test-support/faulty-storage.js';
 import { serveRouter, type ServedRouter } from './serve-router.js';
 
 const dataUrl = (text: string, type = 'text/plain') => `data:${type};base64,${Buffer.from(text).toString('base64')}`;
