@@ -3,6 +3,7 @@
 // package boundaries of docs/decisions.md checked by `no-restricted-imports`.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
@@ -96,7 +97,7 @@ const looseAny = {
   '@typescript-eslint/no-unsafe-return': 'off',
 };
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['**/node_modules/**', '**/dist/**', '.tmp/**', 'coverage/**'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
