@@ -1,6 +1,16 @@
 import { ExtractionFailure, type ExtractionDocument, type InferenceSettings } from '@docevals/core';
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import { extractText } from 'unpdf';
+import { renderPdfPages } from './render-pages.js';
+
+/** Options of {@link documentContent}. */
+export interface DocumentContentOptions {
+  /** A PDF with more pages than this fails (not retried) in `image` / `image+text` modality. @default 50 */
+  maxPdfPages?: number;
+}
+
+/** The default of {@link DocumentContentOptions.maxPdfPages}. */
+export const DEFAULT_MAX_PDF_PAGES = 50;
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|csv|ld\+json|x-ndjson|yaml|x-yaml|javascript)$)/i;
 const TEXT_EXTENSIONS = /\.(txt|text|md|markdown|csv|tsv|json|html?|xml|ya?ml|log)$/i;
@@ -33,13 +43,17 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
  * The user message's content parts for a document, by modality:
  * - `text`: the document's text — text files as they are (HTML and JSON included), PDFs through unpdf. An image or
  *   another binary file has no text: a failure that is not retried (choose another modality).
- * - `image` and `native`: images as `image_url` parts and PDFs as `file` parts, both data URLs (the provider reads
- *   the pages itself; nothing is rendered locally). Text files are sent as text, as they have no image form here.
- * - `image+text`: the parts of `image`, plus the PDF's text beside them.
+ * - `image`: images as they are (`image_url` data URLs); PDFs rendered locally, page by page, to PNG at
+ *   `image_resolution_dpi` (see {@link renderPdfPages}), one `image_url` part per page after a `Page n of N` label.
+ * - `native`: images as `image_url` parts and PDFs as `file` parts, both data URLs: the provider reads the file
+ *   itself, nothing is rendered locally.
+ * - `image+text`: the parts of `image`, plus the PDF's text layer beside them.
+ * Text files are sent as text in every modality.
  */
 export async function documentContent(
   document: ExtractionDocument,
   settings: InferenceSettings,
+  options: DocumentContentOptions = {},
 ): Promise<ChatCompletionContentPart[]> {
   const kind = kindOf(document);
   const header: ChatCompletionContentPart = { type: 'text', text: `Document: ${document.filename}` };
@@ -59,14 +73,33 @@ export async function documentContent(
     }
     return [header, { type: 'text', text: await readPdfText(document) }];
   }
-  const visual: ChatCompletionContentPart =
-    kind === 'image'
-      ? { type: 'image_url', image_url: { url: dataUrl(document) } }
-      : { type: 'file', file: { filename: document.filename, file_data: dataUrl(document) } };
-  if (modality === 'image+text' && kind === 'pdf') {
-    return [header, visual, { type: 'text', text: `Text layer of the document:\n${await readPdfText(document)}` }];
+  if (kind === 'image') return [header, { type: 'image_url', image_url: { url: dataUrl(document) } }];
+  if (modality === 'native') {
+    return [header, { type: 'file', file: { filename: document.filename, file_data: dataUrl(document) } }];
   }
-  return [header, visual];
+  const pages = await renderPdf(document, settings.image_resolution_dpi, options.maxPdfPages ?? DEFAULT_MAX_PDF_PAGES);
+  if (modality === 'image+text') {
+    return [header, ...pages, { type: 'text', text: `Text layer of the document:\n${await readPdfText(document)}` }];
+  }
+  return [header, ...pages];
+}
+
+/** The PDF's pages as PNG `image_url` parts, each after a text part naming it. */
+async function renderPdf(document: ExtractionDocument, dpi: number, maxPages: number): Promise<ChatCompletionContentPart[]> {
+  let pages;
+  try {
+    pages = await renderPdfPages(document.bytes, dpi, maxPages);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ExtractionFailure(`cannot render the PDF "${document.filename}" as images: ${reason}`, {
+      retryable: false,
+      cause: error,
+    });
+  }
+  return pages.flatMap((page, i): ChatCompletionContentPart[] => [
+    { type: 'text', text: `Page ${i + 1} of ${pages.length}` },
+    { type: 'image_url', image_url: { url: `data:image/png;base64,${Buffer.from(page.png).toString('base64')}` } },
+  ]);
 }
 
 async function readPdfText(document: ExtractionDocument): Promise<string> {

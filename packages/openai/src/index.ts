@@ -2,5 +2,6 @@ export { openaiExtractor, buildRequest, type OpenAIExtractorOptions } from './op
 export { computeCost, DEFAULT_PRICES, findPrice, type ModelPrice } from './prices.js';
 export { isReasoningModel, samplingParams } from './model-capabilities.js';
 export { allowsStrict, schemaName, systemPrompt } from './response-format.js';
-export { documentContent, pdfText } from './document-content.js';
+export { documentContent, pdfText, DEFAULT_MAX_PDF_PAGES, type DocumentContentOptions } from './document-content.js';
+export { renderPdfPages, pngSize, type RenderedPage } from './render-pages.js';
 export { toExtractionFailure } from './error-mapping.js';

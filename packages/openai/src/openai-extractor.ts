@@ -33,6 +33,11 @@ export interface OpenAIExtractorOptions {
   client?: OpenAI;
   /** @default 'openai' */
   name?: string;
+  /**
+   * The most pages of a PDF rendered to images in `image` / `image+text` modality; a longer PDF fails without
+   * retries (send it with modality `native` or `text`). @default 50
+   */
+  maxPdfPages?: number;
 }
 
 /**
@@ -68,7 +73,7 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
     name: options.name ?? 'openai',
     models: options.models ?? ['*'],
     async extract(request: ExtractionRequest): Promise<ExtractionOutput> {
-      const body = await buildRequest(request, options.maxTokens);
+      const body = await buildRequest(request, options.maxTokens, options.maxPdfPages);
       let completion: ChatCompletion;
       try {
         completion = await getClient().chat.completions.create(body, { signal: request.signal, maxRetries: 0 });
@@ -81,13 +86,17 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
 }
 
 /** The Chat Completions request for one extraction. */
-export async function buildRequest(request: ExtractionRequest, maxTokens?: number): Promise<ChatCompletionCreateParamsNonStreaming> {
+export async function buildRequest(
+  request: ExtractionRequest,
+  maxTokens?: number,
+  maxPdfPages?: number,
+): Promise<ChatCompletionCreateParamsNonStreaming> {
   const { json_schema: schema, settings } = request;
   return {
     model: settings.model,
     messages: [
       { role: 'system', content: systemPrompt(schema) },
-      { role: 'user', content: await documentContent(request.document, settings) },
+      { role: 'user', content: await documentContent(request.document, settings, maxPdfPages !== undefined ? { maxPdfPages } : {}) },
     ],
     response_format: {
       type: 'json_schema',
