@@ -26,3 +26,16 @@ export function samplingParams(settings: InferenceSettings): { temperature?: num
   const oSeries = /^o\d/.test(settings.model.replace(/^[^/]+\//, '').toLowerCase());
   return { reasoning_effort: oSeries && effort === 'minimal' ? 'low' : effort };
 }
+
+/**
+ * Whether `model` is expected to return token log-probabilities (`logprobs: true`): every model but the reasoning
+ * models (see {@link isReasoningModel}), which reject the parameter. Override per extractor with the `logprobs`
+ * option of `openaiExtractor`.
+ *
+ * @example
+ * supportsLogprobs('gpt-4o-mini'); // true
+ * supportsLogprobs('o3');          // false
+ */
+export function supportsLogprobs(model: string): boolean {
+  return !isReasoningModel(model);
+}

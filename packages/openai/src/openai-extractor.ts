@@ -3,7 +3,8 @@ import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { documentContent } from './document-content.js';
 import { toExtractionFailure } from './error-mapping.js';
-import { samplingParams } from './model-capabilities.js';
+import { likelihoodsFromLogprobs } from './likelihoods.js';
+import { samplingParams, supportsLogprobs } from './model-capabilities.js';
 import { computeCost, DEFAULT_PRICES, type ModelPrice } from './prices.js';
 import { allowsStrict, schemaName, systemPrompt } from './response-format.js';
 
@@ -38,6 +39,20 @@ export interface OpenAIExtractorOptions {
    * retries (send it with modality `native` or `text`). @default 50
    */
   maxPdfPages?: number;
+  /**
+   * Request token log-probabilities (`logprobs: true`) for runs with n_consensus 1, to give per-field likelihoods
+   * (see {@link likelihoodsFromLogprobs}). `true` or `false` for every model; a function decides per model.
+   * @default supportsLogprobs (every model but reasoning models)
+   */
+  logprobs?: boolean | ((model: string) => boolean);
+}
+
+/** Options of {@link buildRequest} beyond the extraction request. */
+export interface BuildRequestOptions {
+  /** See {@link OpenAIExtractorOptions.maxPdfPages}. */
+  maxPdfPages?: number;
+  /** Ask for token log-probabilities. @default false */
+  logprobs?: boolean;
 }
 
 /**
@@ -73,7 +88,14 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
     name: options.name ?? 'openai',
     models: options.models ?? ['*'],
     async extract(request: ExtractionRequest): Promise<ExtractionOutput> {
-      const body = await buildRequest(request, options.maxTokens, options.maxPdfPages);
+      const { model, n_consensus } = request.settings;
+      const wanted = typeof options.logprobs === 'function' ? options.logprobs(model) : (options.logprobs ?? supportsLogprobs(model));
+      // Consensus runs get their likelihoods from agreement (docs/spec/consensus.md): logprobs only at n = 1.
+      const logprobs = wanted && (n_consensus ?? 1) <= 1;
+      const body = await buildRequest(request, options.maxTokens, {
+        logprobs,
+        ...(options.maxPdfPages !== undefined ? { maxPdfPages: options.maxPdfPages } : {}),
+      });
       let completion: ChatCompletion;
       try {
         completion = await getClient().chat.completions.create(body, { signal: request.signal, maxRetries: 0 });
@@ -89,8 +111,9 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
 export async function buildRequest(
   request: ExtractionRequest,
   maxTokens?: number,
-  maxPdfPages?: number,
+  options: BuildRequestOptions = {},
 ): Promise<ChatCompletionCreateParamsNonStreaming> {
+  const { maxPdfPages } = options;
   const { json_schema: schema, settings } = request;
   return {
     model: settings.model,
@@ -104,6 +127,7 @@ export async function buildRequest(
     },
     ...samplingParams(settings),
     ...(maxTokens !== undefined ? { max_completion_tokens: maxTokens } : {}),
+    ...(options.logprobs ? { logprobs: true } : {}),
   };
 }
 
@@ -140,7 +164,7 @@ function readCompletion(completion: ChatCompletion, model: string, prices: Recor
     data: data as JsonObject,
     ...(usage ? { usage } : {}),
     api_cost: cost,
-    likelihoods: null,
+    likelihoods: likelihoodsFromLogprobs(content, choice?.logprobs?.content),
     ...(typeof completion.id === 'string' ? { extraction_id: completion.id } : {}),
   };
 }
