@@ -1,7 +1,7 @@
 export { openaiExtractor, buildRequest, type OpenAIExtractorOptions, type BuildRequestOptions } from './openai-extractor.js';
 export { likelihoodsFromLogprobs, type TokenLogprob } from './likelihoods.js';
 export { computeCost, DEFAULT_PRICES, findPrice, type ModelPrice } from './prices.js';
-export { isReasoningModel, samplingParams, supportsLogprobs } from './model-capabilities.js';
+export { isReasoningModel, modelModalities, samplingParams, supportsLogprobs } from './model-capabilities.js';
 export { allowsStrict, schemaName, systemPrompt } from './response-format.js';
 export { documentContent, pdfText, DEFAULT_MAX_PDF_PAGES, type DocumentContentOptions } from './document-content.js';
 export { renderPdfPages, pngSize, type RenderedPage } from './render-pages.js';

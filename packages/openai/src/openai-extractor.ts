@@ -4,7 +4,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { documentContent } from './document-content.js';
 import { toExtractionFailure } from './error-mapping.js';
 import { likelihoodsFromLogprobs } from './likelihoods.js';
-import { samplingParams, supportsLogprobs } from './model-capabilities.js';
+import { modelModalities, samplingParams, supportsLogprobs } from './model-capabilities.js';
 import { computeCost, DEFAULT_PRICES, type ModelPrice } from './prices.js';
 import { allowsStrict, schemaName, systemPrompt } from './response-format.js';
 
@@ -87,6 +87,7 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
   return {
     name: options.name ?? 'openai',
     models: options.models ?? ['*'],
+    modalities: modelModalities,
     async extract(request: ExtractionRequest): Promise<ExtractionOutput> {
       const { model, n_consensus } = request.settings;
       const wanted = typeof options.logprobs === 'function' ? options.logprobs(model) : (options.logprobs ?? supportsLogprobs(model));
