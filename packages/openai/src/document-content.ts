@@ -1,16 +1,20 @@
-import { ExtractionFailure, type ExtractionDocument, type InferenceSettings } from '@docevals/core';
+import { ExtractionFailure, htmlToText, type ExtractionDocument, type InferenceSettings } from '@docevals/core';
 import type { ChatCompletionContentPart } from 'openai/resources/chat/completions';
 import { extractText } from 'unpdf';
-import { renderPdfPages } from './render-pages.js';
+import { renderPdfPages, type RenderedPage } from './render-pages.js';
+import { renderTextPages } from './render-text.js';
 
 /** Options of {@link documentContent}. */
 export interface DocumentContentOptions {
-  /** A PDF with more pages than this fails (not retried) in `image` / `image+text` modality. @default 50 */
-  maxPdfPages?: number;
+  /**
+   * The most pages rendered to images in `image` / `image+text` modality (a PDF's pages, or the pages a text
+   * document fills); more fails without retries. @default 50
+   */
+  maxPages?: number;
 }
 
-/** The default of {@link DocumentContentOptions.maxPdfPages}. */
-export const DEFAULT_MAX_PDF_PAGES = 50;
+/** The default of {@link DocumentContentOptions.maxPages}. */
+export const DEFAULT_MAX_PAGES = 50;
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|csv|ld\+json|x-ndjson|yaml|x-yaml|javascript)$)/i;
 const TEXT_EXTENSIONS = /\.(txt|text|md|markdown|csv|tsv|json|html?|xml|ya?ml|log)$/i;
@@ -44,11 +48,12 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
  * - `text`: the document's text — text files as they are (HTML and JSON included), PDFs through unpdf. An image or
  *   another binary file has no text: a failure that is not retried (choose another modality).
  * - `image`: images as they are (`image_url` data URLs); PDFs rendered locally, page by page, to PNG at
- *   `image_resolution_dpi` (see {@link renderPdfPages}), one `image_url` part per page after a `Page n of N` label.
+ *   `image_resolution_dpi` (see {@link renderPdfPages}), one `image_url` part per page after a `Page n of N` label;
+ *   text files laid out on `browser_canvas` pages (A3, A4, A5) at `image_resolution_dpi` (HTML as its visible
+ *   text; see {@link renderTextPages}), sent the same way; as text when the system has no font to draw with.
  * - `native`: images as `image_url` parts and PDFs as `file` parts, both data URLs: the provider reads the file
- *   itself, nothing is rendered locally.
- * - `image+text`: the parts of `image`, plus the PDF's text layer beside them.
- * Text files are sent as text in every modality.
+ *   itself, nothing is rendered locally. Text files as text.
+ * - `image+text`: the parts of `image`, plus the text (a PDF's text layer, a text file's text) after them.
  */
 export async function documentContent(
   document: ExtractionDocument,
@@ -57,7 +62,7 @@ export async function documentContent(
 ): Promise<ChatCompletionContentPart[]> {
   const kind = kindOf(document);
   const header: ChatCompletionContentPart = { type: 'text', text: `Document: ${document.filename}` };
-  if (kind === 'text') return [header, { type: 'text', text: decode(document.bytes) }];
+  if (kind === 'text') return [header, ...(await textContent(document, settings, options.maxPages ?? DEFAULT_MAX_PAGES))];
   if (kind === 'other') {
     throw new ExtractionFailure(`cannot send "${document.filename}" (${document.mime_type}): unsupported file type`, {
       retryable: false,
@@ -77,7 +82,7 @@ export async function documentContent(
   if (modality === 'native') {
     return [header, { type: 'file', file: { filename: document.filename, file_data: dataUrl(document) } }];
   }
-  const pages = await renderPdf(document, settings.image_resolution_dpi, options.maxPdfPages ?? DEFAULT_MAX_PDF_PAGES);
+  const pages = await renderPdf(document, settings.image_resolution_dpi, options.maxPages ?? DEFAULT_MAX_PAGES);
   if (modality === 'image+text') {
     return [header, ...pages, { type: 'text', text: `Text layer of the document:\n${await readPdfText(document)}` }];
   }
@@ -96,6 +101,28 @@ async function renderPdf(document: ExtractionDocument, dpi: number, maxPages: nu
       cause: error,
     });
   }
+  return pageParts(pages);
+}
+
+/** A text document's parts: its text, or in `image` / `image+text` its rendered pages (then the text, for `image+text`). */
+async function textContent(document: ExtractionDocument, settings: InferenceSettings, maxPages: number): Promise<ChatCompletionContentPart[]> {
+  const text = decode(document.bytes);
+  const asText: ChatCompletionContentPart = { type: 'text', text };
+  if (settings.modality !== 'image' && settings.modality !== 'image+text') return [asText];
+  const visible = /html/i.test(document.mime_type) || /\.html?$/i.test(document.filename) ? htmlToText(text) : text;
+  let pages: RenderedPage[] | null;
+  try {
+    pages = await renderTextPages(visible, settings.browser_canvas, settings.image_resolution_dpi, maxPages);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ExtractionFailure(`cannot render "${document.filename}" as images: ${reason}`, { retryable: false, cause: error });
+  }
+  if (pages === null) return [asText]; // no font installed: nothing legible to draw, the text itself is sent
+  return settings.modality === 'image+text' ? [...pageParts(pages), asText] : pageParts(pages);
+}
+
+/** Rendered pages as `image_url` PNG parts, each after a `Page n of N` text part. */
+function pageParts(pages: RenderedPage[]): ChatCompletionContentPart[] {
   return pages.flatMap((page, i): ChatCompletionContentPart[] => [
     { type: 'text', text: `Page ${i + 1} of ${pages.length}` },
     { type: 'image_url', image_url: { url: `data:image/png;base64,${Buffer.from(page.png).toString('base64')}` } },

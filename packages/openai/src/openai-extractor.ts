@@ -35,10 +35,10 @@ export interface OpenAIExtractorOptions {
   /** @default 'openai' */
   name?: string;
   /**
-   * The most pages of a PDF rendered to images in `image` / `image+text` modality; a longer PDF fails without
-   * retries (send it with modality `native` or `text`). @default 50
+   * The most pages rendered to images in `image` / `image+text` modality (a PDF's pages, or the pages a text
+   * document fills); a longer document fails without retries (send it with modality `native` or `text`). @default 50
    */
-  maxPdfPages?: number;
+  maxPages?: number;
   /**
    * Request token log-probabilities (`logprobs: true`) for runs with n_consensus 1, to give per-field likelihoods
    * (see {@link likelihoodsFromLogprobs}). `true` or `false` for every model; a function decides per model.
@@ -49,8 +49,8 @@ export interface OpenAIExtractorOptions {
 
 /** Options of {@link buildRequest} beyond the extraction request. */
 export interface BuildRequestOptions {
-  /** See {@link OpenAIExtractorOptions.maxPdfPages}. */
-  maxPdfPages?: number;
+  /** See {@link OpenAIExtractorOptions.maxPages}. */
+  maxPages?: number;
   /** Ask for token log-probabilities. @default false */
   logprobs?: boolean;
 }
@@ -95,7 +95,7 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
       const logprobs = wanted && (n_consensus ?? 1) <= 1;
       const body = await buildRequest(request, options.maxTokens, {
         logprobs,
-        ...(options.maxPdfPages !== undefined ? { maxPdfPages: options.maxPdfPages } : {}),
+        ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
       });
       let completion: ChatCompletion;
       try {
@@ -114,13 +114,13 @@ export async function buildRequest(
   maxTokens?: number,
   options: BuildRequestOptions = {},
 ): Promise<ChatCompletionCreateParamsNonStreaming> {
-  const { maxPdfPages } = options;
+  const { maxPages } = options;
   const { json_schema: schema, settings } = request;
   return {
     model: settings.model,
     messages: [
       { role: 'system', content: systemPrompt(schema) },
-      { role: 'user', content: await documentContent(request.document, settings, maxPdfPages !== undefined ? { maxPdfPages } : {}) },
+      { role: 'user', content: await documentContent(request.document, settings, maxPages !== undefined ? { maxPages } : {}) },
     ],
     response_format: {
       type: 'json_schema',

@@ -86,9 +86,9 @@ describe('PDF pages rendered as PNG at image_resolution_dpi', () => {
     expect(parts[1]).toEqual({ type: 'file', file: { filename: 'scan.pdf', file_data: `data:application/pdf;base64,${Buffer.from(bytes).toString('base64')}` } });
   });
 
-  it('a PDF over maxPdfPages, or one that does not parse, fails without calling the provider', async () => {
+  it('a PDF over maxPages, or one that does not parse, fails without calling the provider', async () => {
     const three = handWrittenPdf([1, 2, 3].map((n) => ({ width: 72, height: 72, text: String(n) })));
-    const [tooLong] = await runner({ maxPdfPages: 2 }).extractAll([pdf(three)], schema, settings({ modality: 'image' }));
+    const [tooLong] = await runner({ maxPages: 2 }).extractAll([pdf(three)], schema, settings({ modality: 'image' }));
     expect(tooLong!.metadata?.error).toContain('the PDF has 3 pages; at most 2 are rendered as images');
     const [broken] = await runner().extractAll([pdf(new TextEncoder().encode('%PDF-1.4 not really'))], schema, settings({ modality: 'image' }));
     expect(broken!.metadata?.error).toContain('cannot render the PDF "scan.pdf" as images');

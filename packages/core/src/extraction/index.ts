@@ -11,4 +11,5 @@ export {
 export { describeModelPattern, findExtractor, modelMatches } from './model-routing.js';
 export { listModels } from './model-list.js';
 export { reconcile, type Reconciled } from './reconcile.js';
+export { htmlToText } from './local-rules/text-layout.js';
 export { LOCAL_RULES_MODEL, localRulesExtractor, type LocalRulesExtractorOptions } from './local-rules/local-rules-extractor.js';
