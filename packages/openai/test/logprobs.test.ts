@@ -1,4 +1,5 @@
-import { createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type InferenceSettings, type JsonObject } from '@docevals/core';
+import { memoryStorage } from '@docevals/adapters/memory';
+import { createDocevals, createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type InferenceSettings, type JsonObject } from '@docevals/core';
 import { likelihoodsFromLogprobs, openaiExtractor, supportsLogprobs, type TokenLogprob } from '@docevals/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { completion, FakeOpenAIServer } from './support/fake-openai-server.js';
@@ -114,6 +115,18 @@ describe('per-field likelihoods at n_consensus 1 through the OpenAI extractor', 
     server.requests.length = 0;
     await runner({ logprobs: (model: string) => model === 'my-local-model' }).extractOne(doc, schema, settings({ model: 'my-local-model' }));
     expect(server.requests[0]!.body.logprobs).toBe(true);
+  });
+
+  it('reaches the stored iteration through the service: metadata.likelihoods of each prediction', async () => {
+    const docevals = createDocevals({ storage: memoryStorage(), extractors: [openaiExtractor({ apiKey: 'sk-test', baseURL: server.baseURL })] });
+    const evaluation = await docevals.evals.create('org_a', {
+      name: 'e',
+      json_schema: schema,
+      documents: [{ mime_data: { filename: 'a.txt', url: `data:text/plain;base64,${Buffer.from('Invoice INV-9').toString('base64')}` }, annotation: { total: 42 } }],
+    });
+    const iteration = await docevals.evals.iterations.create('org_a', { evaluation_id: evaluation.id, inference_settings: { model: 'gpt-4o-mini', modality: 'text' } });
+    const read = await docevals.evals.iterations.get('org_a', { evaluation_id: evaluation.id, iteration_id: iteration.id });
+    expect(read.predictions[0]!.metadata!.likelihoods).toEqual({ invoice_number: expect.closeTo(0.75, 12), total: expect.closeTo(0.5, 12) });
   });
 
   it('null when the endpoint ignores the request and sends no logprobs', async () => {
