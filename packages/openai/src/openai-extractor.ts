@@ -1,5 +1,5 @@
 import { ExtractionFailure, type ExtractionOutput, type ExtractionRequest, type Extractor, type JsonObject } from '@docevals/core';
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { documentContent } from './document-content.js';
 import { toExtractionFailure } from './error-mapping.js';
@@ -42,7 +42,10 @@ export interface OpenAIExtractorOptions {
   /**
    * Request token log-probabilities (`logprobs: true`) for runs with n_consensus 1, to give per-field likelihoods
    * (see {@link likelihoodsFromLogprobs}). `true` or `false` for every model; a function decides per model.
-   * @default supportsLogprobs (every model but reasoning models)
+   * By default they are requested from every model but reasoning models ({@link supportsLogprobs}), and a model
+   * whose endpoint refuses the parameter (a 400 or 422 naming `logprobs`) is asked again at once without it, and
+   * not asked for logprobs again by this extractor. An explicit `true` (or a function) gets no such fallback.
+   * @default undefined (automatic, as above)
    */
   logprobs?: boolean | ((model: string) => boolean);
 }
@@ -71,6 +74,8 @@ export interface BuildRequestOptions {
 export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor {
   const prices = { ...DEFAULT_PRICES, ...options.prices };
   let client = options.client;
+  /** Models whose endpoint refused `logprobs` (automatic mode only). */
+  const refusedLogprobs = new Set<string>();
 
   // Built on first use, so registering the extractor without a key does not fail the host's start-up.
   function getClient(): OpenAI {
@@ -90,22 +95,37 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
     modalities: modelModalities,
     async extract(request: ExtractionRequest): Promise<ExtractionOutput> {
       const { model, n_consensus } = request.settings;
-      const wanted = typeof options.logprobs === 'function' ? options.logprobs(model) : (options.logprobs ?? supportsLogprobs(model));
+      const automatic = options.logprobs === undefined;
+      const wanted = typeof options.logprobs === 'function' ? options.logprobs(model) : (options.logprobs ?? (supportsLogprobs(model) && !refusedLogprobs.has(model)));
       // Consensus runs get their likelihoods from agreement (docs/spec/consensus.md): logprobs only at n = 1.
       const logprobs = wanted && (n_consensus ?? 1) <= 1;
       const body = await buildRequest(request, options.maxTokens, {
         logprobs,
         ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
       });
+      const send = (params: ChatCompletionCreateParamsNonStreaming) =>
+        getClient().chat.completions.create(params, { signal: request.signal, maxRetries: 0 });
       let completion: ChatCompletion;
       try {
-        completion = await getClient().chat.completions.create(body, { signal: request.signal, maxRetries: 0 });
+        try {
+          completion = await send(body);
+        } catch (error) {
+          if (!(automatic && logprobs && refusesLogprobs(error))) throw error;
+          refusedLogprobs.add(model);
+          const { logprobs: _dropped, ...withoutLogprobs } = body;
+          completion = await send(withoutLogprobs);
+        }
       } catch (error) {
         throw toExtractionFailure(error, request.signal);
       }
       return readCompletion(completion, request.settings.model, prices);
     },
   };
+}
+
+/** Whether an SDK error is an endpoint refusing the `logprobs` parameter (400/422 whose message names it). */
+function refusesLogprobs(error: unknown): boolean {
+  return error instanceof APIError && (error.status === 400 || error.status === 422) && /logprob/i.test(error.message);
 }
 
 /** The Chat Completions request for one extraction. */

@@ -129,6 +129,28 @@ describe('per-field likelihoods at n_consensus 1 through the OpenAI extractor', 
     expect(read.predictions[0]!.metadata!.likelihoods).toEqual({ invoice_number: expect.closeTo(0.75, 12), total: expect.closeTo(0.5, 12) });
   });
 
+  it('an endpoint that refuses logprobs: asked again at once without them, and not asked for them again', async () => {
+    server.handle = (request) =>
+      request.body.logprobs
+        ? { status: 400, body: { error: { message: "Unrecognized request argument supplied: logprobs", type: 'invalid_request_error' } } }
+        : { body: completion({ invoice_number: 'INV-9', total: 42 }) };
+    const extraction = runner();
+    const first = await extraction.extractOne(doc, schema, settings({ model: 'local-llm' }));
+    expect(first.prediction).toEqual({ invoice_number: 'INV-9', total: 42 });
+    expect(first.metadata!.likelihoods).toBeNull();
+    expect(server.requests.map((r) => r.body.logprobs)).toEqual([true, undefined]);
+    await extraction.extractOne(doc, schema, settings({ model: 'local-llm' }));
+    expect(server.requests.map((r) => r.body.logprobs)).toEqual([true, undefined, undefined]);
+    await extraction.extractOne(doc, schema, settings({ model: 'other-llm' })); // another model is still asked
+    expect(server.requests[3]!.body.logprobs).toBe(true);
+
+    // Asked for explicitly: the refusal is the answer (a 400, not retried), no silent fallback.
+    server.requests.length = 0;
+    const [forced] = await runner({ logprobs: true }).extractAll([doc], schema, settings({ model: 'local-llm' }));
+    expect(forced!.metadata?.error).toContain('logprobs');
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('null when the endpoint ignores the request and sends no logprobs', async () => {
     server.handle = () => ({ body: completion({ invoice_number: 'INV-9', total: 42 }) });
     const result = await runner().extractOne(doc, schema, settings());
