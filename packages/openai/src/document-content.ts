@@ -3,6 +3,15 @@ import type { ChatCompletionContentPart } from 'openai/resources/chat/completion
 import { extractText } from 'unpdf';
 import { renderPdfPages, type RenderedPage } from './render-pages.js';
 import { renderTextPages } from './render-text.js';
+import { renderedCache } from './rendered-cache.js';
+
+/**
+ * Rendered pages as content parts, shared by the n_consensus runs and the retries of a document so that it is
+ * rendered once, up to 64 Mi characters of base64 held (least recently used first out).
+ */
+const renderedParts = renderedCache<ChatCompletionContentPart[]>(64 * 1024 * 1024, (parts) =>
+  parts.reduce((sum, part) => sum + (part.type === 'image_url' ? part.image_url.url.length : 0), 0),
+);
 
 /** Options of {@link documentContent}. */
 export interface DocumentContentOptions {
@@ -82,7 +91,9 @@ export async function documentContent(
   if (modality === 'native') {
     return [header, { type: 'file', file: { filename: document.filename, file_data: dataUrl(document) } }];
   }
-  const pages = await renderPdf(document, settings.image_resolution_dpi, options.maxPages ?? DEFAULT_MAX_PAGES);
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const dpi = settings.image_resolution_dpi;
+  const pages = await renderedParts.get(document, `pdf|${dpi}|${maxPages}`, () => renderPdf(document, dpi, maxPages));
   if (modality === 'image+text') {
     return [header, ...pages, { type: 'text', text: `Text layer of the document:\n${await readPdfText(document)}` }];
   }
@@ -110,15 +121,19 @@ async function textContent(document: ExtractionDocument, settings: InferenceSett
   const asText: ChatCompletionContentPart = { type: 'text', text };
   if (settings.modality !== 'image' && settings.modality !== 'image+text') return [asText];
   const visible = /html/i.test(document.mime_type) || /\.html?$/i.test(document.filename) ? htmlToText(text) : text;
-  let pages: RenderedPage[] | null;
-  try {
-    pages = await renderTextPages(visible, settings.browser_canvas, settings.image_resolution_dpi, maxPages);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ExtractionFailure(`cannot render "${document.filename}" as images: ${reason}`, { retryable: false, cause: error });
-  }
-  if (pages === null) return [asText]; // no font installed: nothing legible to draw, the text itself is sent
-  return settings.modality === 'image+text' ? [...pageParts(pages), asText] : pageParts(pages);
+  const { browser_canvas: canvas, image_resolution_dpi: dpi } = settings;
+  const pages = await renderedParts.get(document, `text|${canvas}|${dpi}|${maxPages}`, async () => {
+    let rendered: RenderedPage[] | null;
+    try {
+      rendered = await renderTextPages(visible, canvas, dpi, maxPages);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ExtractionFailure(`cannot render "${document.filename}" as images: ${reason}`, { retryable: false, cause: error });
+    }
+    return rendered === null ? [] : pageParts(rendered);
+  });
+  if (pages.length === 0) return [asText]; // no font installed: nothing legible to draw, the text itself is sent
+  return settings.modality === 'image+text' ? [...pages, asText] : pages;
 }
 
 /** Rendered pages as `image_url` PNG parts, each after a `Page n of N` text part. */

@@ -6,4 +6,5 @@ export { allowsStrict, schemaName, systemPrompt } from './response-format.js';
 export { documentContent, pdfText, DEFAULT_MAX_PAGES, type DocumentContentOptions } from './document-content.js';
 export { renderPdfPages, pngSize, type RenderedPage } from './render-pages.js';
 export { renderTextPages, pagePixels, PAGE_SIZES_MM } from './render-text.js';
+export { renderedCache, type RenderedCache } from './rendered-cache.js';
 export { toExtractionFailure } from './error-mapping.js';

@@ -79,6 +79,13 @@ describe('PDF pages rendered as PNG at image_resolution_dpi', () => {
     expect((await receivedPages()).map(({ width, height }) => [width, height])).toEqual([[612, 792]]);
   });
 
+  it('n_consensus 3: every run sends the same rendered pages', async () => {
+    await runner().extractOne(pdf(tinyPdf('Total: 1')), schema, settings({ modality: 'image', n_consensus: 3, image_resolution_dpi: 72 }));
+    const urls = server.requests.map((r) => r.body.messages[1].content.find((p: any) => p.type === 'image_url').image_url.url);
+    expect(urls).toHaveLength(3);
+    expect(new Set(urls).size).toBe(1);
+  });
+
   it('native still sends the PDF file itself, unrendered', async () => {
     const bytes = tinyPdf('x');
     await runner().extractOne(pdf(bytes), schema, settings({ modality: 'native', image_resolution_dpi: 144 }));
