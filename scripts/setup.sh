@@ -17,4 +17,12 @@ if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
 fi
 
+# A font for the pages the OpenAI extractor draws in modality image (text documents, PDFs' non-embedded fonts).
+if [ -z "$(find /usr/share/fonts /usr/local/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing fonts-dejavu-core (Debian package) for rendered pages"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-dejavu-core >/dev/null
+fi
+
 pnpm install --frozen-lockfile

@@ -104,7 +104,13 @@ export class FakeOpenAIServer {
 /** A Chat Completions response whose message content is `content` (an object is JSON-encoded). */
 export function completion(
   content: unknown,
-  options: { model?: string; usage?: { prompt_tokens: number; completion_tokens: number }; id?: string } = {},
+  options: {
+    model?: string;
+    usage?: { prompt_tokens: number; completion_tokens: number };
+    id?: string;
+    /** `choices[0].logprobs.content`: the sampled tokens with their log-probabilities. */
+    logprobs?: Array<{ token: string; logprob: number; bytes?: number[] | null }>;
+  } = {},
 ): unknown {
   const usage = options.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
   return {
@@ -117,7 +123,9 @@ export function completion(
         index: 0,
         message: { role: 'assistant', content: typeof content === 'string' ? content : JSON.stringify(content), refusal: null },
         finish_reason: 'stop',
-        logprobs: null,
+        logprobs: options.logprobs
+          ? { content: options.logprobs.map((t) => ({ bytes: null, top_logprobs: [], ...t })), refusal: null }
+          : null,
       },
     ],
     usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },

@@ -1,5 +1,5 @@
 import type { JsonObject } from './json/assert-json.js';
-import type { InferenceSettings } from './schemas/inference-settings.js';
+import type { InferenceSettings, Modality } from './schemas/inference-settings.js';
 import type { ApiCost } from './schemas/metadata.js';
 
 /** The document an extractor reads. */
@@ -47,6 +47,11 @@ export interface ExtractionOutput {
 export interface Extractor {
   readonly name: string;
   readonly models: ReadonlyArray<string | RegExp>;
+  /**
+   * The modalities this extractor reads (GET /v1/models lists them): a list for every model, or a function of one
+   * `models` entry as text (a name, a glob, a RegExp as `/source/flags`). Optional: undeclared lists as null.
+   */
+  readonly modalities?: ReadonlyArray<Modality> | ((model: string) => ReadonlyArray<Modality>);
   extract(request: ExtractionRequest): Promise<ExtractionOutput>;
 }
 

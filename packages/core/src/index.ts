@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './json/assert-json.js';
 export * from './json-schema/compile.js';
+export * from './json-schema/annotation.js';
 export * from './schemas/index.js';
 export type * from './storage.js';
 export * from './extractor.js';

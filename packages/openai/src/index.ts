@@ -1,6 +1,10 @@
-export { openaiExtractor, buildRequest, type OpenAIExtractorOptions } from './openai-extractor.js';
+export { openaiExtractor, buildRequest, type OpenAIExtractorOptions, type BuildRequestOptions } from './openai-extractor.js';
+export { likelihoodsFromLogprobs, type TokenLogprob } from './likelihoods.js';
 export { computeCost, DEFAULT_PRICES, findPrice, type ModelPrice } from './prices.js';
-export { isReasoningModel, samplingParams } from './model-capabilities.js';
+export { isReasoningModel, modelModalities, samplingParams, supportsLogprobs } from './model-capabilities.js';
 export { allowsStrict, schemaName, systemPrompt } from './response-format.js';
-export { documentContent, pdfText } from './document-content.js';
+export { documentContent, pdfText, DEFAULT_MAX_PAGES, type DocumentContentOptions } from './document-content.js';
+export { renderPdfPages, pngSize, type RenderedPage } from './render-pages.js';
+export { renderTextPages, pagePixels, PAGE_SIZES_MM } from './render-text.js';
+export { renderedCache, type RenderedCache } from './rendered-cache.js';
 export { toExtractionFailure } from './error-mapping.js';

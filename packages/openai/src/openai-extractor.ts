@@ -1,9 +1,10 @@
 import { ExtractionFailure, type ExtractionOutput, type ExtractionRequest, type Extractor, type JsonObject } from '@docevals/core';
-import OpenAI from 'openai';
+import OpenAI, { APIError } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { documentContent } from './document-content.js';
 import { toExtractionFailure } from './error-mapping.js';
-import { samplingParams } from './model-capabilities.js';
+import { likelihoodsFromLogprobs } from './likelihoods.js';
+import { modelModalities, samplingParams, supportsLogprobs } from './model-capabilities.js';
 import { computeCost, DEFAULT_PRICES, type ModelPrice } from './prices.js';
 import { allowsStrict, schemaName, systemPrompt } from './response-format.js';
 
@@ -33,6 +34,28 @@ export interface OpenAIExtractorOptions {
   client?: OpenAI;
   /** @default 'openai' */
   name?: string;
+  /**
+   * The most pages rendered to images in `image` / `image+text` modality (a PDF's pages, or the pages a text
+   * document fills); a longer document fails without retries (send it with modality `native` or `text`). @default 50
+   */
+  maxPages?: number;
+  /**
+   * Request token log-probabilities (`logprobs: true`) for runs with n_consensus 1, to give per-field likelihoods
+   * (see {@link likelihoodsFromLogprobs}). `true` or `false` for every model; a function decides per model.
+   * By default they are requested from every model but reasoning models ({@link supportsLogprobs}), and a model
+   * whose endpoint refuses the parameter (a 400 or 422 naming `logprobs`) is asked again at once without it, and
+   * not asked for logprobs again by this extractor. An explicit `true` (or a function) gets no such fallback.
+   * @default undefined (automatic, as above)
+   */
+  logprobs?: boolean | ((model: string) => boolean);
+}
+
+/** Options of {@link buildRequest} beyond the extraction request. */
+export interface BuildRequestOptions {
+  /** See {@link OpenAIExtractorOptions.maxPages}. */
+  maxPages?: number;
+  /** Ask for token log-probabilities. @default false */
+  logprobs?: boolean;
 }
 
 /**
@@ -51,6 +74,8 @@ export interface OpenAIExtractorOptions {
 export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor {
   const prices = { ...DEFAULT_PRICES, ...options.prices };
   let client = options.client;
+  /** Models whose endpoint refused `logprobs` (automatic mode only). */
+  const refusedLogprobs = new Set<string>();
 
   // Built on first use, so registering the extractor without a key does not fail the host's start-up.
   function getClient(): OpenAI {
@@ -67,11 +92,29 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
   return {
     name: options.name ?? 'openai',
     models: options.models ?? ['*'],
+    modalities: modelModalities,
     async extract(request: ExtractionRequest): Promise<ExtractionOutput> {
-      const body = await buildRequest(request, options.maxTokens);
+      const { model, n_consensus } = request.settings;
+      const automatic = options.logprobs === undefined;
+      const wanted = typeof options.logprobs === 'function' ? options.logprobs(model) : (options.logprobs ?? (supportsLogprobs(model) && !refusedLogprobs.has(model)));
+      // Consensus runs get their likelihoods from agreement (docs/spec/consensus.md): logprobs only at n = 1.
+      const logprobs = wanted && (n_consensus ?? 1) <= 1;
+      const body = await buildRequest(request, options.maxTokens, {
+        logprobs,
+        ...(options.maxPages !== undefined ? { maxPages: options.maxPages } : {}),
+      });
+      const send = (params: ChatCompletionCreateParamsNonStreaming) =>
+        getClient().chat.completions.create(params, { signal: request.signal, maxRetries: 0 });
       let completion: ChatCompletion;
       try {
-        completion = await getClient().chat.completions.create(body, { signal: request.signal, maxRetries: 0 });
+        try {
+          completion = await send(body);
+        } catch (error) {
+          if (!(automatic && logprobs && refusesLogprobs(error))) throw error;
+          refusedLogprobs.add(model);
+          const { logprobs: _dropped, ...withoutLogprobs } = body;
+          completion = await send(withoutLogprobs);
+        }
       } catch (error) {
         throw toExtractionFailure(error, request.signal);
       }
@@ -80,14 +123,24 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
   };
 }
 
+/** Whether an SDK error is an endpoint refusing the `logprobs` parameter (400/422 whose message names it). */
+function refusesLogprobs(error: unknown): boolean {
+  return error instanceof APIError && (error.status === 400 || error.status === 422) && /logprob/i.test(error.message);
+}
+
 /** The Chat Completions request for one extraction. */
-export async function buildRequest(request: ExtractionRequest, maxTokens?: number): Promise<ChatCompletionCreateParamsNonStreaming> {
+export async function buildRequest(
+  request: ExtractionRequest,
+  maxTokens?: number,
+  options: BuildRequestOptions = {},
+): Promise<ChatCompletionCreateParamsNonStreaming> {
+  const { maxPages } = options;
   const { json_schema: schema, settings } = request;
   return {
     model: settings.model,
     messages: [
       { role: 'system', content: systemPrompt(schema) },
-      { role: 'user', content: await documentContent(request.document, settings) },
+      { role: 'user', content: await documentContent(request.document, settings, maxPages !== undefined ? { maxPages } : {}) },
     ],
     response_format: {
       type: 'json_schema',
@@ -95,6 +148,7 @@ export async function buildRequest(request: ExtractionRequest, maxTokens?: numbe
     },
     ...samplingParams(settings),
     ...(maxTokens !== undefined ? { max_completion_tokens: maxTokens } : {}),
+    ...(options.logprobs ? { logprobs: true } : {}),
   };
 }
 
@@ -131,7 +185,7 @@ function readCompletion(completion: ChatCompletion, model: string, prices: Recor
     data: data as JsonObject,
     ...(usage ? { usage } : {}),
     api_cost: cost,
-    likelihoods: null,
+    likelihoods: likelihoodsFromLogprobs(content, choice?.logprobs?.content),
     ...(typeof completion.id === 'string' ? { extraction_id: completion.id } : {}),
   };
 }

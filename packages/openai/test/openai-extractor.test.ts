@@ -119,11 +119,12 @@ describe('the request', () => {
     expect(userParts().some((p) => p.type === 'text' && p.text.includes('INV-77'))).toBe(false);
   });
 
-  it('sends the file and its text in modality image+text', async () => {
+  it('sends the rendered pages and the text layer in modality image+text', async () => {
     server.handle = () => ({ body: completion({ invoice_number: 'INV-77', total: 42.5 }) });
     await runner().extractOne(pdfDoc, schema, settings({ modality: 'image+text' }));
     const parts = userParts();
-    expect(parts.some((p) => p.type === 'file' && p.file.filename === 'invoice.pdf')).toBe(true);
+    expect(parts.some((p) => p.type === 'file')).toBe(false);
+    expect(parts.filter((p) => p.type === 'image_url' && p.image_url.url.startsWith('data:image/png;base64,'))).toHaveLength(1);
     expect(parts.some((p) => p.type === 'text' && p.text.includes('Invoice Number: INV-77 Total: 42.50'))).toBe(true);
   });
 

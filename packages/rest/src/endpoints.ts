@@ -14,6 +14,7 @@ import {
   listEvaluationsInputSchema,
   listIterationsInputSchema,
   listResultSchema,
+  modelListSchema,
   listProcessorsInputSchema,
   processIterationInputSchema,
   processorRefInputSchema,
@@ -40,7 +41,7 @@ export interface Endpoint {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'Evaluations' | 'Documents' | 'Iterations' | 'Processors';
+  tag: 'Evaluations' | 'Documents' | 'Iterations' | 'Processors' | 'Models';
   params?: z.ZodObject;
   query?: z.ZodObject;
   /** The request body: a core input schema minus the path parameters. */
@@ -283,5 +284,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     body: submitProcessorInputSchema.omit({ processor_id: true }),
     response: submitResultSchema,
     call: (d, org, input) => d.processors.submit(org, castInput<Docevals['processors']['submit']>(input)),
+  },
+  // Models
+  {
+    method: 'get',
+    path: '/v1/models',
+    operationId: 'listModels',
+    summary: "The models this host's extractors serve, with their modalities",
+    tag: 'Models',
+    response: modelListSchema,
+    call: (d) => d.listModels(),
   },
 ];

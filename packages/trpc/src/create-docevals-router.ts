@@ -15,6 +15,7 @@ import {
   listEvaluationsInputSchema,
   listIterationsInputSchema,
   listResultSchema,
+  modelListSchema,
   listProcessorsInputSchema,
   processIterationInputSchema,
   processorRefInputSchema,
@@ -174,6 +175,10 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
         .input(submitProcessorInputSchema)
         .output(submitResultSchema)
         .mutation(({ ctx, input }) => docevals.processors.submit(ctx.organizationId, input)),
+    }),
+
+    models: t.router({
+      list: procedure.output(modelListSchema).query(() => docevals.listModels()),
     }),
   });
 }

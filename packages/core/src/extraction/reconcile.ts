@@ -31,6 +31,9 @@ export function reconcile(outputs: JsonObject[]): Reconciled {
   });
   if (outputs.length === 0) return { prediction: {}, likelihoods: {} };
   const pivot = choosePivot(outputs);
+  // A pivot of `{}` has no leaf paths: the consensus is `{}` with likelihoods `{}` (an object, as everywhere), never
+  // a leaf vote over whole outputs (which gave the number 1, or another run's object).
+  if (Object.keys(outputs[pivot]!).length === 0) return { prediction: {}, likelihoods: {} };
   const result = build(outputs[pivot]!, outputs, pivot, outputs.length);
   return { prediction: result.value as JsonObject, likelihoods: result.likelihood as JsonObject };
 }

@@ -28,7 +28,13 @@ export const documentSchema = z.object({
 });
 export type Document = z.infer<typeof documentSchema>;
 
-export const addDocumentInputSchema = documentInputSchema.extend({ evaluation_id: idParam });
+/**
+ * `validate` (default true): check annotations against the evaluation's JSON schema, `required` not enforced (ground
+ * truth may be partial); false stores them unchecked.
+ */
+export const validateAnnotationsField = { validate: z.boolean().default(true) };
+
+export const addDocumentInputSchema = documentInputSchema.extend({ evaluation_id: idParam, ...validateAnnotationsField });
 export type AddDocumentInput = z.input<typeof addDocumentInputSchema>;
 
 export const documentRefInputSchema = z.object({ evaluation_id: idParam, document_id: idParam });
@@ -38,6 +44,7 @@ export type DocumentRefInput = z.input<typeof documentRefInputSchema>;
 export const updateDocumentInputSchema = documentRefInputSchema.extend({
   annotation: jsonObject(),
   annotation_metadata: metadataSchema.nullable().optional(),
+  ...validateAnnotationsField,
 });
 export type UpdateDocumentInput = z.input<typeof updateDocumentInputSchema>;
 

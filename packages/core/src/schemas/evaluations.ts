@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentInputSchema, documentSchema } from './documents.js';
+import { documentInputSchema, documentSchema, validateAnnotationsField } from './documents.js';
 import { defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
 import { importedIterationInputSchema, iterationSchema } from './iterations.js';
 import { clientId, idParam, jsonObject } from './json.js';
@@ -14,6 +14,7 @@ export const createEvaluationInputSchema = z.object({
   iterations: z.array(importedIterationInputSchema).default([]),
   json_schema: jsonObject(),
   default_inference_settings: inferenceSettingsInputSchema.default({}),
+  ...validateAnnotationsField,
 });
 export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 

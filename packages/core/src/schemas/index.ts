@@ -5,4 +5,5 @@ export * from './iterations.js';
 export * from './json.js';
 export * from './lists.js';
 export * from './metadata.js';
+export * from './models.js';
 export * from './processors.js';

@@ -5,6 +5,7 @@ export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 export const BROWSER_CANVASES = ['A3', 'A4', 'A5'] as const;
 
 export const modalitySchema = z.enum(MODALITIES);
+export type Modality = (typeof MODALITIES)[number];
 export const reasoningEffortSchema = z.enum(REASONING_EFFORTS).nullable();
 export const browserCanvasSchema = z.enum(BROWSER_CANVASES);
 

@@ -1,5 +1,5 @@
 import { DocevalsError } from '../errors.js';
-import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, localRulesExtractor } from '../extraction/index.js';
+import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
 import type { ServiceContext } from './context.js';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
@@ -69,6 +69,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     },
     processors: scoped(processorOperations(ctx)),
     models: () => ctx.runner.servedModels(),
+    listModels: async () => listModels(extractors),
     close: () => options.storage.close(),
   };
 }

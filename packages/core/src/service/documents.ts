@@ -16,6 +16,7 @@ import {
 import type { EvaluationRecord, StoredDocument } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { prepareDocument, releaseFiles, retainFiles, toStoredDocument } from './document-files.js';
+import { assertAnnotations } from '../json-schema/annotation.js';
 import { requireEvaluation } from './evaluations.js';
 import { newRevision } from './ids.js';
 import { assertOneCursor, listMetadata, pageOf, unknownCursor } from './lists.js';
@@ -72,6 +73,7 @@ export function documentOperations(ctx: ServiceContext) {
       const stored = toStoredDocument(document, newRevision());
       try {
         const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
+          assertAnnotations(current.json_schema, [{ annotation: stored.annotation, path: 'annotation' }], input.validate);
           if (current.documents.some((d) => d.id === stored.id)) {
             throw invalidRequest([{ path: 'id', message: `the evaluation already holds this file (${stored.id})` }]);
           }
@@ -115,6 +117,7 @@ export function documentOperations(ctx: ServiceContext) {
       const input = parseInput(updateDocumentInputSchema, raw);
       const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
         const document = findDocument(current, input.document_id);
+        assertAnnotations(current.json_schema, [{ annotation: input.annotation, path: 'annotation' }], input.validate);
         const next: StoredDocument = {
           ...document,
           annotation: input.annotation,

@@ -17,6 +17,7 @@ import type { EvaluationRecord, IterationRecord, StoredDocument, StoredPredictio
 import type { ServiceContext } from './context.js';
 import { prepareDocuments, releaseFiles, retainFiles, toStoredDocument } from './document-files.js';
 import { newEvaluationId, newIterationId, newRevision } from './ids.js';
+import { assertAnnotations } from '../json-schema/annotation.js';
 import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
 import { listMetadata, readPage } from './lists.js';
 import { computeDocumentMetrics, renderEvaluation } from './render.js';
@@ -131,6 +132,7 @@ export function evaluationOperations(ctx: ServiceContext) {
       if (input.iterations.length > ctx.limits.maxIterationsPerEvaluation) {
         throw invalidRequest([{ path: 'iterations', message: `at most ${ctx.limits.maxIterationsPerEvaluation} iterations per evaluation` }]);
       }
+      assertAnnotations(input.json_schema, input.documents.map((d, i) => ({ annotation: d.annotation, path: `documents.${i}.annotation` })), input.validate);
       const prepared = prepareDocuments(input.documents, 'documents');
       const documents = prepared.map((d) => toStoredDocument(d, newRevision()));
       const id = input.id ?? newEvaluationId();

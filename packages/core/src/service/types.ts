@@ -26,6 +26,7 @@ import type {
   UpdateEvaluationInput,
   UpdateProcessorInput,
 } from '../schemas/index.js';
+import type { ModelList } from '../schemas/models.js';
 import type { Storage } from '../storage.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
@@ -91,6 +92,8 @@ export interface Docevals {
   };
   /** The model names and patterns the registered extractors serve. */
   models(): string[];
+  /** GET /v1/models: the served models with their extractor, `pattern` flag and modalities (the same for every organization). */
+  listModels(): Promise<ModelList>;
   /** The storage's `close()`. */
   close(): Promise<void>;
 }

@@ -263,6 +263,15 @@ describe('metadata', () => {
     });
   });
 
+  it('n > 1 whose reconciled prediction is {}: likelihoods is the object {}, not a number', async () => {
+    const extractor = new ScriptedExtractor(['*'], () => ({ data: {} }));
+    const runner = createExtractionRunner({ extractors: [extractor] });
+    const [result] = await runner.extractAll(documents(1), { type: 'object', properties: { total: { type: 'number' } } }, settings({ n_consensus: 3 }));
+    expect(result!.prediction).toEqual({});
+    expect(result!.metadata!.likelihoods).toEqual({});
+    expect(result!.metadata!.consensus_details).toHaveLength(3);
+  });
+
   it('n > 1 and all costs unknown: api_cost null', async () => {
     const extractor = new ScriptedExtractor(['*'], () => ({ data: { invoice_number: 'A', total: 1 }, api_cost: null }));
     const runner = createExtractionRunner({ extractors: [extractor] });

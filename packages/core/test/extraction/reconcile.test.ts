@@ -23,6 +23,13 @@ describe('reconcile', () => {
     expect(reconcile([])).toEqual({ prediction: {}, likelihoods: {} });
   });
 
+  it('gives likelihoods {} (an object, not the number 1) when the reconciled prediction is {}', () => {
+    expect(reconcile([{}, {}, {}])).toEqual({ prediction: {}, likelihoods: {} });
+    expect(reconcile([{}])).toEqual({ prediction: {}, likelihoods: {} });
+    // The pivot (closest to the others on average) is {}: its shape wins, another run's object is not voted in.
+    expect(reconcile([{}, {}, { total: 3 }])).toEqual({ prediction: {}, likelihoods: {} });
+  });
+
   it('aligns array items across runs before voting, whatever their order', () => {
     const { prediction, likelihoods } = reconcile([
       { items: [{ sku: 'A1', qty: 1 }, { sku: 'B2', qty: 2 }] },

@@ -53,5 +53,6 @@ export function requestsFor(ids: Seeded): Array<{ method: string; path: string; 
     { method: 'DELETE', path: p },
     { method: 'POST', path: `${p}/submit`, body: { document: { filename: 'c.txt', url: 'data:text/plain;base64,VG90YWw6IDI=' } } },
     { method: 'GET', path: '/v1/openapi.json' },
+    { method: 'GET', path: '/v1/models' },
   ];
 }

@@ -40,6 +40,8 @@ export function localRulesExtractor(options: LocalRulesExtractorOptions = {}): E
   return {
     name: 'local-rules',
     models,
+    // Text documents only (text/*, JSON, CSV, Markdown, HTML); other files give nulls.
+    modalities: ['text'],
     async extract(request): Promise<ExtractionOutput> {
       request.signal.throwIfAborted();
       const fields = readSchemaFields(request.json_schema);
