@@ -8,7 +8,7 @@ import { tinyPdf } from '../test/support/tiny-pdf.js';
 
 const ROUNDS = 7;
 
-async function time(label: string, run: () => Promise<unknown> | unknown, describe: (r: any) => string = () => ''): Promise<void> {
+async function time<T>(label: string, run: () => Promise<T> | T, describe: (r: T) => string = () => ''): Promise<void> {
   let result = await run();
   const times: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
@@ -27,10 +27,10 @@ const pngInfo = (pages: Array<{ width: number; height: number; png: Uint8Array }
 console.log(`Node ${process.version}, ${process.platform}/${process.arch}, load average ${loadavg()[0]!.toFixed(1)}`);
 for (const dpi of [72, 96, 144, 300]) await time(`PDF, 1 Letter page at ${dpi} dpi`, () => renderPdfPages(pdf, dpi), pngInfo);
 const invoice = Array.from({ length: 40 }, (_, i) => `Line ${i + 1}: widget ${i}\t${(i * 3.5).toFixed(2)} EUR`).join('\n');
-await time('text, 40 lines on A4 at 96 dpi', () => renderTextPages(invoice, 'A4', 96), (r) => `${r.length} page(s); ${pngInfo(r)}`);
+await time('text, 40 lines on A4 at 96 dpi', () => renderTextPages(invoice, 'A4', 96), (r) => (r ? `${r.length} page(s); ${pngInfo(r)}` : 'no font: sent as text'));
 const long = Array.from({ length: 300 }, (_, i) => `Line ${i + 1}: widget ${i}\t${(i * 3.5).toFixed(2)} EUR`).join('\n');
-await time('text, 300 lines on A4 at 96 dpi', () => renderTextPages(long, 'A4', 96), (r) => `${r.length} page(s)`);
+await time('text, 300 lines on A4 at 96 dpi', () => renderTextPages(long, 'A4', 96), (r) => (r ? `${r.length} page(s)` : 'no font: sent as text'));
 
 const answer = JSON.stringify({ lines: Array.from({ length: 200 }, (_, i) => ({ sku: `SKU-${i}`, qty: i, price: i * 1.25, note: 'ok' })) });
 const tokens = (answer.match(/[{}[\]:,"]|[^{}[\]:,"]+/g) ?? []).map((token) => ({ token, logprob: -0.01 }));
-await time(`likelihoods, 200 lines (${tokens.length} tokens)`, () => likelihoodsFromLogprobs(answer, tokens), (r) => `${r.lines.length} lines`);
+await time(`likelihoods, 200 lines (${tokens.length} tokens)`, () => likelihoodsFromLogprobs(answer, tokens), (r) => `${Array.isArray(r?.lines) ? r.lines.length : 0} lines`);

@@ -2,7 +2,7 @@ import { memoryStorage } from '@docevals/adapters/memory';
 import { createDocevals, createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type InferenceSettings, type JsonObject } from '@docevals/core';
 import { likelihoodsFromLogprobs, openaiExtractor, supportsLogprobs, type TokenLogprob } from '@docevals/openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { completion, FakeOpenAIServer } from './support/fake-openai-server.js';
+import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 
 /** Splits JSON text into tokens the way a BPE tokenizer roughly would: punctuation, quotes, words with their space. */
 function tokenize(content: string): string[] {

@@ -2,7 +2,7 @@ import { createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocu
 import { openaiExtractor } from '@docevals/openai';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { completion, FakeOpenAIServer } from './support/fake-openai-server.js';
+import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 import { handWrittenPdf, tinyPdf } from './support/tiny-pdf.js';
 
 const schema: JsonObject = { type: 'object', properties: { total: { type: ['number', 'null'] } }, required: ['total'], additionalProperties: false };
