@@ -2,31 +2,54 @@
 // the packages, found through tsconfig.json's paths), or `pnpm start` in examples/standalone.
 // Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL,
 // DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
-// Ctrl-C (SIGINT) or SIGTERM: finish the requests in flight, close the storage, exit 0. A second signal exits at once.
+// Ctrl-C (SIGINT) or SIGTERM: finish the requests in flight, close the storage, exit 0. A second Ctrl-C exits at once.
 import { createStandaloneServer } from './app.js';
+
+/**
+ * Under `pnpm start` (or npm/yarn), Ctrl-C reaches both the package manager and this process, and the package
+ * manager then relays the signal to us. If we exited before it handled its own copy, it would find no script left
+ * to relay to and die of the signal, printing a failure. So, under a package manager, the exit waits (up to
+ * RELAY_WAIT_MS) for that relayed copy; a signal within RELAY_WINDOW_MS of the first is that copy, not a second
+ * Ctrl-C.
+ */
+const UNDER_PACKAGE_MANAGER = process.env.npm_lifecycle_event !== undefined;
+const RELAY_WINDOW_MS = 2_000;
+const RELAY_WAIT_MS = 2_000;
 
 try {
   const app = await createStandaloneServer(process.env);
-  await app.listen();
 
-  let stopping = false;
+  let stop: { signal: NodeJS.Signals; at: number; relayed: boolean } | undefined;
+  let onRelay = () => {};
+  const relayed = new Promise<void>((resolve) => (onRelay = resolve));
+  const exitAfterRelay = async () => {
+    if (UNDER_PACKAGE_MANAGER && !stop?.relayed) {
+      await Promise.race([relayed, new Promise((resolve) => setTimeout(resolve, RELAY_WAIT_MS).unref())]);
+    }
+    process.exit(0);
+  };
+
   const shutdown = (signal: NodeJS.Signals) => {
-    if (stopping) {
+    if (stop) {
+      if (UNDER_PACKAGE_MANAGER && !stop.relayed && signal === stop.signal && Date.now() - stop.at < RELAY_WINDOW_MS) {
+        stop.relayed = true;
+        onRelay();
+        return;
+      }
       console.error(`${signal} again: exiting without waiting for the requests in flight`);
       process.exit(1);
     }
-    stopping = true;
+    stop = { signal, at: Date.now(), relayed: false };
     console.log(`${signal}: finishing the requests in flight, then closing the storage`);
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('docevals: shutdown failed', error);
-        process.exit(1);
-      },
-    );
+    app.close().then(exitAfterRelay, (error: unknown) => {
+      console.error('docevals: shutdown failed', error);
+      process.exit(1);
+    });
   };
+  // Before listening: a Ctrl-C that comes right after the "listening" line must find the handlers in place.
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+  await app.listen();
 } catch (error) {
   console.error(`docevals: cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
