@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiKeyAuthenticator, createDocevals, localRulesExtractor, type Docevals, type Extractor } from '@docevals/core';
-import { openaiExtractor } from '@docevals/openai';
 import { createRestHandler, DEFAULT_MAX_BODY_BYTES } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
 import { loadApiKeys } from './api-keys.js';
@@ -51,8 +50,12 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
 
   const extractors: Extractor[] = [localRulesExtractor()];
-  // After local-rules: the first extractor that matches a model serves it, so local-rules keeps its model.
-  if (config.openai) extractors.push(openaiExtractor({ ...config.openai, models: ['*'] }));
+  // After local-rules: the first extractor that matches a model serves it, so local-rules keeps its model. Imported
+  // only when configured: the OpenAI SDK is a third of a start's module loading.
+  if (config.openai) {
+    const { openaiExtractor } = await import('@docevals/openai');
+    extractors.push(openaiExtractor({ ...config.openai, models: ['*'] }));
+  }
 
   const storage = await openStorage(config);
   const docevals = createDocevals({
