@@ -1,5 +1,6 @@
-// The standalone docevals server: `pnpm start` at the repository root (no build: tsx runs the TypeScript sources of
-// the packages, found through tsconfig.json's paths), or `pnpm start` in examples/standalone.
+// The standalone docevals server: `pnpm start` at the repository root or in examples/standalone (scripts/start.mjs
+// bundles this file and the packages' sources with esbuild when they changed, then runs it), or
+// `node --import tsx examples/standalone/src/server.ts` straight from the sources.
 // Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL,
 // DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
 // Ctrl-C (SIGINT) or SIGTERM: finish the requests in flight, close the storage, exit 0. A second Ctrl-C exits at once.
@@ -24,7 +25,9 @@ try {
   const relayed = new Promise<void>((resolve) => (onRelay = resolve));
   const exitAfterRelay = async () => {
     if (UNDER_PACKAGE_MANAGER && !stop?.relayed) {
-      await Promise.race([relayed, new Promise((resolve) => setTimeout(resolve, RELAY_WAIT_MS).unref())]);
+      // A timer that keeps the process alive: with nothing left to do it would otherwise end on its own, and the
+      // relayed signal, arriving while it ends, would kill it.
+      await Promise.race([relayed, new Promise((resolve) => setTimeout(resolve, RELAY_WAIT_MS))]);
     }
     process.exit(0);
   };

@@ -3,7 +3,7 @@
  * group, stopped the way a terminal's Ctrl-C stops it (SIGINT to the whole group: pnpm, tsx and the server).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,11 +70,33 @@ describe('pnpm start (the README command)', () => {
       expect(answered.status).toBe(200);
 
       process.kill(-started.child.pid!, signal);
-      expect(await started.exited).toEqual({ code: 0, signal: null });
+      expect(await started.exited, started.output()).toEqual({ code: 0, signal: null });
       expect(started.output()).toContain(`${signal}: finishing the requests in flight, then closing the storage`);
       expect(started.output()).not.toMatch(PNPM_FAILURE);
     });
   }
+
+  it('bundles the server again only when one of its sources changed since the last bundle', async () => {
+    const run = async () => {
+      const started = pnpmStart({ PORT: '0', DOCEVALS_API_KEYS: 'k:o' });
+      await listening(started);
+      process.kill(-started.child.pid!, 'SIGINT');
+      expect((await started.exited).code).toBe(0);
+      return started.output();
+    };
+    await run(); // whatever the tree's state, a bundle is fresh after this
+    expect(await run()).not.toContain('docevals: bundling the server');
+
+    const source = join(ROOT, 'examples/standalone/src/request-log.ts');
+    const { atime, mtime } = await stat(source);
+    try {
+      const later = new Date(Date.now() + 2_000);
+      await utimes(source, later, later);
+      expect(await run()).toContain('docevals: bundling the server from its sources');
+    } finally {
+      await utimes(source, atime, mtime);
+    }
+  });
 
   it('refuses a taken port at once, naming the port and how to choose another', async () => {
     const blocker = createServer();
