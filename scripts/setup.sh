@@ -25,4 +25,14 @@ if [ -z "$(find /usr/share/fonts /usr/local/share/fonts -name '*.ttf' -print -qu
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-dejavu-core >/dev/null
 fi
 
+# curl and jq: the README's curl walk-through uses them, and a test runs it as written.
+MISSING_TOOLS=""
+for tool in curl jq; do command -v "$tool" >/dev/null 2>&1 || MISSING_TOOLS="$MISSING_TOOLS $tool"; done
+if [ -n "$MISSING_TOOLS" ]; then
+  echo "setup: installing$MISSING_TOOLS (Debian packages) for the README's curl walk-through"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $MISSING_TOOLS >/dev/null
+fi
+
 pnpm install --frozen-lockfile

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { createDocevals } from '@docevals/core';
 import { memoryStorage } from '@docevals/adapters/memory';
 import { expect, it } from 'vitest';
@@ -22,4 +24,18 @@ it('gives the result the README snippet shows', async () => {
   });
   const iteration = await docevals.evals.iterations.create('org_1', { evaluation_id: evaluation.id });
   expect(iteration.metric_results.mean_similarity).toBe(1);
+});
+
+// "Run it from the repository root with `pnpm example:snippet`": the file that command runs is the README's block,
+// character for character, and it prints what the README's comment says.
+it('runs as written with `pnpm example:snippet`, whose file is the README block itself', async () => {
+  const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+  const block = /## Use it in-process\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+  const file = readFileSync(new URL('../src/snippet.ts', import.meta.url), 'utf8');
+  expect(file.replace(/^\/\/.*\n/, '')).toBe(block);
+  expect(readme).toContain('`pnpm example:snippet`');
+
+  const root = new URL('../../../', import.meta.url);
+  const { stdout } = await promisify(execFile)('pnpm', ['--silent', 'example:snippet'], { cwd: root, encoding: 'utf8' });
+  expect(stdout).toBe('1\n');
 });

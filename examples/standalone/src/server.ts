@@ -1,24 +1,58 @@
-// The standalone docevals server: `pnpm start` at the repository root (after `pnpm build`), or `pnpm start` here.
-// Configuration by environment: see README in docs/rest.md (PORT, HOST, DATA_DIR, REDIS_URL, DOCEVALS_API_KEYS,
-// OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
+// The standalone docevals server: `pnpm start` at the repository root or in examples/standalone (scripts/start.mjs
+// bundles this file and the packages' sources with esbuild when they changed, then runs it), or
+// `node --import tsx examples/standalone/src/server.ts` straight from the sources.
+// Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL,
+// DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
+// Ctrl-C (SIGINT) or SIGTERM: finish the requests in flight, close the storage, exit 0. A second Ctrl-C exits at once.
 import { createStandaloneServer } from './app.js';
+
+/**
+ * Under `pnpm start` (or npm/yarn), Ctrl-C reaches both the package manager and this process, and the package
+ * manager then relays the signal to us. If we exited before it handled its own copy, it would find no script left
+ * to relay to and die of the signal, printing a failure. So, under a package manager, the exit waits (up to
+ * RELAY_WAIT_MS) for that relayed copy; a signal within RELAY_WINDOW_MS of the first is that copy, not a second
+ * Ctrl-C.
+ */
+const UNDER_PACKAGE_MANAGER = process.env.npm_lifecycle_event !== undefined;
+const RELAY_WINDOW_MS = 2_000;
+const RELAY_WAIT_MS = 2_000;
 
 try {
   const app = await createStandaloneServer(process.env);
-  await app.listen();
+
+  let stop: { signal: NodeJS.Signals; at: number; relayed: boolean } | undefined;
+  let onRelay = () => {};
+  const relayed = new Promise<void>((resolve) => (onRelay = resolve));
+  const exitAfterRelay = async () => {
+    if (UNDER_PACKAGE_MANAGER && !stop?.relayed) {
+      // A timer that keeps the process alive: with nothing left to do it would otherwise end on its own, and the
+      // relayed signal, arriving while it ends, would kill it.
+      await Promise.race([relayed, new Promise((resolve) => setTimeout(resolve, RELAY_WAIT_MS))]);
+    }
+    process.exit(0);
+  };
 
   const shutdown = (signal: NodeJS.Signals) => {
+    if (stop) {
+      if (UNDER_PACKAGE_MANAGER && !stop.relayed && signal === stop.signal && Date.now() - stop.at < RELAY_WINDOW_MS) {
+        stop.relayed = true;
+        onRelay();
+        return;
+      }
+      console.error(`${signal} again: exiting without waiting for the requests in flight`);
+      process.exit(1);
+    }
+    stop = { signal, at: Date.now(), relayed: false };
     console.log(`${signal}: finishing the requests in flight, then closing the storage`);
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('docevals: shutdown failed', error);
-        process.exit(1);
-      },
-    );
+    app.close().then(exitAfterRelay, (error: unknown) => {
+      console.error('docevals: shutdown failed', error);
+      process.exit(1);
+    });
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  // Before listening: a Ctrl-C that comes right after the "listening" line must find the handlers in place.
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  await app.listen();
 } catch (error) {
   console.error(`docevals: cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,7 @@ describe('the standalone server', () => {
     const key = first.app.generatedKey!;
     expect(key).toMatch(/^dk_[A-Za-z0-9_-]{32}$/);
     expect(first.lines.filter((l) => l.includes(key))).toHaveLength(2); // the key itself, and the curl example
+    // Marked shown once printed: the next start does not print it again.
     const file = JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'));
     expect(file).toEqual({ keys: { [key]: 'default' } });
     expect((await stat(join(dataDir, 'api-keys.json'))).mode & 0o077).toBe(0);
@@ -49,6 +51,40 @@ describe('the standalone server', () => {
     expect(second.app.generatedKey).toBeUndefined();
     expect(second.lines.join('\n')).not.toContain(key);
     expect((await client(second.url, key)('GET', '/v1/evals')).status).toBe(200);
+  });
+
+  it('shows a generated key at the next start when the start that made it could not listen (port taken)', async () => {
+    const blocker = createNetServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const takenPort = (blocker.address() as AddressInfo).port;
+    try {
+      const lines: string[] = [];
+      const refused = await createStandaloneServer({ PORT: String(takenPort), HOST: '127.0.0.1', DATA_DIR: dataDir }, { log: (l) => lines.push(l) });
+      running.push(refused);
+      const failure = await refused.listen().then(() => null, (error: Error) => error);
+      expect(failure?.message).toBe(
+        `port ${takenPort} is already in use on 127.0.0.1 (another server is listening there). ` +
+          'Stop it, or choose another port: PORT=3000 pnpm start',
+      );
+      expect(lines).toEqual([]); // nothing printed, the key included
+      const key = refused.generatedKey!;
+      expect(JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'))).toEqual({ keys: { [key]: 'default' }, shown: false });
+      await refused.close();
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+
+    const next = await start();
+    const key = next.app.generatedKey!;
+    expect(next.lines).toContain(`  ${key}`);
+    expect(JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'))).toEqual({ keys: { [key]: 'default' } });
+    expect((await client(next.url, key)('GET', '/v1/evals')).status).toBe(200);
+    await next.app.close();
+
+    const third = await start();
+    expect(third.app.generatedKey).toBeUndefined();
+    expect(third.lines.join('\n')).not.toContain(key);
+    expect(third.lines).toContain(`API keys: ${join(dataDir, 'api-keys.json')}`);
   });
 
   it('runs the seed flow, and finds all of it again after a restart on the same DATA_DIR', async () => {

@@ -61,7 +61,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
   };
 }
 
-// `pnpm --filter @docevals/example-trpc-client server`: PORT (default 3000), DOCEVALS_API_KEY (default: a fresh
+// `pnpm example:trpc-server` at the repository root: PORT (default 3000), DOCEVALS_API_KEY (default: a fresh
 // random key, printed once).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const apiKey = process.env.DOCEVALS_API_KEY ?? `sk_dev_${randomBytes(16).toString('hex')}`;

@@ -1,6 +1,6 @@
 /**
  * compareDocuments throughput on fixtures/vectors/perf-invoices.json (40 invoices x 60 line items, perturbed and
- * reordered predictions). Target (issue 3): >= 550 documents/s aligned + unaligned on one core, 50x a
+ * reordered predictions). Target: >= 550 documents/s aligned + unaligned on one core, 50x a
  * straightforward Python implementation (~11 documents/s). Not a test; figures are kept in docs/benchmarks.md.
  * Run: pnpm bench compare-documents
  */

@@ -5,7 +5,7 @@
 // runner's process (sharing its event loop, as in the tests). Baselines under the same limit of 8 — bare SDK calls,
 // bare fetch calls, a bare 20 ms timer — show what the SDK, HTTP and the machine allow without the runner. Rounds
 // are interleaved so that load from elsewhere on the machine hits every contender alike.
-// Not a test: nothing fails on slow figures. Run: cd /work/main && pnpm bench iteration-throughput
+// Not a test: nothing fails on slow figures. Run from the repository root: pnpm bench iteration-throughput
 import { fork, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';

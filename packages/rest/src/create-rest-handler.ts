@@ -1,7 +1,7 @@
-import { DocevalsError, type Authenticate, type Docevals } from '@docevals/core';
+import { DocevalsError, readApiKey, unauthorizedError, type Authenticate, type Docevals } from '@docevals/core';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
-import { errorResponse, isUnexpected } from './error-response.js';
+import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
 import { createOpenApiDocument } from './openapi-document.js';
 import { readJsonBody } from './read-json-body.js';
 
@@ -94,10 +94,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   app.use('*', async (c, next) => {
     const organizationId = await authenticate(c.req.raw.headers);
     if (!organizationId) {
-      throw new DocevalsError(
-        'unauthorized',
-        'A valid API key is required: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
-      );
+      const keySent = readApiKey(c.req.raw.headers) !== null;
+      return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
     }
     c.set('organizationId', organizationId);
     await next();

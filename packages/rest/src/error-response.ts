@@ -48,7 +48,23 @@ export function errorResponse(error: unknown, headers?: HeadersInit): Response {
   const response = Response.json(body, { status, headers });
   // A 413 leaves the rest of the body unread: ask the client to stop sending and open a new connection.
   if (status === 413) response.headers.set('connection', 'close');
+  // RFC 9110 15.5.2: a 401 names the schemes it accepts.
+  if (status === 401 && !response.headers.has('www-authenticate')) response.headers.set('www-authenticate', wwwAuthenticate(false));
   return response;
+}
+
+/**
+ * The `WWW-Authenticate` of a 401: the Bearer scheme (RFC 6750), with `error="invalid_token"` when a key was sent
+ * but is not valid. The other way to send a key, the `Api-Key` header, is named in the error message.
+ *
+ * @example
+ * wwwAuthenticate(false); // 'Bearer realm="docevals"'
+ * wwwAuthenticate(true);  // 'Bearer realm="docevals", error="invalid_token", error_description="The API key sent is not valid"'
+ */
+export function wwwAuthenticate(keySent: boolean): string {
+  return keySent
+    ? 'Bearer realm="docevals", error="invalid_token", error_description="The API key sent is not valid"'
+    : 'Bearer realm="docevals"';
 }
 
 /** True when `error` would be answered with a 500: the ones a host wants to log. */

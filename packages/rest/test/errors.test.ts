@@ -77,19 +77,32 @@ describe('400 bad_request', () => {
 });
 
 describe('401 unauthorized', () => {
+  const NO_KEY = {
+    message: 'No API key was sent: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
+    challenge: 'Bearer realm="docevals"',
+  };
+  const BAD_KEY = {
+    message: 'The API key sent is not valid: check it (send it as "Api-Key: <key>" or "Authorization: Bearer <key>").',
+    challenge: 'Bearer realm="docevals", error="invalid_token", error_description="The API key sent is not valid"',
+  };
+
   it('refuses every endpoint without a key, with an unknown key, or with another scheme', async () => {
-    const attempts: Array<Record<string, string>> = [
-      {},
-      { 'api-key': 'key_org_a_012345678' },
-      { 'api-key': `${KEY_A}x` },
-      { authorization: `Basic ${Buffer.from(`${KEY_A}:`).toString('base64')}` },
-      { authorization: 'Bearer nope' },
+    const attempts: Array<[Record<string, string>, typeof NO_KEY]> = [
+      [{}, NO_KEY],
+      [{ 'api-key': 'key_org_a_012345678' }, BAD_KEY],
+      [{ 'api-key': `${KEY_A}x` }, BAD_KEY],
+      [{ authorization: `Basic ${Buffer.from(`${KEY_A}:`).toString('base64')}` }, NO_KEY], // not a scheme we read
+      [{ authorization: 'Bearer nope' }, BAD_KEY],
+      [{ 'api-key': '   ' }, NO_KEY],
     ];
     for (const { method, path, body } of requestsFor(ids)) {
-      for (const headers of attempts) {
+      for (const [headers, expected] of attempts) {
         const r = await api.call(method, path, { key: null, headers, body });
-        expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);
+        const what = `${method} ${path} ${JSON.stringify(headers)}`;
+        expect(r.status, what).toBe(401);
         expectError(r.body, 'unauthorized');
+        expect(r.body.error.message, what).toBe(expected.message);
+        expect(r.headers.get('www-authenticate'), what).toBe(expected.challenge);
       }
     }
     await expectUnchanged();
@@ -98,6 +111,7 @@ describe('401 unauthorized', () => {
   it('refuses unknown paths too without a key: nothing is revealed before authentication', async () => {
     const r = await api.call('GET', '/v1/secret-admin', { key: null });
     expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe(NO_KEY.challenge);
   });
 });
 

@@ -1,9 +1,11 @@
-import type { Authenticate } from '@docevals/core';
+import { readApiKey, type Authenticate } from '@docevals/core';
 import { toTRPCError } from './error-table.js';
 
 /** The context of every docevals procedure: the caller's organization, null when no valid key came with the call. */
 export interface DocevalsContext {
   organizationId: string | null;
+  /** Whether the request carried an API key (`Api-Key` or `Authorization: Bearer`): words the 401 when it is refused. */
+  apiKeySent?: boolean;
 }
 
 /** Node's `IncomingMessage.headers` (and Express's, Fastify's): lower-case names, repeated headers as arrays. */
@@ -43,12 +45,14 @@ export function createDocevalsContext(options: CreateDocevalsContextOptions): (o
   const { authenticate } = options;
   return async ({ req }) => {
     let organizationId: string | null;
+    const headers = toHeaders(req.headers);
     try {
-      organizationId = await authenticate(toHeaders(req.headers));
+      organizationId = await authenticate(headers);
     } catch (error) {
       throw toTRPCError(error);
     }
-    return { organizationId: typeof organizationId === 'string' && organizationId !== '' ? organizationId : null };
+    if (typeof organizationId === 'string' && organizationId !== '') return { organizationId };
+    return { organizationId: null, apiKeySent: readApiKey(headers) !== null };
   };
 }
 

@@ -4,7 +4,6 @@ import {
   createIterationInputSchema,
   createProcessorInputSchema,
   deletedSchema,
-  DocevalsError,
   documentRefInputSchema,
   documentSchema,
   evaluationRefInputSchema,
@@ -25,6 +24,7 @@ import {
   updateDocumentInputSchema,
   updateEvaluationInputSchema,
   updateProcessorInputSchema,
+  unauthorizedError,
   type Docevals,
 } from '@docevals/core';
 import { initTRPC } from '@trpc/server';
@@ -47,13 +47,8 @@ const organizationProcedure = t.procedure
     return result;
   })
   .use(({ ctx, next }) => {
-    if (ctx.organizationId === null) {
-      throw new DocevalsError(
-        'unauthorized',
-        // Worded as the REST API words it: one message, whichever transport.
-        'A valid API key is required: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
-      );
-    }
+    // Worded as the REST API words it (the core's unauthorizedError): one message, whichever transport.
+    if (ctx.organizationId === null) throw unauthorizedError(ctx.apiKeySent === true);
     return next({ ctx: { organizationId: ctx.organizationId } });
   });
 

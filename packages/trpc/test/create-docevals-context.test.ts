@@ -30,8 +30,8 @@ describe('createDocevalsContext', () => {
     expect(await createContext({ req: await incomingMessage({ Authorization: 'Bearer key_org_a' }) })).toEqual({
       organizationId: 'org_a',
     });
-    expect(await createContext({ req: await incomingMessage({ 'Api-Key': 'key_wrong' }) })).toEqual({ organizationId: null });
-    expect(await createContext({ req: await incomingMessage({}) })).toEqual({ organizationId: null });
+    expect(await createContext({ req: await incomingMessage({ 'Api-Key': 'key_wrong' }) })).toEqual({ organizationId: null, apiKeySent: true });
+    expect(await createContext({ req: await incomingMessage({}) })).toEqual({ organizationId: null, apiKeySent: false });
   });
 
   it('authenticates a fetch Request (fetch adapter) with the same function', async () => {

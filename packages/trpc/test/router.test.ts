@@ -184,9 +184,16 @@ describe('the docevals router over HTTP', () => {
 
 describe('errors', () => {
   it('answers UNAUTHORIZED without a key or with an unknown one, before looking at the input', async () => {
-    for (const client of [served.client(), served.client('key_nobody'), served.client('key_nobody', 'Authorization')]) {
+    const how = 'send it as "Api-Key: <key>" or "Authorization: Bearer <key>"';
+    const cases = [
+      { client: served.client(), message: `No API key was sent: ${how}.` },
+      { client: served.client('key_nobody'), message: `The API key sent is not valid: check it (${how}).` },
+      { client: served.client('key_nobody', 'Authorization'), message: `The API key sent is not valid: check it (${how}).` },
+    ];
+    for (const { client, message } of cases) {
       const error = await failure(client.evals.create.mutate({ name: '' } as never));
       expect(error.data).toMatchObject({ code: 'unauthorized', httpStatus: 401, path: 'evals.create' });
+      expect(error.message).toBe(message); // the REST API's words
       expect(error.data?.issues).toBeUndefined();
     }
     const raw = await rawQuery(served.url, 'evals.list', {});

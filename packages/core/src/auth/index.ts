@@ -1,3 +1,4 @@
 export type { Authenticate } from './authenticate.js';
 export { readApiKey } from './read-api-key.js';
 export { apiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './api-key-authenticator.js';
+export { unauthorizedError } from './unauthorized-error.js';

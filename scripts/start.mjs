@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// `pnpm start`: the standalone server (examples/standalone/src/server.ts), run in this process from one JavaScript
+// file that esbuild bundles from the TypeScript sources of the server and the packages (found through tsconfig.json's
+// paths) and their dependencies. The bundle is rebuilt only when one of the files it was made from changed, or the
+// lockfile did (about a second); otherwise the start only loads it, which takes a fraction of the time module by
+// module loading of the sources takes. Nothing is type-checked or built for publishing here (`pnpm build` does that).
+import { build, stop } from 'esbuild';
+import { readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const entry = 'examples/standalone/src/server.ts';
+const cacheDir = join(root, 'node_modules/.cache/docevals');
+const bundle = join(cacheDir, 'standalone-server.mjs');
+const inputsFile = `${bundle}.inputs.json`;
+/** Files whose change makes a new bundle beside the ones esbuild read: dependencies and compiler settings. */
+const ALWAYS = ['pnpm-lock.yaml', 'tsconfig.json', 'tsconfig.base.json', 'scripts/start.mjs'];
+
+/** When `file` (relative to the repository root, or absolute) last changed; null when it is not there. */
+function mtime(file) {
+  try {
+    return statSync(resolve(root, file)).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/** True when the bundle exists and is newer than every file it was made from. */
+function fresh() {
+  let inputs;
+  try {
+    inputs = JSON.parse(readFileSync(inputsFile, 'utf8'));
+  } catch {
+    return false;
+  }
+  const built = mtime(bundle);
+  if (built === null) return false;
+  return [...ALWAYS, ...inputs].every((file) => {
+    const changed = mtime(file);
+    return changed !== null && changed < built; // a file gone is a change too
+  });
+}
+
+/** Bundles the server into `bundle` (written whole, then renamed: a start running at the same time reads either). */
+async function bundleServer() {
+  mkdirSync(cacheDir, { recursive: true });
+  const temporary = `${bundle}.${process.pid}.tmp`;
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    tsconfig: 'tsconfig.json',
+    outfile: temporary,
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    // CommonJS dependencies bundled into an ES module still call require().
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  });
+  await stop(); // esbuild's service process: not needed while the server runs
+  writeFileSync(inputsFile, JSON.stringify(Object.keys(result.metafile.inputs)));
+  renameSync(`${temporary}.map`, `${bundle}.map`);
+  renameSync(temporary, bundle);
+}
+
+if (!fresh()) {
+  console.log('docevals: bundling the server from its sources (only when they changed since the last start)');
+  try {
+    await bundleServer();
+  } catch {
+    // esbuild has printed what it could not read, with file and line.
+    console.error('docevals: cannot start: the server does not bundle from its sources (see above)');
+    process.exit(1);
+  }
+}
+
+// Stack traces name the TypeScript sources.
+process.setSourceMapsEnabled(true);
+await import(pathToFileURL(bundle).href);
