@@ -58,7 +58,7 @@ const restrictImports = (self, allowed, more = []) => {
           message: `${self ? `@docevals/${self}` : 'This file'} may import only ${allowed.length ? allowed.map((n) => `@docevals/${n}`).join(', ') : 'no other docevals package'} (eslint.config.js \`boundaries\`, or the package.json of a test's package).`,
         },
         {
-          // Relative paths stop at a package's edge: `../../core/src/x.js` or `../../../packages/core/...`.
+          // Relative paths stop at a package's edge: `../../core/src/x.js` or `../../../packages/core/...`. (self-contained: not a path from here)
           regex: '^(\\.\\./)+((packages|examples)/|[^./][^/]*/src(/|$))',
           message: 'Import another package by its name (@docevals/...), not by a relative path into its folder.',
         },

@@ -6,7 +6,7 @@ import { defineConfig, type Options } from 'tsup';
  *
  * @example
  * // packages/<name>/tsup.config.ts
- * import { packageBuild } from '../../tsup.base.js';
+ * import { packageBuild } from '../../tsup.base.js'; // self-contained: not a path from here
  * export default packageBuild({ entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts' } });
  */
 export function packageBuild(options: Options = {}) {

@@ -20,7 +20,9 @@ const checkedWithRun = tracked.filter(
     (/\.(ts|mts|cts|js|mjs|cjs|json|md|sh|ya?ml)$/.test(file) || file === '.ci/run') &&
     file !== 'pnpm-lock.yaml' &&
     file !== 'CHANGELOG.md' &&
-    !(file.startsWith('fixtures/') && file.endsWith('.json')),
+    !(file.startsWith('fixtures/') && file.endsWith('.json')) &&
+    // The lint config's test writes imports as seen from virtual files inside each package, not from its own place.
+    file !== 'test-support/lint-config.test.ts',
 );
 
 const problems = [];
@@ -35,6 +37,8 @@ for (const file of checkedWithRun) {
   const lines = text.split('\n');
   lines.forEach((line, index) => {
     const where = `${file}:${index + 1}`;
+    // A path written for another file's place (an example in a doc comment, a lint fixture's virtual path).
+    if (line.includes('self-contained: not a path from here')) return;
     // Relative paths in quotes, backticks or Markdown link targets.
     for (const match of line.matchAll(/(?:['"`(])((?:\.\.?\/)+[^'"`)\s]*)/g)) {
       const target = resolve(dir, match[1]);
