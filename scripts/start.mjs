@@ -42,6 +42,23 @@ function fresh() {
   });
 }
 
+/**
+ * Packages that load native binaries (`.node` files) cannot be bundled: they stay outside the bundle, imported by the
+ * absolute path esbuild resolves for them (the bundle is a cache of this checkout, rebuilt when the lockfile changes).
+ */
+const NATIVE = /^(@napi-rs\/canvas|unpdf)(\/|$)/;
+const nativeExternal = {
+  name: 'native-external',
+  setup(b) {
+    b.onResolve({ filter: NATIVE }, async (args) => {
+      if (args.pluginData === 'native-external') return undefined;
+      const resolved = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'native-external' });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { path: resolved.path, external: true };
+    });
+  },
+};
+
 /** Bundles the server into `bundle` (written whole, then renamed: a start running at the same time reads either). */
 async function bundleServer() {
   mkdirSync(cacheDir, { recursive: true });
@@ -58,6 +75,7 @@ async function bundleServer() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
+    plugins: [nativeExternal],
     // CommonJS dependencies bundled into an ES module still call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });
