@@ -43,6 +43,10 @@ describe('the standalone server', () => {
     expect((await stat(join(dataDir, 'api-keys.json'))).mode & 0o077).toBe(0);
     expect(first.lines.some((l) => l.startsWith('docevals listening on http://127.0.0.1:'))).toBe(true);
     expect(first.lines.some((l) => l.startsWith('try: curl '))).toBe(true);
+    expect(first.lines).toContain(`API reference: ${first.url}/docs`);
+    const docs = await fetch(`${first.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/docs/redoc.standalone.js');
     await first.app.close();
 
     const second = await start();

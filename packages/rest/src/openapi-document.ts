@@ -136,8 +136,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
       path: '/docs',
       operationId: 'apiReference',
       summary: 'This API\'s reference, for people (no key needed)',
-      description: 'An HTML page rendering this document, with every script and style served by this server (no CDN). Needs no key: it holds no data.',
+      description:
+        'An HTML page rendering this document with Redoc; its two scripts (`/docs/redoc.standalone.js`, ' +
+        '`/docs/init.js`) come from this server too, never from a CDN. Needs no key: it holds no data.',
       security: [],
+      notFound: "The host serves no reference: the optional `redoc` package is not installed, or the handler's `docs` option is false.",
       response: {
         description: 'The HTML page',
         content: { 'text/html': { schema: z.string().meta({ description: 'An HTML document.' }), example: '<!doctype html><html>...</html>' } },
@@ -152,8 +155,16 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
     };
     // docevals answers these two no 4xx of its own; the host's server or a proxy may (431 for oversized headers).
     const hostErrors = { '4XX': { description: "Not answered by docevals: the host's HTTP server or a proxy may refuse the request (431 for oversized headers)." } };
-    const errors = route.errors ? Object.fromEntries(route.errors.map((status) => [status, errorRef(status)])) : hostErrors;
-    const headErrors = route.errors ? Object.fromEntries(route.errors.map((s) => [s, { description: ERRORS[s]!.description }])) : hostErrors;
+    const errors = route.errors
+      ? Object.fromEntries(route.errors.map((status) => [status, errorRef(status)]))
+      : route.notFound
+        ? { 404: { description: route.notFound, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: { code: 'not_found', message: 'The API reference needs the "redoc" package: install it next to @docevals/rest.' } } } } } }
+        : hostErrors;
+    const headErrors = route.errors
+      ? Object.fromEntries(route.errors.map((s) => [s, { description: ERRORS[s]!.description }]))
+      : route.notFound
+        ? { 404: { description: route.notFound } }
+        : hostErrors;
     registry.registerPath({
       ...base,
       method: 'get',
