@@ -4,6 +4,7 @@ import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected } from './error-response.js';
 import { DOCS_CSP, docsInitScript, docsPage, loadRendererBundle } from './docs-page.js';
 import { createOpenApiDocument } from './openapi-document.js';
+import { isMultipart, readFormBody } from './read-form-body.js';
 import { readJsonBody } from './read-json-body.js';
 
 /** A fetch-style handler: web `Request` in, web `Response` out. */
@@ -146,7 +147,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
 
   async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
-    const body = endpoint.body ? await readJsonBody(c.req.raw, maxBodyBytes) : {};
+    const body = !endpoint.body
+      ? {}
+      : endpoint.acceptsForm && isMultipart(c.req.raw)
+        ? await readFormBody(c.req.raw, maxBodyBytes)
+        : await readJsonBody(c.req.raw, maxBodyBytes);
     const query = endpoint.query ? c.req.query() : {};
     const input = { ...body, ...query, ...c.req.param() };
     const result = await endpoint.call(docevals, c.get('organizationId'), input);

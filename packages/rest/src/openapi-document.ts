@@ -234,7 +234,10 @@ function routeOf(endpoint: Endpoint, doc: OperationDoc) {
             body: {
               required: !endpoint.bodyOptional,
               description: endpoint.bodyOptional ? 'Optional: an empty body takes every default.' : undefined,
-              content: { 'application/json': { schema: doc.body, example: doc.requestExample } },
+              content: {
+                'application/json': { schema: doc.body, example: doc.requestExample },
+                ...(doc.formBody ? { 'multipart/form-data': { schema: doc.formBody } } : {}),
+              },
             },
           }
         : {}),

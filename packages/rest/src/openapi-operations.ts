@@ -5,12 +5,15 @@ import {
   CreateIterationBodySchema,
   CreateProcessorBodySchema,
   DeletedSchema,
+  DistancesPathSchema,
+  DocumentDistancesSchema,
   DocumentListSchema,
   DocumentPathSchema,
   EvaluationDocumentSchema,
   EvaluationListSchema,
   EvaluationPathSchema,
   EvaluationSchema,
+  IterationIdPathSchema,
   IterationListSchema,
   IterationPathSchema,
   IterationSchema,
@@ -23,9 +26,11 @@ import {
   ProcessorPathSchema,
   ProcessorSchema,
   SubmitDocumentBodySchema,
+  SubmitDocumentFormSchema,
   SubmitResultSchema,
   UpdateDocumentBodySchema,
   UpdateEvaluationBodySchema,
+  UpdateIterationBodySchema,
   UpdateProcessorBodySchema,
 } from './openapi-schemas.js';
 
@@ -41,6 +46,8 @@ export interface OperationDoc {
   query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
+  /** The same body as `multipart/form-data` (endpoints with `acceptsForm`). */
+  formBody?: z.ZodType;
   /** The request body's example (operations with a body). */
   requestExample?: unknown;
   /** The 200 answer's example. */
@@ -194,7 +201,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
       'organization refers to them.',
     params: EvaluationPathSchema,
     response: DeletedSchema,
-    responseExample: { id: 'eval_invoices', deleted: true },
+    responseExample: { id: 'eval_invoices', deleted: true, success: true },
   },
   addDocument: {
     description:
@@ -231,7 +238,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     description: 'Removes a document from the evaluation, with its predictions in every iteration (metrics recomputed).',
     params: DocumentPathSchema,
     response: DeletedSchema,
-    responseExample: { id: DOCUMENT_ID, deleted: true },
+    responseExample: { id: DOCUMENT_ID, deleted: true, success: true },
   },
   listIterations: {
     description: 'Every iteration of the evaluation, oldest first (no pagination); `model` keeps those of one model.',
@@ -261,7 +268,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     description: 'Deletes an iteration and its predictions.',
     params: IterationPathSchema,
     response: DeletedSchema,
-    responseExample: { id: ITERATION.id, deleted: true },
+    responseExample: { id: ITERATION.id, deleted: true, success: true },
   },
   processIteration: {
     description:
@@ -272,6 +279,41 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     response: IterationSchema,
     requestExample: { only_missing: true },
     responseExample: ITERATION,
+  },
+  getIterationById: {
+    description:
+      'The same as `GET /v1/evals/{evaluation_id}/iterations/{iteration_id}`, with the iteration named by its id ' +
+      'alone (the reference SDK\'s path).',
+    params: IterationIdPathSchema,
+    response: IterationSchema,
+    responseExample: ITERATION,
+  },
+  updateIteration: {
+    description:
+      'Changes an iteration\'s inference settings (the given ones over its own) or its json_schema (same ' +
+      'schema_data_id as the evaluation), then extracts every document again and recomputes the metrics. When ' +
+      'nothing changes, the iteration is answered as it is and nothing runs. The body may be a whole Iteration, as ' +
+      'the reference SDK sends it: only `inference_settings` and `json_schema` are read.',
+    params: IterationIdPathSchema,
+    body: UpdateIterationBodySchema,
+    response: IterationSchema,
+    requestExample: { inference_settings: { model: 'local-rules', temperature: 0.5 } },
+    responseExample: { ...ITERATION, inference_settings: { ...SETTINGS, temperature: 0.5 } },
+  },
+  deleteIterationById: {
+    description: 'The same as `DELETE /v1/evals/{evaluation_id}/iterations/{iteration_id}`, by the iteration\'s id alone.',
+    params: IterationIdPathSchema,
+    response: DeletedSchema,
+    responseExample: { id: ITERATION.id, deleted: true, success: true },
+  },
+  computeDistances: {
+    description:
+      'How far one document\'s prediction is from its annotation in an iteration: 1 − similarity for every field ' +
+      '(the tree of the item metric\'s `similarities`) and for the document. A 404 for a document the iteration has ' +
+      'not run yet.',
+    params: DistancesPathSchema,
+    response: DocumentDistancesSchema,
+    responseExample: { distances: { invoice_number: 0.25, total: 0 }, mean_distance: 0.125, metric_type: 'levenshtein' },
   },
   createProcessor: {
     description: 'Stores a named extraction configuration: a model, a JSON schema and inference settings.',
@@ -304,14 +346,17 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     description: 'Deletes a processor.',
     params: ProcessorPathSchema,
     response: DeletedSchema,
-    responseExample: { id: PROCESSOR.id, deleted: true },
+    responseExample: { id: PROCESSOR.id, deleted: true, success: true },
   },
   submitToProcessor: {
     description:
       'Runs the processor\'s extraction on one document and answers the prediction with its metadata. Nothing is ' +
-      'stored. A failed extraction is a 502 `extractor_error`.',
+      'stored. A failed extraction is a 502 `extractor_error`. The body is JSON, or `multipart/form-data` with the ' +
+      'file as a `document` part (the reference SDK\'s form; its other fields, such as `temperature`, `seed` or ' +
+      '`store`, are accepted and not used: the processor\'s stored settings apply). Both have the same size limit.',
     params: ProcessorPathSchema,
     body: SubmitDocumentBodySchema,
+    formBody: SubmitDocumentFormSchema,
     response: SubmitResultSchema,
     requestExample: { document: { filename: 'invoice-1.txt', url: DATA_URL } },
     responseExample: {

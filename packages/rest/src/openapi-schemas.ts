@@ -8,6 +8,8 @@ import {
   deletedSchema,
   documentInputSchema,
   documentRefInputSchema,
+  documentDistancesInputSchema,
+  documentDistancesSchema,
   documentSchema,
   ERROR_CODES,
   evaluationRefInputSchema,
@@ -16,6 +18,7 @@ import {
   inferenceSettingsInputSchema,
   inferenceSettingsSchema,
   itemMetricSchema,
+  iterationIdInputSchema,
   iterationRefInputSchema,
   iterationSchema,
   listDocumentsInputSchema,
@@ -33,6 +36,7 @@ import {
   submitResultSchema,
   updateDocumentInputSchema,
   updateEvaluationInputSchema,
+  updateIterationInputSchema,
   updateProcessorInputSchema,
 } from '@docevals/core';
 import { z } from '@hono/zod-openapi';
@@ -216,11 +220,11 @@ export const ListMetadataSchema = named('ListMetadata', documented(listMetadataS
   after: 'Pass as `after` to get the next page; null on the last page.',
 }), { description: 'The cursors of a page: ids of the first and last item, where more items exist.' });
 
-export const DeletedSchema = named('Deleted', deletedSchema
-  .safeExtend({
-    id: z.string().meta({ description: 'The id of the deleted object.' }),
-    deleted: deletedSchema.shape.deleted.meta({ description: 'Always true.' }),
-  }), { description: 'A deletion\'s answer.' });
+export const DeletedSchema = named('Deleted', documented(deletedSchema, {
+  id: 'The id of the deleted object.',
+  deleted: 'Always true.',
+  success: 'Always true: `deleted` again, for clients typed after the reference SDK (`{success, id}`).',
+}), { description: 'A deletion\'s answer.' });
 
 // Documents
 
@@ -271,8 +275,8 @@ export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema,
 }), { description: 'How close one document\'s prediction is to its annotation.' });
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {
-  item_metrics: z.array(ItemMetricSchema).meta({ description: 'One per document that has a prediction, in document order.' }),
-  mean_similarity: 'Mean of the documents\' `similarity` (0 to 1); pending documents are not counted.',
+  item_metrics: z.array(ItemMetricSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
+  mean_similarity: 'Mean of the documents\' `similarity`, 0 to 1.',
   aligned_mean_similarity: 'Mean of the documents\' `aligned_similarity`.',
   metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
 }), { description: 'An iteration\'s metrics against the annotations.' });
@@ -351,6 +355,13 @@ export const EvaluationPathSchema = documented(evaluationRefInputSchema, { evalu
 export const DocumentPathSchema = documented(documentRefInputSchema, { evaluation_id: EVALUATION_ID, document_id: DOCUMENT_ID });
 export const IterationPathSchema = documented(iterationRefInputSchema, { evaluation_id: EVALUATION_ID, iteration_id: ITERATION_ID });
 export const ProcessorPathSchema = documented(processorRefInputSchema, { processor_id: PROCESSOR_ID });
+export const IterationIdPathSchema = documented(iterationIdInputSchema, {
+  iteration_id: `${ITERATION_ID} Ids are unique within the organization, so the evaluation is found from it.`,
+});
+export const DistancesPathSchema = documented(iterationIdInputSchema.extend({ document_id: documentDistancesInputSchema.shape.document_id }), {
+  iteration_id: IterationIdPathSchema.shape.iteration_id,
+  document_id: DOCUMENT_ID,
+});
 
 const LIST_QUERY = {
   limit: 'How many items a page holds, 1 to 100.',
@@ -468,6 +479,40 @@ export const SubmitDocumentBodySchema = named('SubmitDocumentRequest', documente
     url: 'The content as a base64 data URL (`data:application/pdf;base64,...`).',
   }), { description: 'A document to extract: its name and content.' }), 'The document to extract.'),
 }), { description: 'One document to run the processor on. Nothing is stored.' });
+
+export const SubmitDocumentFormSchema = named(
+  'SubmitDocumentForm',
+  z.object({
+    document: z.string().meta({ contentMediaType: 'application/octet-stream', description: 'The file to extract; its part\'s Content-Type and file name are kept.' }),
+    temperature: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used (the processor\'s temperature applies).' }),
+    seed: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used.' }),
+    store: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used (a submit stores nothing).' }),
+  }),
+  { description: 'One document to run the processor on, as a form: the reference SDK\'s request.' },
+);
+
+export const UpdateIterationBodySchema = named(
+  'UpdateIterationRequest',
+  documented(updateIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
+    inference_settings: ref(InferenceSettingsInputSchema, 'Settings to change; the ones left out keep the iteration\'s values.').optional(),
+    json_schema: 'A new JSON Schema for the iteration (other prompts): it must keep the evaluation\'s schema_data_id (409 otherwise).',
+  }),
+  {
+    description:
+      'What to change in an iteration. When the settings or the schema change, every document is extracted again; ' +
+      'other fields (a whole Iteration, as the reference SDK sends it) are ignored.',
+  },
+);
+
+export const DocumentDistancesSchema = named(
+  'DocumentDistances',
+  documented(documentDistancesSchema, {
+    distances: 'Per-field distance, 1 − similarity (0 = identical, 1 = nothing in common), in the tree of the item metric\'s `similarities`.',
+    mean_distance: 'The document\'s distance: 1 − its `similarity`.',
+    metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
+  }),
+  { description: 'How far one document\'s prediction is from its annotation in an iteration.' },
+);
 
 export const HealthSchema = named('Health', z
   .object({ status: z.literal('ok').meta({ description: 'Always `ok` when the server answers.' }) }), { description: 'The server is up.' });

@@ -159,6 +159,10 @@ describe('the OpenAPI document, for people and generators', () => {
     const iteration = (await api.call('POST', `/v1/evals/${evaluation.id}/iterations/create`, { body: { inference_settings: { n_consensus: 2 } } })).body;
     check('/v1/evals/{evaluation_id}/iterations/create', 'post', iteration);
     check('/v1/evals/{evaluation_id}', 'get', (await api.call('GET', `/v1/evals/${evaluation.id}`)).body);
+    const changed = await api.call('PUT', `/v1/evals/iterations/${iteration.id}`, { body: { inference_settings: { temperature: 0.3 } } });
+    check('/v1/evals/iterations/{iteration_id}', 'put', changed.body);
+    const distances = await api.call('GET', `/v1/evals/iterations/${iteration.id}/compute_distances/${evaluation.documents[0].id}`);
+    check('/v1/evals/iterations/{iteration_id}/compute_distances/{document_id}', 'get', distances.body);
     check('/v1/evals', 'get', (await api.call('GET', '/v1/evals?limit=1')).body);
     check('/v1/evals/{evaluation_id}/documents', 'get', (await api.call('GET', `/v1/evals/${evaluation.id}/documents`)).body);
     const processor = (await api.call('POST', '/v1/processors', { body: processorBody() })).body;

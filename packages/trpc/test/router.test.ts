@@ -148,12 +148,14 @@ describe('the docevals router over HTTP', () => {
     expect(await client.evals.documents.delete.mutate({ evaluation_id: evaluation.id, document_id: added.id })).toEqual({
       id: added.id,
       deleted: true,
+      success: true,
     });
     expect(await client.evals.iterations.delete.mutate({ evaluation_id: evaluation.id, iteration_id: fixed.id })).toEqual({
       id: fixed.id,
       deleted: true,
+      success: true,
     });
-    expect(await client.evals.delete.mutate({ evaluation_id: evaluation.id })).toEqual({ id: evaluation.id, deleted: true });
+    expect(await client.evals.delete.mutate({ evaluation_id: evaluation.id })).toEqual({ id: evaluation.id, deleted: true, success: true });
   });
 
   it('creates, updates, lists and submits to processors', async () => {
@@ -173,7 +175,7 @@ describe('the docevals router over HTTP', () => {
     });
     expect(submitted.prediction).toEqual({ invoice_number: 'INV-1', total: 42 });
 
-    expect(await client.processors.delete.mutate({ processor_id: processor.id })).toEqual({ id: processor.id, deleted: true });
+    expect(await client.processors.delete.mutate({ processor_id: processor.id })).toEqual({ id: processor.id, deleted: true, success: true });
   });
 
   it('accepts the key as "Authorization: Bearer" too', async () => {
