@@ -1,3 +1,4 @@
+import { DEFAULT_INFERENCE_SETTINGS } from '@docevals/core';
 import type { z } from '@hono/zod-openapi';
 import {
   AddDocumentBodySchema,
@@ -66,15 +67,7 @@ const JSON_SCHEMA_EXAMPLE = {
 const DATA_URL = 'data:text/plain;base64,SW52b2ljZSBudW1iZXI6IElOVi0xClRvdGFsOiA0Mgo=';
 const DOCUMENT_ID = 'file_3d9063b06910dca5';
 const SCHEMA_IDS = { schema_data_id: 'sch_data_id_1373b7115a9a4f7f', schema_id: 'sch_id_01ab4aee12eb753c' };
-const SETTINGS = {
-  temperature: 0,
-  modality: 'native',
-  reasoning_effort: 'medium',
-  image_resolution_dpi: 96,
-  browser_canvas: 'A4',
-  n_consensus: 1,
-  model: 'local-rules',
-};
+const SETTINGS = { ...DEFAULT_INFERENCE_SETTINGS, model: 'local-rules' };
 const SIMILARITIES = { invoice_number: 0.75, total: 1 };
 
 const DOCUMENT = {

@@ -160,40 +160,6 @@ export const PredictionMetadataSchema = named('PredictionMetadata', documented(m
     'Metadata of a prediction, or of an annotation (`annotation_metadata`). Other keys a host adds are kept as they are.',
 });
 
-export const InferenceSettingsInputSchema = named('InferenceSettingsInput', documented(inferenceSettingsInputSchema, {
-  model: 'The model to run, as served by one of the host\'s extractors (`GET /v1/models` where the host has it). No default: required unless the evaluation\'s defaults name one.',
-  temperature: z
-    .number()
-    .min(0)
-    .max(2)
-    .optional()
-    .meta({ description: 'Sampling temperature, 0 to 2.', default: DEFAULT_INFERENCE_SETTINGS.temperature }),
-  modality: inferenceSettingsInputSchema.shape.modality.meta({
-    description: 'How the document reaches the model: `text` (its text), `image` (pages as images), `image+text`, or `native` (the file as it is).',
-    default: DEFAULT_INFERENCE_SETTINGS.modality,
-  }),
-  reasoning_effort: inferenceSettingsInputSchema.shape.reasoning_effort.meta({
-    description: 'Reasoning effort for models that reason; null leaves it to the model.',
-    default: DEFAULT_INFERENCE_SETTINGS.reasoning_effort,
-  }),
-  image_resolution_dpi: inferenceSettingsInputSchema.shape.image_resolution_dpi.meta({
-    description: 'Resolution of pages rendered as images, in dots per inch (36 to 600).',
-    default: DEFAULT_INFERENCE_SETTINGS.image_resolution_dpi,
-  }),
-  browser_canvas: inferenceSettingsInputSchema.shape.browser_canvas.meta({
-    description: 'Page size text and HTML documents are laid out on when rendered as pages.',
-    default: DEFAULT_INFERENCE_SETTINGS.browser_canvas,
-  }),
-  n_consensus: inferenceSettingsInputSchema.shape.n_consensus.meta({
-    description: 'How many times each document is extracted; 2 or more reconciles the runs into one prediction (1 to 16).',
-    default: DEFAULT_INFERENCE_SETTINGS.n_consensus,
-  }),
-}), {
-  description:
-    'Inference settings in a request: every field optional. An iteration uses these over the evaluation\'s ' +
-    '`default_inference_settings` over the defaults shown.',
-});
-
 const SETTINGS_DOCS = {
   model: 'The model that runs (or ran) the extraction.',
   temperature: 'Sampling temperature, 0 to 2.',
@@ -203,6 +169,24 @@ const SETTINGS_DOCS = {
   browser_canvas: 'Page size text and HTML documents are laid out on when rendered as pages.',
   n_consensus: 'How many times each document is extracted (runs reconciled into one prediction).',
 } as const;
+
+/** A setting of a request with its description and the default it takes when left out. */
+const settingWithDefault = (key: keyof typeof DEFAULT_INFERENCE_SETTINGS, description: string) =>
+  inferenceSettingsInputSchema.shape[key].meta({ description, default: DEFAULT_INFERENCE_SETTINGS[key] });
+
+export const InferenceSettingsInputSchema = named('InferenceSettingsInput', documented(inferenceSettingsInputSchema, {
+  model: 'The model to run, as served by one of the host\'s extractors. No default: required unless the evaluation\'s defaults name one.',
+  temperature: settingWithDefault('temperature', SETTINGS_DOCS.temperature),
+  modality: settingWithDefault('modality', SETTINGS_DOCS.modality),
+  reasoning_effort: settingWithDefault('reasoning_effort', SETTINGS_DOCS.reasoning_effort),
+  image_resolution_dpi: settingWithDefault('image_resolution_dpi', `${SETTINGS_DOCS.image_resolution_dpi} 36 to 600.`),
+  browser_canvas: settingWithDefault('browser_canvas', SETTINGS_DOCS.browser_canvas),
+  n_consensus: settingWithDefault('n_consensus', `${SETTINGS_DOCS.n_consensus} 1 to 16.`),
+}), {
+  description:
+    'Inference settings in a request: every field optional. An iteration uses these over the evaluation\'s ' +
+    '`default_inference_settings` over the defaults shown.',
+});
 
 export const InferenceSettingsSchema = named('InferenceSettings', documented(inferenceSettingsSchema, SETTINGS_DOCS), {
   description: 'The settings an iteration ran with: every one resolved.',
