@@ -66,6 +66,8 @@ describe('/v1/evals/iterations/{iteration_id}', () => {
     expect(prompt.body.schema_id).not.toBe(iteration.schema_id);
     expect(prompt.body.schema_data_id).toBe(iteration.schema_data_id);
     const stateBefore = await storedState(api.docevals, 'org_a');
+    const otherOrg = await api.call('PUT', `/v1/evals/iterations/${iteration.id}`, { key: KEY_B, body: { inference_settings: { temperature: 1 } } });
+    expect(otherOrg.status).toBe(404);
     const structural = await api.call('PUT', `/v1/evals/iterations/${iteration.id}`, {
       body: { json_schema: { type: 'object', properties: { total: { type: 'string' } } } },
     });
@@ -131,6 +133,9 @@ describe('/v1/evals/iterations/{iteration_id}/compute_distances/{document_id}', 
   it('is a 404 for an unknown document, and for a document the iteration has not run yet', async () => {
     const { evaluation, iteration } = await evaluationWithIteration();
     expect((await api.call('GET', `/v1/evals/iterations/${iteration.id}/compute_distances/file_nope`)).status).toBe(404);
+    const documentId = evaluation.documents[0].id;
+    const otherOrg = await api.call('GET', `/v1/evals/iterations/${iteration.id}/compute_distances/${documentId}`, { key: KEY_B });
+    expect(otherOrg.status).toBe(404);
     const other = `data:text/plain;base64,${Buffer.from('Invoice number: INV-2\nTotal: 7\n').toString('base64')}`;
     const added = (await api.call('POST', `/v1/evals/${evaluation.id}/documents`, {
       body: { mime_data: { filename: 'invoice-2.txt', url: other }, annotation: { invoice_number: 'INV-2', total: 7 } },
