@@ -21,13 +21,14 @@ export function createTrpcHandler(options: {
   return async (request) => {
     const declared = Number(request.headers.get('content-length') ?? '0');
     if (declared > options.maxBodyBytes) {
-      // tRPC's own error shape (JSON-RPC code -32013 is PAYLOAD_TOO_LARGE), so a tRPC client sees `data.code`.
+      // tRPC's own error shape (JSON-RPC code -32013 is PAYLOAD_TOO_LARGE), so a tRPC client sees `data.code`
+      // (tRPC's key) and `data.docevalsCode` as the router's formatter would have sent them.
       return Response.json(
         {
           error: {
             message: `The request body is larger than ${options.maxBodyBytes} bytes.`,
             code: -32013,
-            data: { code: 'payload_too_large', httpStatus: 413 },
+            data: { code: 'PAYLOAD_TOO_LARGE', docevalsCode: 'payload_too_large', httpStatus: 413 },
           },
         },
         { status: 413, headers: { connection: 'close' } },

@@ -45,6 +45,10 @@ describe('the standalone server', () => {
     expect((await stat(join(dataDir, 'api-keys.json'))).mode & 0o077).toBe(0);
     expect(first.lines.some((l) => l.startsWith('docevals listening on http://127.0.0.1:'))).toBe(true);
     expect(first.lines.some((l) => l.startsWith('try: curl '))).toBe(true);
+    expect(first.lines).toContain(`API reference: ${first.url}/docs`);
+    const docs = await fetch(`${first.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/docs/redoc.standalone.js');
     await first.app.close();
 
     const second = await start();
@@ -230,7 +234,7 @@ describe('the standalone server', () => {
     const second = await start(env);
     const again = client(second.url, 'redis-key');
     expect((await again('GET', `/v1/processors/${made.body.id}`)).body).toEqual(made.body);
-    expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true });
+    expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true, success: true });
   });
 
   it('serves every other model through OpenAI after local-rules when OPENAI_API_KEY or OPENAI_BASE_URL is set', async () => {

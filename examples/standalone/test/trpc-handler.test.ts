@@ -25,7 +25,7 @@ describe('the standalone tRPC handler', () => {
     expect(response.status).toBe(413);
     const json = (await response.json()) as { error: { code: number; data: { code: string; httpStatus: number } } };
     expect(json.error.code).toBe(-32013);
-    expect(json.error.data).toEqual({ code: 'payload_too_large', httpStatus: 413 });
+    expect(json.error.data).toEqual({ code: 'PAYLOAD_TOO_LARGE', docevalsCode: 'payload_too_large', httpStatus: 413 });
   });
 
   it('passes a body within the limit through to the router', async () => {

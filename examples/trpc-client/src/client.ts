@@ -94,9 +94,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     await runClientFlow(createDocevalsClient());
   } catch (error) {
     if (!(error instanceof TRPCClientError)) throw error;
-    // `data.code` is the docevals error code; `data.issues` lists what to fix in a validation error.
+    // `data.code` is tRPC's key (`NOT_FOUND`), `data.docevalsCode` the docevals error code (`not_found`, the REST
+    // API's `error.code`); `data.issues` lists what to fix in a validation error.
     const data = (error as TRPCClientError<DocevalsRouter>).data;
-    console.error(`${data?.code ?? 'error'}: ${error.message}`);
+    console.error(`${data?.code ?? 'ERROR'} (${data?.docevalsCode ?? 'unknown'}): ${error.message}`);
     for (const issue of data?.issues ?? []) console.error(`  ${issue.path || '(input)'}: ${issue.message}`);
     process.exitCode = 1;
   }

@@ -6,7 +6,7 @@
 import type { ErrorCode, Iteration } from '@docevals/core';
 import type { DocevalsRouter } from '@docevals/trpc';
 import type { TRPCClientError } from '@trpc/client';
-import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { inferRouterInputs, inferRouterOutputs, TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import type { DocevalsClient } from './client.js';
 
 type Inputs = inferRouterInputs<DocevalsRouter>;
@@ -54,12 +54,17 @@ export const createIterationInput: Inputs['evals']['iterations']['create'] = {
 };
 export const similarityOf = (iteration: Outputs['evals']['iterations']['get']): number => iteration.metric_results.mean_similarity;
 
-// Errors: `data.code` is the docevals error code, `data.issues` the validation issues with their paths.
+// Errors: `data.code` is tRPC's own key (`NOT_FOUND`, ...), `data.docevalsCode` the docevals error code,
+// `data.issues` the validation issues with their paths.
 export function describeError(error: TRPCClientError<DocevalsRouter>): string {
-  const code: ErrorCode | undefined = error.data?.code;
+  const code: ErrorCode | undefined = error.data?.docevalsCode;
   const paths: string[] = (error.data?.issues ?? []).map((issue) => issue.path);
-  // @ts-expect-error data.code is a docevals code, never a tRPC key
-  const trpcKey: 'NOT_FOUND' | undefined = error.data?.code;
-  void trpcKey;
+  const trpcKey: TRPC_ERROR_CODE_KEY | undefined = error.data?.code;
+  const missing: boolean = error.data?.code === 'NOT_FOUND';
+  // @ts-expect-error data.code is tRPC's key, never a docevals code
+  const docevalsInTrpcField: boolean = error.data?.code === 'not_found';
+  // @ts-expect-error data.docevalsCode is a docevals code, never a tRPC key
+  const trpcInDocevalsField: boolean = error.data?.docevalsCode === 'NOT_FOUND';
+  void [trpcKey, missing, docevalsInTrpcField, trpcInDocevalsField];
   return `${code ?? 'unknown'} ${paths.join(', ')}`;
 }

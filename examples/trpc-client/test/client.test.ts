@@ -32,7 +32,7 @@ it('is refused with UNAUTHORIZED under an unknown key', async () => {
     .evals.list.query()
     .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(TRPCClientError);
-  expect((error as TRPCClientError<never>).data).toMatchObject({ code: 'unauthorized', httpStatus: 401 });
+  expect((error as TRPCClientError<never>).data).toMatchObject({ code: 'UNAUTHORIZED', docevalsCode: 'unauthorized', httpStatus: 401 });
 });
 
 it('reads the URL and the key from DOCEVALS_URL and DOCEVALS_API_KEY', async () => {

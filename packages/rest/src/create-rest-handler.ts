@@ -2,7 +2,9 @@ import { DocevalsError, readApiKey, unauthorizedError, type Authenticate, type D
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
+import { DOCS_CSP, docsInitScript, docsPage, loadRendererBundle } from './docs-page.js';
 import { createOpenApiDocument } from './openapi-document.js';
+import { isMultipart, readFormBody } from './read-form-body.js';
 import { readJsonBody } from './read-json-body.js';
 
 /** A fetch-style handler: web `Request` in, web `Response` out. */
@@ -34,6 +36,13 @@ export interface RestHandlerOptions {
    * @default (error) => console.error('[docevals/rest]', error)
    */
   onError?: (error: unknown, request: Request) => void;
+  /**
+   * Serve the API reference for people at `GET /docs` (no key: it holds no data), rendered by Redoc from this
+   * handler's own OpenAPI document with every asset served from here (no CDN). Needs the optional peer dependency
+   * `redoc`; without it, or with `false`, `/docs` answers 404.
+   * @default true
+   */
+  docs?: boolean;
 }
 
 /** Default body limit: 32 MiB (docs/spec/service.md, Limits). */
@@ -47,9 +56,9 @@ type Env = { Variables: { organizationId: string } };
  * and answers the result with 200 or the error with the status of its code (`error-response.ts`). All validation
  * happens in the core, so REST, tRPC and in-process callers get the same issues with the same paths.
  *
- * Serves every endpoint of the interface and of docs/spec/service.md's REST table, `GET /health` (no key), and
- * `GET /v1/openapi.json` (OpenAPI 3.1), all under `basePath`. Unknown paths are 404; a known path with another
- * method is 405 with an `Allow` header.
+ * Serves every endpoint of the interface and of docs/spec/service.md's REST table, `GET /health` (no key),
+ * `GET /v1/openapi.json` (OpenAPI 3.1) and `GET /docs` (the reference for people, no key), all under `basePath`.
+ * Unknown paths are 404; a known path with another method is 405 with an `Allow` header.
  *
  * @example
  * import { apiKeyAuthenticator, createDocevals } from '@docevals/core';
@@ -91,6 +100,34 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
 
+  let openApiJson: string | undefined; // built on first request: most hosts never ask for it
+  const openApi = () => (openApiJson ??= JSON.stringify(createOpenApiDocument({ basePath })));
+
+  // The reference for people needs no key either: it holds the document, which holds no data.
+  if (options.docs !== false) {
+    let bundle: Promise<string | undefined> | undefined;
+    const renderer = async () => {
+      const code = await (bundle ??= loadRendererBundle());
+      if (code === undefined) {
+        throw new DocevalsError('not_found', 'The API reference needs the "redoc" package: install it next to @docevals/rest.');
+      }
+      return code;
+    };
+    const prefix = basePath === '/' ? '' : basePath;
+    const asset = (body: string, type: string) =>
+      new Response(body, { status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
+    app.get('/docs', async () => {
+      await renderer();
+      return new Response(docsPage(prefix), {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff' },
+      });
+    });
+    app.get('/docs/redoc.standalone.js', async () => asset(await renderer(), 'text/javascript; charset=utf-8'));
+    app.get('/docs/init.js', () => asset(docsInitScript(JSON.parse(openApi())), 'text/javascript; charset=utf-8'));
+    for (const path of DOCS_PATHS) app.all(path, () => methodNotAllowed(['GET', 'HEAD']));
+  }
+
   app.use('*', async (c, next) => {
     const organizationId = await authenticate(c.req.raw.headers);
     if (!organizationId) {
@@ -101,18 +138,18 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     await next();
   });
 
-  let openApiJson: string | undefined; // built on first request: most hosts never ask for it
-  app.get('/v1/openapi.json', (c) => {
-    openApiJson ??= JSON.stringify(createOpenApiDocument({ basePath }));
-    return c.body(openApiJson, 200, { 'content-type': 'application/json' });
-  });
+  app.get('/v1/openapi.json', (c) => c.body(openApi(), 200, { 'content-type': 'application/json' }));
 
   for (const endpoint of ENDPOINTS) {
     app.on(endpoint.method.toUpperCase(), honoPath(endpoint.path), (c) => serve(c, endpoint));
   }
 
   async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
-    const body = endpoint.body ? await readJsonBody(c.req.raw, maxBodyBytes) : {};
+    const body = !endpoint.body
+      ? {}
+      : endpoint.acceptsForm && isMultipart(c.req.raw)
+        ? await readFormBody(c.req.raw, maxBodyBytes)
+        : await readJsonBody(c.req.raw, maxBodyBytes);
     const query = endpoint.query ? c.req.query() : {};
     const input = { ...body, ...query, ...c.req.param() };
     const result = await endpoint.call(docevals, c.get('organizationId'), input);
@@ -154,6 +191,9 @@ const TEMPLATES: ReadonlyArray<{ pattern: RegExp; methods: string[] }> = [
   })),
   { pattern: templatePattern('/v1/openapi.json'), methods: ['GET', 'HEAD'] },
 ];
+
+/** The page at `/docs` and its two scripts. */
+const DOCS_PATHS = ['/docs', '/docs/redoc.standalone.js', '/docs/init.js'];
 
 /** The methods the endpoints at `path` answer (HEAD wherever GET is: Hono answers HEAD with GET); [] if none. */
 function allowedMethods(path: string): string[] {

@@ -4,10 +4,13 @@ import {
   createIterationInputSchema,
   createProcessorInputSchema,
   deletedSchema,
+  documentDistancesInputSchema,
+  documentDistancesSchema,
   documentRefInputSchema,
   documentSchema,
   evaluationRefInputSchema,
   evaluationSchema,
+  iterationIdInputSchema,
   iterationRefInputSchema,
   iterationSchema,
   listDocumentsInputSchema,
@@ -23,6 +26,7 @@ import {
   submitResultSchema,
   updateDocumentInputSchema,
   updateEvaluationInputSchema,
+  updateIterationInputSchema,
   updateProcessorInputSchema,
   type Docevals,
 } from '@docevals/core';
@@ -48,6 +52,8 @@ export interface Endpoint {
   body?: z.ZodObject;
   /** A body may be left out entirely (its fields all have defaults). */
   bodyOptional?: boolean;
+  /** The body may also come as `multipart/form-data` (read-form-body.ts): the reference SDK's submit. */
+  acceptsForm?: boolean;
   response: z.ZodType;
   call(docevals: Docevals, organizationId: string, input: Record<string, unknown>): Promise<unknown>;
 }
@@ -58,6 +64,10 @@ const listOf = listResultSchema;
 // The core validates `input` at runtime (the transports never check more than "a JSON object"): cast, don't check.
 type Input<F extends (...args: never[]) => unknown> = Parameters<F>[1];
 const castInput = <F extends (...args: never[]) => unknown>(input: Record<string, unknown>) => input as NonNullable<Input<F>>;
+
+/** The evaluation an iteration belongs to, from the iteration's id (the core's `locate`: 404 when there is none). */
+const locate = (d: Docevals, org: string, input: Record<string, unknown>) =>
+  d.evals.iterations.locate(org, { iteration_id: input.iteration_id as string });
 
 /** Every endpoint of docs/spec/interface.md section 4 and of docs/spec/service.md's REST paths table. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -222,6 +232,55 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: iterationSchema,
     call: (d, org, input) => d.evals.iterations.process(org, castInput<Docevals['evals']['iterations']['process']>(input)),
   },
+  // Iterations by their id alone, as the reference SDK calls them: the evaluation is the iteration record's.
+  {
+    method: 'get',
+    path: '/v1/evals/iterations/{iteration_id}',
+    operationId: 'getIterationById',
+    summary: 'Get an iteration by its id alone',
+    tag: 'Iterations',
+    params: iterationIdInputSchema,
+    response: iterationSchema,
+    call: async (d, org, input) =>
+      d.evals.iterations.get(org, { ...castInput<Docevals['evals']['iterations']['get']>(input), ...(await locate(d, org, input)) }),
+  },
+  {
+    method: 'put',
+    path: '/v1/evals/iterations/{iteration_id}',
+    operationId: 'updateIteration',
+    summary: "Change an iteration's settings or json_schema and re-run its documents",
+    tag: 'Iterations',
+    params: iterationIdInputSchema,
+    body: updateIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }),
+    response: iterationSchema,
+    call: async (d, org, input) =>
+      d.evals.iterations.update(org, { ...castInput<Docevals['evals']['iterations']['update']>(input), ...(await locate(d, org, input)) }),
+  },
+  {
+    method: 'delete',
+    path: '/v1/evals/iterations/{iteration_id}',
+    operationId: 'deleteIterationById',
+    summary: 'Delete an iteration by its id alone',
+    tag: 'Iterations',
+    params: iterationIdInputSchema,
+    response: deletedSchema,
+    call: async (d, org, input) =>
+      d.evals.iterations.delete(org, { ...castInput<Docevals['evals']['iterations']['delete']>(input), ...(await locate(d, org, input)) }),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/iterations/{iteration_id}/compute_distances/{document_id}',
+    operationId: 'computeDistances',
+    summary: "One document's distances (1 − similarity) in an iteration",
+    tag: 'Iterations',
+    params: iterationIdInputSchema.extend({ document_id: documentDistancesInputSchema.shape.document_id }),
+    response: documentDistancesSchema,
+    call: async (d, org, input) =>
+      d.evals.iterations.distances(org, {
+        ...castInput<Docevals['evals']['iterations']['distances']>(input),
+        ...(await locate(d, org, input)),
+      }),
+  },
   // Processors
   {
     method: 'post',
@@ -282,6 +341,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     tag: 'Processors',
     params: processorRefInputSchema,
     body: submitProcessorInputSchema.omit({ processor_id: true }),
+    acceptsForm: true,
     response: submitResultSchema,
     call: (d, org, input) => d.processors.submit(org, castInput<Docevals['processors']['submit']>(input)),
   },

@@ -1,36 +1,64 @@
-import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
+import { HealthSchema, NAMED_SCHEMAS } from './openapi-schemas.js';
 
-/** The error body of every failure (docs/spec/service.md, Errors). */
-const errorBodySchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  }),
-});
-
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed JSON (`bad_request`)',
-  401: 'No key or an unknown key (`unauthorized`)',
-  404: 'No such object in this organization (`not_found`)',
-  409: 'Id taken, or a json_schema whose structure changed (`conflict`)',
-  413: "Body over the host's limit (`payload_too_large`)",
-  415: 'Body not `application/json` (`unsupported_media_type`)',
-  422: 'Invalid input; every issue listed with its path (`validation_error`)',
-  500: 'Unexpected failure (`internal_error`)',
-  502: 'The extraction failed (`extractor_error`)',
-  503: 'The store is unreachable (`storage_error`)',
+/** Every error status an operation may answer, with what it means and an example body. */
+const ERRORS: Record<number, { name: string; description: string; code: string; message: string }> = {
+  400: { name: 'BadRequest', description: 'The body is not JSON (`bad_request`).', code: 'bad_request', message: 'The request body is not valid JSON: Unexpected end of JSON input.' },
+  401: {
+    name: 'Unauthorized',
+    description: 'No key, or an unknown key (`unauthorized`). Send it as `Api-Key: <key>` or `Authorization: Bearer <key>`.',
+    code: 'unauthorized',
+    message: 'A valid API key is required: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
+  },
+  404: { name: 'NotFound', description: 'No such object in this organization: another organization\'s object is answered the same (`not_found`).', code: 'not_found', message: 'No evaluation "eval_invoices".' },
+  409: { name: 'Conflict', description: 'The id is taken, or a json_schema changes the structure (schema_data_id) of an evaluation that has iterations (`conflict`).', code: 'conflict', message: 'The id "eval_invoices" is taken.' },
+  413: { name: 'PayloadTooLarge', description: 'The body is over the host\'s limit, 32 MiB by default (`payload_too_large`).', code: 'payload_too_large', message: 'The request body is larger than 33554432 bytes.' },
+  415: { name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`).', code: 'unsupported_media_type', message: 'The request body must be application/json.' },
+  422: {
+    name: 'ValidationError',
+    description: 'The input is invalid: `issues` lists every problem with its path (`validation_error`).',
+    code: 'validation_error',
+    message: 'Invalid request: name: name must not be empty.',
+  },
+  500: { name: 'InternalError', description: 'An unexpected failure, logged by the host; the body says nothing more (`internal_error`).', code: 'internal_error', message: 'The server failed unexpectedly. The failure was logged; retry later or report it.' },
+  502: { name: 'ExtractorError', description: 'The extraction failed: the model\'s provider refused, timed out or answered invalid data (`extractor_error`).', code: 'extractor_error', message: 'The extraction failed: the provider answered 503.' },
+  503: { name: 'StorageError', description: 'The store is unreachable or refused (`storage_error`); retry later.', code: 'storage_error', message: 'The store is unavailable; retry later.' },
 };
+
+const TAGS = [
+  { name: 'Evaluations', description: 'Documents with ground-truth annotations and a JSON schema, and the iterations run over them.' },
+  { name: 'Documents', description: 'The documents of an evaluation and their annotations (the ground truth).' },
+  { name: 'Iterations', description: 'Runs of extraction over an evaluation\'s documents, with predictions and similarity metrics.' },
+  { name: 'Processors', description: 'Named, reusable extraction settings, and extraction of one document at a time.' },
+  { name: 'Models', description: 'The models this host\'s extractors serve.' },
+  { name: 'Service', description: 'Liveness, this document and its human-readable reference.' },
+];
+
+const DESCRIPTION = `Measures LLM document extraction against ground truth: evaluations (documents with annotations, a JSON
+schema, iterations with predictions and similarity metrics) and processors (stored extraction settings).
+
+Every endpoint but \`/health\` and \`/docs\` needs an API key, sent as \`Api-Key: <key>\` or \`Authorization: Bearer <key>\`;
+objects belong to the organization of the key that created them. Bodies are JSON; every success is a 200.
+
+A failure answers \`{"error": {"code", "message", "issues"?}}\` (the \`Error\` schema) with the status of its code.
+Besides the statuses each operation lists, a known path called with a method it does not take answers 405
+\`method_not_allowed\` with an \`Allow\` header listing the methods it takes; an unknown path answers 404.
+HEAD is answered wherever GET is, with the headers of the GET and no body.`;
 
 export interface OpenApiDocumentOptions {
   /** Where the API is mounted; becomes the document's server URL. @default '' */
   basePath?: string;
+  /** Who to contact about this API: the host running it. @default the docevals maintainers */
+  contact?: { name?: string; url?: string; email?: string };
 }
 
 /**
- * The OpenAPI 3.1 document of the REST API, generated from the core's zod schemas, so it cannot disagree with what
- * the service accepts. Paths are the interface's (`/v1/...`); the mount point is the server URL.
+ * The OpenAPI 3.1 document of the REST API, generated from the core's zod schemas (described and named in
+ * openapi-schemas.ts), so it cannot disagree with what the service accepts. Paths are the interface's (`/v1/...`);
+ * the mount point is the server URL. Every resource and shared part is a named component, every operation has a
+ * description and an example of its request and answer (operations in openapi-operations.ts).
  *
  * @example
  * const document = createOpenApiDocument({ basePath: '/api/docevals' });
@@ -50,84 +78,224 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
     scheme: 'bearer',
     description: 'The same API key, sent as `Authorization: Bearer <key>`.',
   });
-  const errorBody = registry.register('Error', errorBodySchema);
+  for (const [name, schema] of NAMED_SCHEMAS) registry.register(name, schema);
+  for (const [status, error] of Object.entries(ERRORS)) {
+    registry.registerComponent('responses', error.name, {
+      description: error.description,
+      ...(status === '401'
+        ? {
+            headers: {
+              'WWW-Authenticate': {
+                description: 'The authentication schemes the server accepts (RFC 9110, section 11.6.1).',
+                schema: { type: 'string' },
+              },
+            },
+          }
+        : {}),
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/Error' },
+          example: { error: { code: error.code, message: error.message, ...(status === '422' ? { issues: [{ path: 'name', message: 'name must not be empty' }] } : {}) } },
+        },
+      },
+    });
+  }
 
-  for (const endpoint of ENDPOINTS) registry.registerPath(routeOf(endpoint, errorBody));
+  for (const endpoint of ENDPOINTS) {
+    const doc = OPERATION_DOCS[endpoint.operationId];
+    if (!doc) throw new Error(`createOpenApiDocument: no documentation for ${endpoint.operationId} (openapi-operations.ts).`);
+    registry.registerPath(routeOf(endpoint, doc));
+    if (endpoint.method === 'get') registry.registerPath(headRouteOf(endpoint, doc));
+  }
 
-  registry.registerPath(
-    createRoute({
-      method: 'get',
+  const service = [
+    {
       path: '/health',
       operationId: 'health',
       summary: 'Liveness probe (no key needed)',
-      tags: ['Service'],
+      description: 'Answers 200 while the server runs. Needs no key; checks nothing else (not the store).',
       security: [],
-      responses: {
-        200: { description: 'The server is up', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
-      },
-    }),
-  );
-  registry.registerPath(
-    createRoute({
-      method: 'get',
+      response: { description: 'The server is up', content: { 'application/json': { schema: HealthSchema, example: { status: 'ok' } } } },
+    },
+    {
       path: '/v1/openapi.json',
       operationId: 'openApiDocument',
       summary: 'This OpenAPI document',
-      tags: ['Service'],
-      responses: {
-        200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
-        401: errorResponse(401, errorBody),
+      description: 'This document (OpenAPI 3.1). Needs a key, like every endpoint of the API.',
+      response: {
+        description: 'The OpenAPI 3.1 document',
+        content: {
+          'application/json': {
+            schema: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
+            example: { openapi: '3.1.0', info: { title: 'docevals', version: '1' }, paths: {} },
+          },
+        },
       },
-    }),
-  );
+      errors: [401],
+    },
+    {
+      path: '/docs',
+      operationId: 'apiReference',
+      summary: 'This API\'s reference, for people (no key needed)',
+      description:
+        'An HTML page rendering this document with Redoc; its two scripts (`/docs/redoc.standalone.js`, ' +
+        '`/docs/init.js`) come from this server too, never from a CDN. Needs no key: it holds no data.',
+      security: [],
+      notFound: "The host serves no reference: the optional `redoc` package is not installed, or the handler's `docs` option is false.",
+      response: {
+        description: 'The HTML page',
+        content: { 'text/html': { schema: z.string().meta({ description: 'An HTML document.' }), example: '<!doctype html><html>...</html>' } },
+      },
+    },
+  ];
+  for (const route of service) {
+    const base = {
+      path: route.path,
+      tags: ['Service'],
+      ...(route.security ? { security: route.security } : {}),
+    };
+    // docevals answers these two no 4xx of its own; the host's server or a proxy may (431 for oversized headers).
+    const hostErrors = { '4XX': { description: "Not answered by docevals: the host's HTTP server or a proxy may refuse the request (431 for oversized headers)." } };
+    const errors = route.errors
+      ? Object.fromEntries(route.errors.map((status) => [status, errorRef(status)]))
+      : route.notFound
+        ? { 404: { description: route.notFound, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: { code: 'not_found', message: 'The API reference needs the "redoc" package: install it next to @docevals/rest.' } } } } } }
+        : hostErrors;
+    const headErrors = route.errors
+      ? Object.fromEntries(route.errors.map((s) => [s, { description: ERRORS[s]!.description }]))
+      : route.notFound
+        ? { 404: { description: route.notFound } }
+        : hostErrors;
+    registry.registerPath({
+      ...base,
+      method: 'get',
+      operationId: route.operationId,
+      summary: route.summary,
+      description: route.description,
+      responses: { 200: route.response, ...errors },
+    } as RouteConfig);
+    registry.registerPath({
+      ...base,
+      method: 'head',
+      operationId: `${route.operationId}Head`,
+      summary: `${route.summary}: headers only`,
+      description: `The headers of \`GET ${route.path}\`, without the body.`,
+      responses: { 200: { description: 'The headers of the GET' }, ...headErrors },
+    } as RouteConfig);
+  }
 
-  return generator.getOpenAPI31Document({
+  // `license.identifier` is OpenAPI 3.1 (SPDX), which the generator's 3.0-era types do not list.
+  const config = {
     openapi: '3.1.0',
     info: {
       title: 'docevals',
       version: '1',
-      description:
-        'Measures LLM document extraction against ground truth: evaluations (documents with annotations, a JSON ' +
-        'schema, iterations with predictions and similarity metrics) and processors (stored extraction settings).',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: options.contact ?? { name: 'docevals maintainers', url: 'https://www.npmjs.com/package/@docevals/rest' },
     },
-    servers: [{ url: options.basePath || '/' }],
+    servers: [{ url: options.basePath || '/', description: 'This server' }],
     security: [{ ApiKey: [] }, { Bearer: [] }],
-  }) as unknown as Record<string, unknown>;
+    tags: TAGS,
+  } as Parameters<typeof generator.getOpenAPI31Document>[0];
+  const document = generator.getOpenAPI31Document(config) as unknown as Record<string, unknown>;
+  flattenAnnotatedRefs(document);
+  // The generator always writes `webhooks: {}`; the API has none.
+  if (document.webhooks && Object.keys(document.webhooks).length === 0) delete document.webhooks;
+  const components = document.components as Record<string, unknown> | undefined;
+  if (components?.parameters && Object.keys(components.parameters).length === 0) delete components.parameters;
+  return document;
 }
 
-function routeOf(endpoint: Endpoint, errorBody: z.ZodType) {
+/** The error statuses an endpoint may answer. */
+function errorStatuses(endpoint: Endpoint): number[] {
   const statuses = [401, 404, 422, 500, 503];
   if (endpoint.body) statuses.push(400, 413, 415);
   if (endpoint.operationId.startsWith('create') || endpoint.operationId.startsWith('update')) statuses.push(409);
   if (endpoint.operationId === 'submitToProcessor') statuses.push(502);
-  const responses: Record<number, ReturnType<typeof errorResponse>> = {};
-  for (const status of statuses.sort((a, b) => a - b)) responses[status] = errorResponse(status, errorBody);
+  return statuses.sort((a, b) => a - b);
+}
+
+function routeOf(endpoint: Endpoint, doc: OperationDoc) {
+  const responses: Record<number, unknown> = {};
+  for (const status of errorStatuses(endpoint)) responses[status] = errorRef(status);
 
   return createRoute({
     method: endpoint.method,
     path: endpoint.path,
     operationId: endpoint.operationId,
     summary: endpoint.summary,
+    description: doc.description,
     tags: [endpoint.tag],
     request: {
-      ...(endpoint.params ? { params: endpoint.params } : {}),
-      ...(endpoint.query ? { query: endpoint.query } : {}),
-      ...(endpoint.body
+      ...(doc.params ? { params: doc.params } : {}),
+      ...(doc.query ? { query: doc.query } : {}),
+      ...(doc.body
         ? {
             body: {
               required: !endpoint.bodyOptional,
-              content: { 'application/json': { schema: endpoint.body } },
+              description: endpoint.bodyOptional ? 'Optional: an empty body takes every default.' : undefined,
+              content: {
+                'application/json': { schema: doc.body, example: doc.requestExample },
+                ...(doc.formBody ? { 'multipart/form-data': { schema: doc.formBody } } : {}),
+              },
             },
           }
         : {}),
     },
     responses: {
-      200: { description: 'Success', content: { 'application/json': { schema: endpoint.response } } },
+      200: { description: 'Success', content: { 'application/json': { schema: doc.response, example: doc.responseExample } } },
       ...responses,
-    },
+    } as RouteConfig['responses'],
   });
 }
 
-function errorResponse(status: number, schema: z.ZodType) {
-  return { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema } } };
+/** HEAD wherever GET is (Hono answers it with the GET's headers and no body): declared, so nothing answered is undocumented. */
+function headRouteOf(endpoint: Endpoint, doc: OperationDoc) {
+  const responses: Record<number, { description: string }> = {};
+  for (const status of errorStatuses(endpoint)) responses[status] = { description: ERRORS[status]!.description };
+  return createRoute({
+    method: 'head',
+    path: endpoint.path,
+    operationId: `${endpoint.operationId}Head`,
+    summary: `${endpoint.summary}: headers only`,
+    description: `The headers of \`GET ${endpoint.path}\`, without the body.`,
+    tags: [endpoint.tag],
+    request: {
+      ...(doc.params ? { params: doc.params } : {}),
+      ...(doc.query ? { query: doc.query } : {}),
+    },
+    responses: { 200: { description: 'The headers of the GET' }, ...responses },
+  });
 }
+
+function errorRef(status: number) {
+  const error = ERRORS[status];
+  if (!error) throw new Error(`createOpenApiDocument: no error response for status ${status}.`);
+  return { $ref: `#/components/responses/${error.name}` };
+}
+
+/**
+ * The generator writes a named schema with a description of its own as `allOf: [{$ref}, {description}]`; OpenAPI
+ * 3.1 (JSON Schema 2020-12) allows the plain `{$ref, description}`, which renderers and generators read better.
+ */
+function flattenAnnotatedRefs(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) flattenAnnotatedRefs(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  const allOf = record.allOf;
+  if (Array.isArray(allOf) && allOf.length === 2 && isBareRef(allOf[0]) && isAnnotation(allOf[1])) {
+    delete record.allOf;
+    Object.assign(record, allOf[0], allOf[1]);
+  }
+  for (const value of Object.values(record)) flattenAnnotatedRefs(value);
+}
+
+const ANNOTATIONS = new Set(['description', 'default', 'examples', 'title', 'deprecated', 'readOnly', 'writeOnly']);
+const isBareRef = (value: unknown) =>
+  typeof value === 'object' && value !== null && Object.keys(value).length === 1 && '$ref' in value;
+const isAnnotation = (value: unknown) =>
+  typeof value === 'object' && value !== null && Object.keys(value).every((key) => ANNOTATIONS.has(key));

@@ -72,7 +72,7 @@ function assertJsonContentType(contentType: string): void {
 }
 
 /** The body's bytes, refusing with 413 as soon as more than `maxBytes` have streamed in. */
-async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -103,7 +103,7 @@ async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Arra
   return bytes;
 }
 
-function tooLarge(maxBytes: number): DocevalsError {
+export function tooLarge(maxBytes: number): DocevalsError {
   return new DocevalsError(
     'payload_too_large',
     `The request body is larger than ${maxBytes} bytes, this server's limit; send a smaller body.`,

@@ -35,7 +35,8 @@ describe('GET /v1/models', () => {
     const operation = doc.paths['/v1/models'].get;
     expect(operation.operationId).toBe('listModels');
     expect(operation.tags).toEqual(['Models']);
-    const schema = JSON.stringify(operation.responses['200'].content['application/json'].schema);
+    expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ModelList' });
+    const schema = JSON.stringify([doc.components.schemas.ModelList, doc.components.schemas.Model]);
     for (const field of ['"id"', '"extractor"', '"pattern"', '"modalities"', '"image+text"']) expect(schema).toContain(field);
   });
 });

@@ -125,7 +125,7 @@ describe('toNodeHandler under Fastify, with the body Fastify parsed attached to 
       const got = await fetch(`${origin}/f/v1/processors/${id}`, { headers });
       expect((await got.json()).name).toBe('P');
       const deleted = await fetch(`${origin}/f/v1/processors/${id}`, { method: 'DELETE', headers: { 'api-key': KEY } });
-      expect(await deleted.json()).toEqual({ id, deleted: true });
+      expect(await deleted.json()).toEqual({ id, deleted: true, success: true });
     } finally {
       await app.close();
     }

@@ -16,7 +16,7 @@ describe('the OpenAPI document', () => {
     const doc = r.body;
     expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
-    expect(doc.servers).toEqual([{ url: '/api/docevals' }]);
+    expect(doc.servers).toEqual([{ url: '/api/docevals', description: 'This server' }]);
     for (const endpoint of ENDPOINTS) {
       const operation = doc.paths[endpoint.path]?.[endpoint.method];
       expect(operation, `${endpoint.method} ${endpoint.path}`).toBeDefined();
@@ -51,10 +51,12 @@ describe('the OpenAPI document', () => {
 
   it('describes request bodies without the path parameters, and the model filter of the iterations list', async () => {
     const doc = (await api.call('GET', '/v1/openapi.json')).body;
-    const patch = doc.paths['/v1/evals/{evaluation_id}'].patch.requestBody.content['application/json'].schema;
+    const resolve = (schema: { $ref?: string }) =>
+      schema.$ref ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')] : schema;
+    const patch = resolve(doc.paths['/v1/evals/{evaluation_id}'].patch.requestBody.content['application/json'].schema);
     expect(Object.keys(patch.properties)).toEqual(expect.arrayContaining(['name', 'project_id', 'json_schema']));
     expect(patch.properties).not.toHaveProperty('evaluation_id');
-    const put = doc.paths['/v1/evals/{evaluation_id}/documents/{document_id}'].put.requestBody.content['application/json'].schema;
+    const put = resolve(doc.paths['/v1/evals/{evaluation_id}/documents/{document_id}'].put.requestBody.content['application/json'].schema);
     expect(put.properties).toHaveProperty('annotation');
     expect(put.properties).not.toHaveProperty('document_id');
     const list = doc.paths['/v1/evals/{evaluation_id}/iterations'].get.parameters;

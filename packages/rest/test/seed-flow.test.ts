@@ -114,8 +114,8 @@ describe('the other routes of docs/spec/service.md', () => {
     expect(withoutBody.status).toBe(200);
     expect(withoutBody.body.id).toBe(iteration.id);
 
-    expect((await api.call('DELETE', `${e}/documents/${added.body.id}`)).body).toEqual({ id: added.body.id, deleted: true });
-    expect((await api.call('DELETE', `${e}/iterations/${iteration.id}`)).body).toEqual({ id: iteration.id, deleted: true });
+    expect((await api.call('DELETE', `${e}/documents/${added.body.id}`)).body).toEqual({ id: added.body.id, deleted: true, success: true });
+    expect((await api.call('DELETE', `${e}/iterations/${iteration.id}`)).body).toEqual({ id: iteration.id, deleted: true, success: true });
     expect((await api.call('GET', `${e}/iterations/${iteration.id}`)).status).toBe(404);
 
     const processor = (await api.call('POST', '/v1/processors', { body: processorBody({ name: 'Submitter' }) })).body;
@@ -126,10 +126,10 @@ describe('the other routes of docs/spec/service.md', () => {
     const submitted = await api.call('POST', `${p}/submit`, { body: { document: { filename: 'i.txt', url: INVOICE_URL } } });
     expect(submitted.status).toBe(200);
     expect(submitted.body.prediction).toEqual(INVOICE_ANNOTATION);
-    expect((await api.call('DELETE', p)).body).toEqual({ id: processor.id, deleted: true });
+    expect((await api.call('DELETE', p)).body).toEqual({ id: processor.id, deleted: true, success: true });
     expect((await api.call('GET', p)).status).toBe(404);
 
-    expect((await api.call('DELETE', e)).body).toEqual({ id: evaluation.id, deleted: true });
+    expect((await api.call('DELETE', e)).body).toEqual({ id: evaluation.id, deleted: true, success: true });
     expect((await api.call('GET', e)).status).toBe(404);
   });
 

@@ -17,6 +17,9 @@ import {
   modelListSchema,
   listProcessorsInputSchema,
   processIterationInputSchema,
+  updateIterationInputSchema,
+  documentDistancesInputSchema,
+  documentDistancesSchema,
   processorRefInputSchema,
   processorSchema,
   submitProcessorInputSchema,
@@ -142,6 +145,14 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           .input(processIterationInputSchema)
           .output(iterationSchema)
           .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, input)),
+        update: procedure
+          .input(updateIterationInputSchema)
+          .output(iterationSchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.update(ctx.organizationId, input)),
+        distances: procedure
+          .input(documentDistancesInputSchema)
+          .output(documentDistancesSchema)
+          .query(({ ctx, input }) => docevals.evals.iterations.distances(ctx.organizationId, input)),
       }),
     }),
 

@@ -1,11 +1,13 @@
 import type { ErrorCode, ErrorIssue } from '@docevals/core';
-import type { TRPC_ERROR_CODE_NUMBER, TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODE_NUMBER, TRPCError } from '@trpc/server';
 import { docevalsErrorOf, errorCodeForTRPCCode, INTERNAL_ERROR_MESSAGE } from './error-table.js';
 
 /** `error.data` of every docevals tRPC error, as the typed client sees it. */
 export interface DocevalsErrorData {
+  /** tRPC's own error code (`NOT_FOUND`, `UNAUTHORIZED`, `BAD_REQUEST`, ...), as every tRPC client and tool reads it. */
+  code: TRPC_ERROR_CODE_KEY;
   /** The docevals error code (`not_found`, `validation_error`, ...): the same `code` the REST API sends. */
-  code: ErrorCode;
+  docevalsCode: ErrorCode;
   /** The HTTP status tRPC answered with. */
   httpStatus: number;
   /** The procedure's path (`evals.iterations.create`), when the error came from one. */
@@ -26,13 +28,14 @@ export interface DocevalsErrorShape {
 interface DefaultShape {
   message: string;
   code: TRPC_ERROR_CODE_NUMBER;
-  data: { httpStatus: number; path?: string };
+  data: { code: TRPC_ERROR_CODE_KEY; httpStatus: number; path?: string };
 }
 
 /**
- * The `errorFormatter` of the docevals router. `data.code` is the docevals code (tRPC's own code stays in the
- * JSON-RPC `code` and `data.httpStatus`), `data.issues` lists validation problems, an unexpected error says
- * nothing about the server, and `data.stack` is never sent, in development included.
+ * The `errorFormatter` of the docevals router. `data.code` and `data.httpStatus` stay tRPC's own (`NOT_FOUND`, 404),
+ * so `err.data?.code === 'NOT_FOUND'` works as in any tRPC API; `data.docevalsCode` is the docevals code (the REST
+ * API's `error.code`), `data.issues` lists validation problems, an unexpected error says nothing about the server,
+ * and `data.stack` is never sent, in development included.
  *
  * @example
  * initTRPC.context<DocevalsContext>().create({ errorFormatter: formatDocevalsError });
@@ -41,7 +44,8 @@ export function formatDocevalsError({ shape, error }: { shape: DefaultShape; err
   const cause = docevalsErrorOf(error);
   const internal = error.code === 'INTERNAL_SERVER_ERROR';
   const data: DocevalsErrorData = {
-    code: cause?.code ?? errorCodeForTRPCCode(error.code, shape.data.httpStatus),
+    code: error.code,
+    docevalsCode: cause?.code ?? errorCodeForTRPCCode(error.code, shape.data.httpStatus),
     httpStatus: shape.data.httpStatus,
     ...(shape.data.path === undefined ? {} : { path: shape.data.path }),
     ...(cause?.issues ? { issues: cause.issues } : {}),

@@ -54,7 +54,7 @@ describe('createDocevalsContext', () => {
     expect(await ok.json()).toEqual({ result: { data: { data: [], list_metadata: { before: null, after: null } } } });
     const refused = await call({});
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error.data.code).toBe('unauthorized');
+    expect((await refused.json()).error.data.docevalsCode).toBe('unauthorized');
   });
 
   it('reports a failing authenticate like a failing procedure', async () => {
@@ -68,14 +68,14 @@ describe('createDocevalsContext', () => {
       });
     const unreachable = await call(() => Promise.reject(storageError('keys', 'lookup', new Error('timeout'))));
     expect(unreachable.status).toBe(503);
-    expect((await unreachable.json()).error.data.code).toBe('storage_error');
+    expect((await unreachable.json()).error.data.docevalsCode).toBe('storage_error');
     const broken = await call(() => {
       throw new Error('secret key table at /etc/keys');
     });
     expect(broken.status).toBe(500);
     const text = await broken.text();
     expect(text).not.toContain('/etc/keys');
-    expect(JSON.parse(text).error.data.code).toBe('internal_error');
+    expect(JSON.parse(text).error.data.docevalsCode).toBe('internal_error');
   });
 });
 

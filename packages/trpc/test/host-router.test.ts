@@ -22,7 +22,7 @@ it("mounts under a host's own router, which keeps docevals' error shape by using
     createContext: async (opts) => ({ ...(await docevalsContext(opts)), requestId: 'r1' }),
   });
   expect(response.status).toBe(404);
-  expect((await response.json()).error.data).toEqual({ code: 'not_found', httpStatus: 404, path: 'docevals.evals.get' });
+  expect((await response.json()).error.data).toEqual({ code: 'NOT_FOUND', docevalsCode: 'not_found', httpStatus: 404, path: 'docevals.evals.get' });
 
   // Server-side calls without HTTP, typed the same way.
   const caller = app.createCaller({ organizationId: 'org_1', requestId: 'r2' });

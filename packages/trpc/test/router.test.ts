@@ -148,12 +148,14 @@ describe('the docevals router over HTTP', () => {
     expect(await client.evals.documents.delete.mutate({ evaluation_id: evaluation.id, document_id: added.id })).toEqual({
       id: added.id,
       deleted: true,
+      success: true,
     });
     expect(await client.evals.iterations.delete.mutate({ evaluation_id: evaluation.id, iteration_id: fixed.id })).toEqual({
       id: fixed.id,
       deleted: true,
+      success: true,
     });
-    expect(await client.evals.delete.mutate({ evaluation_id: evaluation.id })).toEqual({ id: evaluation.id, deleted: true });
+    expect(await client.evals.delete.mutate({ evaluation_id: evaluation.id })).toEqual({ id: evaluation.id, deleted: true, success: true });
   });
 
   it('creates, updates, lists and submits to processors', async () => {
@@ -173,7 +175,7 @@ describe('the docevals router over HTTP', () => {
     });
     expect(submitted.prediction).toEqual({ invoice_number: 'INV-1', total: 42 });
 
-    expect(await client.processors.delete.mutate({ processor_id: processor.id })).toEqual({ id: processor.id, deleted: true });
+    expect(await client.processors.delete.mutate({ processor_id: processor.id })).toEqual({ id: processor.id, deleted: true, success: true });
   });
 
   it('accepts the key as "Authorization: Bearer" too', async () => {
@@ -192,7 +194,7 @@ describe('errors', () => {
     ];
     for (const { client, message } of cases) {
       const error = await failure(client.evals.create.mutate({ name: '' } as never));
-      expect(error.data).toMatchObject({ code: 'unauthorized', httpStatus: 401, path: 'evals.create' });
+      expect(error.data).toMatchObject({ code: 'UNAUTHORIZED', docevalsCode: 'unauthorized', httpStatus: 401, path: 'evals.create' });
       expect(error.message).toBe(message); // the REST API's words
       expect(error.data?.issues).toBeUndefined();
     }
@@ -203,13 +205,13 @@ describe('errors', () => {
   it("answers NOT_FOUND for an unknown object and for another organization's, alike", async () => {
     const evaluation = await newEvaluation();
     const unknown = await failure(served.client('key_org_a').evals.get.query({ evaluation_id: 'eval_nope' }));
-    expect(unknown.data).toMatchObject({ code: 'not_found', httpStatus: 404 });
+    expect(unknown.data).toMatchObject({ code: 'NOT_FOUND', docevalsCode: 'not_found', httpStatus: 404 });
 
     const other = await failure(served.client('key_org_b').evals.get.query({ evaluation_id: evaluation.id }));
-    expect(other.data).toMatchObject({ code: 'not_found', httpStatus: 404 });
+    expect(other.data).toMatchObject({ code: 'NOT_FOUND', docevalsCode: 'not_found', httpStatus: 404 });
     expect(other.message).toBe(unknown.message.replace('eval_nope', evaluation.id));
     const deleting = await failure(served.client('key_org_b').evals.delete.mutate({ evaluation_id: evaluation.id }));
-    expect(deleting.data?.code).toBe('not_found');
+    expect(deleting.data?.docevalsCode).toBe('not_found');
     expect((await served.client('key_org_a').evals.get.query({ evaluation_id: evaluation.id })).id).toBe(evaluation.id);
   });
 
@@ -219,7 +221,7 @@ describe('errors', () => {
       inference_settings: { model: 'local-rules', temperature: 5, n_consensus: 0 },
     };
     const error = await failure(served.client('key_org_a').evals.iterations.create.mutate(input));
-    expect(error.data).toMatchObject({ code: 'validation_error', httpStatus: 400, path: 'evals.iterations.create' });
+    expect(error.data).toMatchObject({ code: 'BAD_REQUEST', docevalsCode: 'validation_error', httpStatus: 400, path: 'evals.iterations.create' });
     expect(error.data?.issues?.map((issue) => issue.path)).toEqual([
       'inference_settings.temperature',
       'inference_settings.n_consensus',
@@ -240,14 +242,14 @@ describe('errors', () => {
         documents: [{ mime_data: { filename: 'x.txt', url: 'not a data url' } }],
       }),
     );
-    expect(malformed.data).toMatchObject({ code: 'validation_error', httpStatus: 400 });
+    expect(malformed.data).toMatchObject({ code: 'BAD_REQUEST', docevalsCode: 'validation_error', httpStatus: 400 });
     expect(malformed.data?.issues?.[0]?.path).toMatch(/^documents\.0\./);
 
     const evaluation = await newEvaluation(client);
     const unserved = await failure(
       client.evals.iterations.create.mutate({ evaluation_id: evaluation.id, inference_settings: { model: 'gpt-nope' } }),
     );
-    expect(unserved.data).toMatchObject({ code: 'validation_error', httpStatus: 400 });
+    expect(unserved.data).toMatchObject({ code: 'BAD_REQUEST', docevalsCode: 'validation_error', httpStatus: 400 });
     expect(unserved.message).toContain('gpt-nope');
   });
 
@@ -255,7 +257,7 @@ describe('errors', () => {
     const client = served.client('key_org_a');
     const evaluation = await newEvaluation(client);
     const taken = await failure(client.evals.create.mutate({ id: evaluation.id, name: 'Again', json_schema: SCHEMA }));
-    expect(taken.data).toMatchObject({ code: 'conflict', httpStatus: 409 });
+    expect(taken.data).toMatchObject({ code: 'CONFLICT', docevalsCode: 'conflict', httpStatus: 409 });
 
     await client.evals.iterations.create.mutate({ evaluation_id: evaluation.id, inference_settings: { model: 'local-rules' } });
     const changed = await failure(
@@ -264,7 +266,7 @@ describe('errors', () => {
         json_schema: { type: 'object', properties: { invoice_number: { type: 'string' } } },
       }),
     );
-    expect(changed.data).toMatchObject({ code: 'conflict', httpStatus: 409 });
+    expect(changed.data).toMatchObject({ code: 'CONFLICT', docevalsCode: 'conflict', httpStatus: 409 });
     expect(changed.message).toContain(evaluation.schema_data_id);
   });
 
@@ -274,14 +276,14 @@ describe('errors', () => {
     const error = await failure(
       client.processors.submit.mutate({ processor_id: processor.id, document: { filename: 'inv-1.txt', url: INVOICE } }),
     );
-    expect(error.data).toMatchObject({ code: 'extractor_error', httpStatus: 502, path: 'processors.submit' });
+    expect(error.data).toMatchObject({ code: 'BAD_GATEWAY', docevalsCode: 'extractor_error', httpStatus: 502, path: 'processors.submit' });
   });
 
   it('answers SERVICE_UNAVAILABLE when the store is unreachable', async () => {
     storage.fault = 'unreachable';
     try {
       const error = await failure(served.client('key_org_a').evals.list.query());
-      expect(error.data).toMatchObject({ code: 'storage_error', httpStatus: 503 });
+      expect(error.data).toMatchObject({ code: 'SERVICE_UNAVAILABLE', docevalsCode: 'storage_error', httpStatus: 503 });
       expect((await rawQuery(served.url, 'evals.list', {}, 'key_org_a')).status).toBe(503);
     } finally {
       storage.fault = 'none';
@@ -292,7 +294,7 @@ describe('errors', () => {
     storage.fault = 'bug';
     try {
       const error = await failure(served.client('key_org_a').evals.get.query({ evaluation_id: 'eval_x' }));
-      expect(error.data).toEqual({ code: 'internal_error', httpStatus: 500, path: 'evals.get' });
+      expect(error.data).toEqual({ code: 'INTERNAL_SERVER_ERROR', docevalsCode: 'internal_error', httpStatus: 500, path: 'evals.get' });
       expect(error.message).toBe('An unexpected error occurred on the server.');
 
       const raw = await rawQuery(served.url, 'evals.get', { evaluation_id: 'eval_x' }, 'key_org_a');
@@ -311,7 +313,8 @@ describe('errors', () => {
     expect(raw.status).toBe(400);
     const body = JSON.parse(raw.text) as { error: { data: Record<string, unknown> } };
     expect(body.error.data).toEqual({
-      code: 'validation_error',
+      code: 'BAD_REQUEST',
+      docevalsCode: 'validation_error',
       httpStatus: 400,
       path: 'evals.get',
       issues: [{ path: 'evaluation_id', message: expect.any(String) }],
@@ -321,7 +324,7 @@ describe('errors', () => {
   it("maps tRPC's own refusals too: unknown procedure, malformed JSON, wrong method, body over the host's limit", async () => {
     const unknown = await rawQuery(served.url, 'evals.nope', {}, 'key_org_a');
     expect(unknown.status).toBe(404);
-    expect(JSON.parse(unknown.text).error.data.code).toBe('not_found');
+    expect(JSON.parse(unknown.text).error.data.docevalsCode).toBe('not_found');
 
     const malformed = await fetch(`${served.url}/evals.create`, {
       method: 'POST',
@@ -329,11 +332,11 @@ describe('errors', () => {
       body: '{"name": ',
     });
     expect(malformed.status).toBe(400);
-    expect((await malformed.json()).error.data.code).toBe('bad_request');
+    expect((await malformed.json()).error.data.docevalsCode).toBe('bad_request');
 
     const wrongMethod = await rawQuery(served.url, 'evals.create', {}, 'key_org_a');
     expect(wrongMethod.status).toBe(405);
-    expect(JSON.parse(wrongMethod.text).error.data.code).toBe('method_not_allowed');
+    expect(JSON.parse(wrongMethod.text).error.data.docevalsCode).toBe('method_not_allowed');
 
     const small = await serveRouter(docevals, { maxBodySize: 1024 });
     try {
@@ -344,7 +347,7 @@ describe('errors', () => {
           documents: [{ mime_data: { filename: 'big.txt', url: dataUrl('x'.repeat(4096)) } }],
         }),
       );
-      expect(error.data).toMatchObject({ code: 'payload_too_large', httpStatus: 413 });
+      expect(error.data).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', docevalsCode: 'payload_too_large', httpStatus: 413 });
     } finally {
       await small.close();
     }

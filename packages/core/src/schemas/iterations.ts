@@ -84,3 +84,29 @@ export const processIterationInputSchema = iterationRefInputSchema.extend({
   only_missing: z.boolean().default(false),
 });
 export type ProcessIterationInput = z.input<typeof processIterationInputSchema>;
+
+/** An iteration by its id alone (ids are unique within an organization): the reference SDK's `/v1/evals/iterations/{id}`. */
+export const iterationIdInputSchema = z.object({ iteration_id: idParam });
+export type IterationIdInput = z.input<typeof iterationIdInputSchema>;
+
+/**
+ * Change an iteration's settings or schema (PUT): the given settings go over the iteration's own, a json_schema must
+ * keep the evaluation's schema_data_id, and every document is extracted again when anything changed. Other fields a
+ * client sends (the whole Iteration, as the reference SDK does) are ignored.
+ */
+export const updateIterationInputSchema = iterationRefInputSchema.extend({
+  inference_settings: inferenceSettingsInputSchema.optional(),
+  json_schema: jsonObject().optional(),
+});
+export type UpdateIterationInput = z.input<typeof updateIterationInputSchema>;
+
+export const documentDistancesInputSchema = iterationRefInputSchema.extend({ document_id: idParam });
+export type DocumentDistancesInput = z.input<typeof documentDistancesInputSchema>;
+
+/** One document's distances in an iteration: 1 − similarity, leaf by leaf, in the tree of `similarities`. */
+export const documentDistancesSchema = z.object({
+  distances: similarityMap,
+  mean_distance: z.number(),
+  metric_type: z.literal('levenshtein'),
+});
+export type DocumentDistances = z.infer<typeof documentDistancesSchema>;

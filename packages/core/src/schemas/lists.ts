@@ -20,5 +20,6 @@ export interface ListResult<T> {
   list_metadata: ListMetadata;
 }
 
-export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true) });
+/** A deletion's answer. `success` repeats `deleted` for clients typed after the reference SDK (`{success, id}`). */
+export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true), success: z.literal(true) });
 export type Deleted = z.infer<typeof deletedSchema>;

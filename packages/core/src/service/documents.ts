@@ -159,7 +159,7 @@ export function documentOperations(ctx: ServiceContext) {
         ),
       );
       await releaseFiles(ctx, organizationId, [input.document_id]);
-      return { id: input.document_id, deleted: true };
+      return { id: input.document_id, deleted: true, success: true };
     },
   };
 }

@@ -231,7 +231,7 @@ export function evaluationOperations(ctx: ServiceContext) {
         found.value.iteration_ids.map((itId) => ctx.storage.iterations.delete(organizationId, itId)),
       );
       await releaseFiles(ctx, organizationId, found.value.documents.map((d) => d.id));
-      return { id: input.evaluation_id, deleted: true };
+      return { id: input.evaluation_id, deleted: true, success: true };
     },
   };
 }

@@ -3,16 +3,23 @@ import type { DocumentPrediction } from '../extraction/index.js';
 import type { JsonObject } from '../json/assert-json.js';
 import {
   createIterationInputSchema,
+  documentDistancesInputSchema,
+  iterationIdInputSchema,
   iterationRefInputSchema,
   listIterationsInputSchema,
   processIterationInputSchema,
+  updateIterationInputSchema,
   type CreateIterationInput,
   type Deleted,
+  type DocumentDistances,
+  type DocumentDistancesInput,
   type InferenceSettings,
   type Iteration,
+  type IterationIdInput,
   type IterationRefInput,
   type ListIterationsInput,
   type ProcessIterationInput,
+  type UpdateIterationInput,
 } from '../schemas/index.js';
 import type { EvaluationRecord, IterationRecord, StoredDocument, StoredPrediction } from '../storage.js';
 import type { ServiceContext } from './context.js';
@@ -176,7 +183,7 @@ export function iterationOperations(ctx: ServiceContext) {
       });
       if (!updated) throw notFound('evaluation', input.evaluation_id);
       await ctx.storage.iterations.delete(organizationId, input.iteration_id);
-      return { id: input.iteration_id, deleted: true };
+      return { id: input.iteration_id, deleted: true, success: true };
     },
 
     async process(organizationId: string, raw: ProcessIterationInput): Promise<Iteration> {
@@ -217,7 +224,91 @@ export function iterationOperations(ctx: ServiceContext) {
       const latest = (await refreshStale(ctx, documents, organizationId, evaluation.id)) ?? evaluation;
       return renderIteration(latest, updated.record.value);
     },
+
+    /**
+     * Where an iteration lives, from its id alone (ids are unique within an organization): for the reference SDK's
+     * `/v1/evals/iterations/{iteration_id}` paths, which then call get, update or delete with it.
+     */
+    async locate(organizationId: string, raw: IterationIdInput): Promise<{ evaluation_id: string; iteration_id: string }> {
+      const input = parseInput(iterationIdInputSchema, raw);
+      const iteration = await ctx.storage.iterations.get(organizationId, input.iteration_id);
+      if (!iteration) throw notFound('iteration', input.iteration_id);
+      return { evaluation_id: iteration.value.evaluation_id, iteration_id: input.iteration_id };
+    },
+
+    /**
+     * Changes an iteration's settings (the given ones over its own) or json_schema (same schema_data_id as the
+     * evaluation, else 409), then extracts every document again under them. Unchanged settings and schema: the
+     * iteration as it is, nothing re-run.
+     */
+    async update(organizationId: string, raw: UpdateIterationInput): Promise<Iteration> {
+      const input = parseInput(updateIterationInputSchema, raw);
+      const { evaluation, iteration } = await load(organizationId, input.evaluation_id, input.iteration_id);
+      const settings = resolveSettings(input.inference_settings, iteration.inference_settings, 'inference_settings');
+      ctx.runner.assertServed(settings.model, 'inference_settings.model');
+      let jsonSchema = iteration.json_schema;
+      let ids = { schema_id: iteration.schema_id, schema_data_id: iteration.schema_data_id };
+      if (input.json_schema) {
+        ids = checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes);
+        jsonSchema = input.json_schema;
+        if (ids.schema_data_id !== evaluation.schema_data_id) {
+          throw schemaStructureConflict(evaluation.schema_data_id, ids.schema_data_id, 'json_schema');
+        }
+      }
+      const same = (a: InferenceSettings, b: InferenceSettings) =>
+        (Object.keys({ ...a, ...b }) as Array<keyof InferenceSettings>).every((key) => a[key] === b[key]);
+      if (ids.schema_id === iteration.schema_id && same(settings, iteration.inference_settings)) {
+        return renderIteration(evaluation, iteration);
+      }
+      const snapshot = evaluation.documents;
+      const predictions = await extractDocuments(ctx, organizationId, snapshot, jsonSchema, settings);
+      const updated = await updateRecord(ctx.storage.iterations, organizationId, iteration.id, (current) => ({
+        write: {
+          ...current,
+          inference_settings: settings,
+          model: settings.model,
+          json_schema: jsonSchema,
+          ...ids,
+          predictions,
+          updated_at: ctx.now(),
+        },
+        result: undefined,
+      }));
+      if (!updated) throw notFound('iteration', iteration.id);
+      const latest = (await refreshStale(ctx, snapshot, organizationId, evaluation.id)) ?? evaluation;
+      return renderIteration(latest, updated.record.value);
+    },
+
+    /** One document's distances in an iteration: 1 − similarity for every field of `similarities`, and overall. */
+    async distances(organizationId: string, raw: DocumentDistancesInput): Promise<DocumentDistances> {
+      const input = parseInput(documentDistancesInputSchema, raw);
+      const { evaluation, iteration } = await load(organizationId, input.evaluation_id, input.iteration_id);
+      if (!evaluation.documents.some((d) => d.id === input.document_id)) throw notFound('document', input.document_id);
+      const metrics = renderIteration(evaluation, iteration).metric_results;
+      const metric = metrics.item_metrics.find((m) => m.id === input.document_id);
+      if (!metric || !iteration.predictions[input.document_id]) {
+        throw new DocevalsError(
+          'not_found',
+          `The iteration "${iteration.id}" has no prediction for the document "${input.document_id}" yet: re-run it ` +
+            'for that document (POST .../process with only_missing: true).',
+        );
+      }
+      return { distances: distanceTree(metric.similarities), mean_distance: 1 - metric.similarity, metric_type: metrics.metric_type };
+    },
   };
+}
+
+/** 1 − similarity at every number of a similarity tree (objects and arrays kept, anything else as it is). */
+function distanceTree(similarities: Record<string, unknown>): Record<string, unknown> {
+  const flip = (value: unknown): unknown => {
+    if (typeof value === 'number') return 1 - value;
+    if (Array.isArray(value)) return value.map(flip);
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, flip(item)]));
+    }
+    return value;
+  };
+  return flip(similarities) as Record<string, unknown>;
 }
 
 function tooManyIterations(ctx: ServiceContext) {

@@ -121,7 +121,7 @@ export function processorOperations(ctx: ServiceContext) {
       if (!(await ctx.storage.processors.delete(organizationId, input.processor_id))) {
         throw notFound('processor', input.processor_id);
       }
-      return { id: input.processor_id, deleted: true };
+      return { id: input.processor_id, deleted: true, success: true };
     },
 
     /** Runs the processor on one document; a failed extraction is a 502 `extractor_error`. Nothing is stored. */

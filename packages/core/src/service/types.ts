@@ -12,6 +12,10 @@ import type {
   EvaluationRefInput,
   Iteration,
   IterationRefInput,
+  IterationIdInput,
+  UpdateIterationInput,
+  DocumentDistancesInput,
+  DocumentDistances,
   ListDocumentsInput,
   ListEvaluationsInput,
   ListIterationsInput,
@@ -80,6 +84,12 @@ export interface Docevals {
       get(organizationId: string, input: IterationRefInput): Promise<Iteration>;
       delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
       process(organizationId: string, input: ProcessIterationInput): Promise<Iteration>;
+      /** Where an iteration lives, from its id alone: `{ evaluation_id, iteration_id }`. */
+      locate(organizationId: string, input: IterationIdInput): Promise<{ evaluation_id: string; iteration_id: string }>;
+      /** New settings (over the iteration's own) or json_schema, then every document extracted again. */
+      update(organizationId: string, input: UpdateIterationInput): Promise<Iteration>;
+      /** One document's distances (1 − similarity) in an iteration. */
+      distances(organizationId: string, input: DocumentDistancesInput): Promise<DocumentDistances>;
     };
   };
   readonly processors: {

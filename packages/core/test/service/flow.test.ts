@@ -167,7 +167,7 @@ describe('the in-process flow', () => {
     ).rejects.toMatchObject({ code: 'extractor_error' });
     const listed = await docevals.processors.list(ORG, { model: 'json-file' });
     expect(listed.data.map((p) => p.id)).toEqual([processor.id]);
-    expect(await docevals.processors.delete(ORG, { processor_id: processor.id })).toEqual({ id: processor.id, deleted: true });
+    expect(await docevals.processors.delete(ORG, { processor_id: processor.id })).toEqual({ id: processor.id, deleted: true, success: true });
     await expect(docevals.processors.get(ORG, { processor_id: processor.id })).rejects.toMatchObject({ code: 'not_found' });
   });
 });

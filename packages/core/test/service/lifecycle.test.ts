@@ -18,7 +18,7 @@ describe('lifecycle rules of the service', () => {
     });
     const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: first.id, inference_settings: { model: 'json-file' } });
 
-    expect(await docevals.evals.delete(ORG, { evaluation_id: first.id })).toEqual({ id: first.id, deleted: true });
+    expect(await docevals.evals.delete(ORG, { evaluation_id: first.id })).toEqual({ id: first.id, deleted: true, success: true });
     await expect(docevals.evals.get(ORG, { evaluation_id: first.id })).rejects.toMatchObject({ code: 'not_found' });
     expect(await storage.iterations.get(ORG, iteration.id)).toBeNull();
     expect(await storage.files.get(ORG, fileId)).not.toBeNull();

@@ -1,0 +1,368 @@
+import { DEFAULT_INFERENCE_SETTINGS } from '@docevals/core';
+import type { z } from '@hono/zod-openapi';
+import {
+  AddDocumentBodySchema,
+  CreateEvaluationBodySchema,
+  CreateIterationBodySchema,
+  CreateProcessorBodySchema,
+  DeletedSchema,
+  DistancesPathSchema,
+  DocumentDistancesSchema,
+  DocumentListSchema,
+  DocumentPathSchema,
+  EvaluationDocumentSchema,
+  EvaluationListSchema,
+  EvaluationPathSchema,
+  EvaluationSchema,
+  IterationIdPathSchema,
+  IterationListSchema,
+  IterationPathSchema,
+  IterationSchema,
+  ModelListSchema,
+  ListDocumentsQuerySchema,
+  ListEvaluationsQuerySchema,
+  ListIterationsQuerySchema,
+  ListProcessorsQuerySchema,
+  ProcessIterationBodySchema,
+  ProcessorListSchema,
+  ProcessorPathSchema,
+  ProcessorSchema,
+  SubmitDocumentBodySchema,
+  SubmitDocumentFormSchema,
+  SubmitResultSchema,
+  UpdateDocumentBodySchema,
+  UpdateEvaluationBodySchema,
+  UpdateIterationBodySchema,
+  UpdateProcessorBodySchema,
+} from './openapi-schemas.js';
+
+/**
+ * What the OpenAPI document says of one operation beyond its endpoint (endpoints.ts): a description, the described
+ * schemas of its parameters, body and answer, and an example of the request and of the answer. The examples are
+ * what the real service answers (recorded from a run over memory storage with the `local-rules` model); a test
+ * validates each one against its schema in the served document.
+ */
+export interface OperationDoc {
+  description: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response: z.ZodType;
+  /** The same body as `multipart/form-data` (endpoints with `acceptsForm`). */
+  formBody?: z.ZodType;
+  /** The request body's example (operations with a body). */
+  requestExample?: unknown;
+  /** The 200 answer's example. */
+  responseExample: unknown;
+}
+
+// The examples: one invoice, an iteration over it, a processor.
+
+const JSON_SCHEMA_EXAMPLE = {
+  type: 'object',
+  properties: {
+    invoice_number: { type: 'string', description: 'The invoice number' },
+    total: { type: 'number', description: 'The amount due' },
+  },
+};
+const DATA_URL = 'data:text/plain;base64,SW52b2ljZSBudW1iZXI6IElOVi0xClRvdGFsOiA0Mgo=';
+const DOCUMENT_ID = 'file_3d9063b06910dca5';
+const SCHEMA_IDS = { schema_data_id: 'sch_data_id_1373b7115a9a4f7f', schema_id: 'sch_id_01ab4aee12eb753c' };
+const SETTINGS = { ...DEFAULT_INFERENCE_SETTINGS, model: 'local-rules' };
+const SIMILARITIES = { invoice_number: 0.75, total: 1 };
+
+const DOCUMENT = {
+  id: DOCUMENT_ID,
+  mime_data: { filename: 'invoice-1.txt', url: DATA_URL },
+  annotation: { invoice_number: 'INV-7', total: 42 },
+  annotation_metadata: null,
+};
+
+const ITERATION = {
+  id: 'eval_iter_kN2dnGkdCw_h0EgQE2JmC',
+  updated_at: '2026-11-23T19:23:59.958Z',
+  inference_settings: SETTINGS,
+  json_schema: JSON_SCHEMA_EXAMPLE,
+  predictions: [
+    {
+      document_id: DOCUMENT_ID,
+      prediction: { invoice_number: 'INV-1', total: 42 },
+      metadata: {
+        extraction_id: 'extr_sYeFXe3GFXNC7oqmC32xC',
+        likelihoods: null,
+        consensus_details: null,
+        api_cost: { value: 0, currency: 'USD' },
+      },
+    },
+  ],
+  metric_results: {
+    item_metrics: [
+      {
+        id: DOCUMENT_ID,
+        name: 'invoice-1.txt',
+        similarity: 0.875,
+        similarities: SIMILARITIES,
+        flat_similarities: SIMILARITIES,
+        aligned_similarity: 0.875,
+        aligned_similarities: SIMILARITIES,
+        aligned_flat_similarities: SIMILARITIES,
+      },
+    ],
+    mean_similarity: 0.875,
+    aligned_mean_similarity: 0.875,
+    metric_type: 'levenshtein',
+  },
+  ...SCHEMA_IDS,
+};
+
+const EVALUATION = {
+  id: 'eval_invoices',
+  updated_at: '2026-11-23T19:23:59.958Z',
+  name: 'Invoices',
+  project_id: 'proj_finance',
+  documents: [DOCUMENT],
+  iterations: [ITERATION],
+  json_schema: JSON_SCHEMA_EXAMPLE,
+  default_inference_settings: SETTINGS,
+  ...SCHEMA_IDS,
+};
+
+const PROCESSOR = {
+  object: 'processor',
+  id: 'proc_invoice_reader',
+  updated_at: '2026-11-23T19:23:59.964Z',
+  name: 'Invoice reader',
+  modality: 'text',
+  image_resolution_dpi: 96,
+  browser_canvas: 'A4',
+  model: 'local-rules',
+  json_schema: JSON_SCHEMA_EXAMPLE,
+  temperature: 0,
+  reasoning_effort: 'medium',
+  n_consensus: 1,
+  organization_id: 'org_acme',
+  ...SCHEMA_IDS,
+};
+
+const PAGE_END = { before: null, after: null };
+
+/** The documentation of every operation of {@link ENDPOINTS}, by operationId. */
+export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
+  createEvaluation: {
+    description:
+      'Creates an evaluation from its documents (each with a ground-truth annotation) and a JSON schema. Document ' +
+      'content arrives as base64 data URLs and is stored once per file (a document may instead name a stored file ' +
+      'by `file_id`). Iterations run elsewhere may be imported with their predictions; their metrics are computed.',
+    body: CreateEvaluationBodySchema,
+    response: EvaluationSchema,
+    requestExample: {
+      name: 'Invoices',
+      project_id: 'proj_finance',
+      json_schema: JSON_SCHEMA_EXAMPLE,
+      documents: [{ mime_data: { filename: 'invoice-1.txt', url: DATA_URL }, annotation: { invoice_number: 'INV-7', total: 42 } }],
+      default_inference_settings: { model: 'local-rules', temperature: 0 },
+    },
+    responseExample: { ...EVALUATION, iterations: [] },
+  },
+  listEvaluations: {
+    description:
+      'Lists the organization\'s evaluations, newest first by default, a page at a time: pass the answer\'s ' +
+      '`list_metadata.after` as `after` for the next page. Filters match exactly.',
+    query: ListEvaluationsQuerySchema,
+    response: EvaluationListSchema,
+    responseExample: { data: [EVALUATION], list_metadata: PAGE_END },
+  },
+  getEvaluation: {
+    description: 'An evaluation with its documents, iterations, predictions and metrics.',
+    params: EvaluationPathSchema,
+    response: EvaluationSchema,
+    responseExample: EVALUATION,
+  },
+  updateEvaluation: {
+    description:
+      'Changes the name, project_id, json_schema or default inference settings; omitted fields stay. Once the ' +
+      'evaluation has iterations, a json_schema with another structure (another schema_data_id) is a 409: only ' +
+      'prompts (descriptions, titles, `x-` fields) may change.',
+    params: EvaluationPathSchema,
+    body: UpdateEvaluationBodySchema,
+    response: EvaluationSchema,
+    requestExample: { name: 'Invoices 2026', project_id: 'proj_finance' },
+    responseExample: { ...EVALUATION, name: 'Invoices 2026' },
+  },
+  deleteEvaluation: {
+    description:
+      'Deletes an evaluation with its iterations. Its files stay while another evaluation or processor of the ' +
+      'organization refers to them.',
+    params: EvaluationPathSchema,
+    response: DeletedSchema,
+    responseExample: { id: 'eval_invoices', deleted: true, success: true },
+  },
+  addDocument: {
+    description:
+      'Adds a document at the end of the evaluation. Existing iterations get an empty prediction for it, counted ' +
+      'as pending until the iteration is re-run for it (`POST .../process` with `only_missing`).',
+    params: EvaluationPathSchema,
+    body: AddDocumentBodySchema,
+    response: EvaluationDocumentSchema,
+    requestExample: { mime_data: { filename: 'invoice-1.txt', url: DATA_URL }, annotation: { invoice_number: 'INV-7', total: 42 } },
+    responseExample: DOCUMENT,
+  },
+  listDocuments: {
+    description: 'Lists an evaluation\'s documents in the evaluation\'s order, a page at a time.',
+    params: EvaluationPathSchema,
+    query: ListDocumentsQuerySchema,
+    response: DocumentListSchema,
+    responseExample: { data: [DOCUMENT], list_metadata: PAGE_END },
+  },
+  getDocument: {
+    description: 'One document of an evaluation, with its content as a data URL and its annotation.',
+    params: DocumentPathSchema,
+    response: EvaluationDocumentSchema,
+    responseExample: DOCUMENT,
+  },
+  updateDocumentAnnotation: {
+    description: 'Replaces a document\'s annotation (its ground truth) and recomputes the metrics of every iteration.',
+    params: DocumentPathSchema,
+    body: UpdateDocumentBodySchema,
+    response: EvaluationDocumentSchema,
+    requestExample: { annotation: { invoice_number: 'INV-1', total: 42 } },
+    responseExample: { ...DOCUMENT, annotation: { invoice_number: 'INV-1', total: 42 } },
+  },
+  deleteDocument: {
+    description: 'Removes a document from the evaluation, with its predictions in every iteration (metrics recomputed).',
+    params: DocumentPathSchema,
+    response: DeletedSchema,
+    responseExample: { id: DOCUMENT_ID, deleted: true, success: true },
+  },
+  listIterations: {
+    description: 'Every iteration of the evaluation, oldest first (no pagination); `model` keeps those of one model.',
+    params: EvaluationPathSchema,
+    query: ListIterationsQuerySchema,
+    response: IterationListSchema,
+    responseExample: { data: [ITERATION] },
+  },
+  createIteration: {
+    description:
+      'Runs an extraction over every document of the evaluation with these settings (over the evaluation\'s ' +
+      'defaults), scores each prediction against its annotation and stores the iteration. It answers when every ' +
+      'document has run; a document whose extraction failed has `{}` and the reason in `metadata.error`.',
+    params: EvaluationPathSchema,
+    body: CreateIterationBodySchema,
+    response: IterationSchema,
+    requestExample: { inference_settings: { model: 'local-rules', n_consensus: 1 } },
+    responseExample: ITERATION,
+  },
+  getIteration: {
+    description: 'An iteration with its settings, predictions and metrics.',
+    params: IterationPathSchema,
+    response: IterationSchema,
+    responseExample: ITERATION,
+  },
+  deleteIteration: {
+    description: 'Deletes an iteration and its predictions.',
+    params: IterationPathSchema,
+    response: DeletedSchema,
+    responseExample: { id: ITERATION.id, deleted: true, success: true },
+  },
+  processIteration: {
+    description:
+      'Re-runs the extraction of some or all of an iteration\'s documents with its settings, then recomputes its ' +
+      'metrics: every document by default, the `document_ids` given, or with `only_missing` those without a prediction.',
+    params: IterationPathSchema,
+    body: ProcessIterationBodySchema,
+    response: IterationSchema,
+    requestExample: { only_missing: true },
+    responseExample: ITERATION,
+  },
+  getIterationById: {
+    description:
+      'The same as `GET /v1/evals/{evaluation_id}/iterations/{iteration_id}`, with the iteration named by its id ' +
+      'alone (the reference SDK\'s path).',
+    params: IterationIdPathSchema,
+    response: IterationSchema,
+    responseExample: ITERATION,
+  },
+  updateIteration: {
+    description:
+      'Changes an iteration\'s inference settings (the given ones over its own) or its json_schema (same ' +
+      'schema_data_id as the evaluation), then extracts every document again and recomputes the metrics. When ' +
+      'nothing changes, the iteration is answered as it is and nothing runs. The body may be a whole Iteration, as ' +
+      'the reference SDK sends it: only `inference_settings` and `json_schema` are read.',
+    params: IterationIdPathSchema,
+    body: UpdateIterationBodySchema,
+    response: IterationSchema,
+    requestExample: { inference_settings: { model: 'local-rules', temperature: 0.5 } },
+    responseExample: { ...ITERATION, inference_settings: { ...SETTINGS, temperature: 0.5 } },
+  },
+  deleteIterationById: {
+    description: 'The same as `DELETE /v1/evals/{evaluation_id}/iterations/{iteration_id}`, by the iteration\'s id alone.',
+    params: IterationIdPathSchema,
+    response: DeletedSchema,
+    responseExample: { id: ITERATION.id, deleted: true, success: true },
+  },
+  computeDistances: {
+    description:
+      'How far one document\'s prediction is from its annotation in an iteration: 1 − similarity for every field ' +
+      '(the tree of the item metric\'s `similarities`) and for the document. A 404 for a document the iteration has ' +
+      'not run yet.',
+    params: DistancesPathSchema,
+    response: DocumentDistancesSchema,
+    responseExample: { distances: { invoice_number: 0.25, total: 0 }, mean_distance: 0.125, metric_type: 'levenshtein' },
+  },
+  createProcessor: {
+    description: 'Stores a named extraction configuration: a model, a JSON schema and inference settings.',
+    body: CreateProcessorBodySchema,
+    response: ProcessorSchema,
+    requestExample: { name: 'Invoice reader', model: 'local-rules', modality: 'text', json_schema: JSON_SCHEMA_EXAMPLE },
+    responseExample: PROCESSOR,
+  },
+  listProcessors: {
+    description: 'Lists the organization\'s processors, newest first by default, a page at a time. Filters match exactly.',
+    query: ListProcessorsQuerySchema,
+    response: ProcessorListSchema,
+    responseExample: { data: [PROCESSOR], list_metadata: PAGE_END },
+  },
+  getProcessor: {
+    description: 'A processor\'s settings.',
+    params: ProcessorPathSchema,
+    response: ProcessorSchema,
+    responseExample: PROCESSOR,
+  },
+  updateProcessor: {
+    description: 'Changes the fields the body carries and keeps the others.',
+    params: ProcessorPathSchema,
+    body: UpdateProcessorBodySchema,
+    response: ProcessorSchema,
+    requestExample: { temperature: 0.2 },
+    responseExample: { ...PROCESSOR, temperature: 0.2 },
+  },
+  deleteProcessor: {
+    description: 'Deletes a processor.',
+    params: ProcessorPathSchema,
+    response: DeletedSchema,
+    responseExample: { id: PROCESSOR.id, deleted: true, success: true },
+  },
+  submitToProcessor: {
+    description:
+      'Runs the processor\'s extraction on one document and answers the prediction with its metadata. Nothing is ' +
+      'stored. A failed extraction is a 502 `extractor_error`. The body is JSON, or `multipart/form-data` with the ' +
+      'file as a `document` part (the reference SDK\'s form; its other fields, such as `temperature`, `seed` or ' +
+      '`store`, are accepted and not used: the processor\'s stored settings apply). Both have the same size limit.',
+    params: ProcessorPathSchema,
+    body: SubmitDocumentBodySchema,
+    formBody: SubmitDocumentFormSchema,
+    response: SubmitResultSchema,
+    requestExample: { document: { filename: 'invoice-1.txt', url: DATA_URL } },
+    responseExample: {
+      prediction: { invoice_number: 'INV-1', total: 42 },
+      metadata: { ...ITERATION.predictions[0]!.metadata, extraction_id: 'extr_vivELhgihZr3W2-m_a6RX' },
+    },
+  },
+  listModels: {
+    description:
+      'The models this host\'s extractors serve, in routing order, with the modalities each reads. A name matched by ' +
+      'a pattern (`gpt-*`) is served too; an iteration or processor naming a model nobody serves is a 422.',
+    response: ModelListSchema,
+    responseExample: { data: [{ id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'] }] },
+  },
+};

@@ -1,0 +1,519 @@
+import {
+  apiCostSchema,
+  createEvaluationInputSchema,
+  createIterationInputSchema,
+  createProcessorInputSchema,
+  DEFAULT_INFERENCE_SETTINGS,
+  defaultInferenceSettingsSchema,
+  deletedSchema,
+  documentInputSchema,
+  documentRefInputSchema,
+  documentDistancesInputSchema,
+  documentDistancesSchema,
+  documentSchema,
+  ERROR_CODES,
+  evaluationRefInputSchema,
+  evaluationSchema,
+  importedIterationInputSchema,
+  inferenceSettingsInputSchema,
+  inferenceSettingsSchema,
+  itemMetricSchema,
+  iterationIdInputSchema,
+  iterationRefInputSchema,
+  iterationSchema,
+  listDocumentsInputSchema,
+  listEvaluationsInputSchema,
+  listIterationsInputSchema,
+  listMetadataSchema,
+  listProcessorsInputSchema,
+  metadataSchema,
+  metricResultsSchema,
+  modelListSchema,
+  modelSchema,
+  predictionSchema,
+  processIterationInputSchema,
+  processorRefInputSchema,
+  processorSchema,
+  submitProcessorInputSchema,
+  submitResultSchema,
+  updateDocumentInputSchema,
+  updateEvaluationInputSchema,
+  updateIterationInputSchema,
+  updateProcessorInputSchema,
+} from '@docevals/core';
+import { z } from '@hono/zod-openapi';
+
+/**
+ * The schemas of the OpenAPI document: the core's zod schemas with a description on every property, named
+ * components (`.openapi('Name')`) for every resource and shared part, and the defaults and formats a reader needs.
+ * They only describe: the core validates every input itself. Each one is the core schema extended property by
+ * property, and {@link documented} takes a description for every key of the core schema (a missing one does not
+ * compile), so a field added to the core cannot reach the document undescribed.
+ */
+
+/** A description of the core's property, or a replacement schema that already carries its own. */
+type PropertyDoc = string | z.ZodType;
+
+/** `schema` with every property described (or replaced); a key of the core schema left out is a compile error. */
+export function documented<T extends z.ZodObject>(schema: T, fields: { [K in keyof T['shape']]-?: PropertyDoc }): T {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, doc] of Object.entries(fields) as Array<[string, PropertyDoc]>) {
+    if (!(key in schema.shape)) throw new Error(`documented: "${key}" is not a property of the schema.`);
+    shape[key] = typeof doc === 'string' ? (schema.shape[key] as z.ZodType).meta({ description: doc }) : doc;
+  }
+  return schema.safeExtend(shape) as unknown as T;
+}
+
+/**
+ * A named schema or null. (`.nullable()` on a named schema comes out of the generator as the bare `$ref`, losing
+ * the null, so the union is spelled out.)
+ */
+const orNull = (schema: z.ZodType, description: string) => z.union([schema, z.null()]).meta({ description });
+
+/** Every named schema, in the order they are defined (a part before what holds it): openapi-document.ts registers them. */
+export const NAMED_SCHEMAS: Array<[name: string, schema: z.ZodType]> = [];
+
+/**
+ * `schema` as the component `name`. Components are registered before any path, so a use that adds its own
+ * description ({@link ref}) is written as `{$ref, description}` instead of becoming the component itself.
+ */
+function named<T extends z.ZodType>(name: string, schema: T, meta: { description: string; examples?: unknown[] }): T {
+  const result = schema.openapi(name, meta) as T;
+  NAMED_SCHEMAS.push([name, result]);
+  return result;
+}
+
+/** A named schema with a description (and a default) of its own where it is used. */
+const ref = (schema: z.ZodType, description: string, defaultValue?: unknown) =>
+  schema.meta({ description, ...(defaultValue === undefined ? {} : { default: defaultValue }) });
+
+const dateTime = (description: string) => z.string().meta({ format: 'date-time', description, examples: ['2026-11-23T19:23:59.958Z'] });
+
+const SCHEMA_ID =
+  '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.';
+const SCHEMA_DATA_ID =
+  '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, ' +
+  'titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently ' +
+  'share it; once an evaluation has iterations it cannot change (409).';
+const JSON_SCHEMA =
+  'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; ' +
+  'at most 1 MiB and 64 levels deep.';
+
+// Shared parts
+
+export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODES), {
+  description:
+    'What went wrong, one code per HTTP status: `bad_request` 400 (malformed JSON), `unauthorized` 401, ' +
+    '`not_found` 404 (another organization\'s object included), `method_not_allowed` 405 (the `Allow` header ' +
+    'lists the methods of the path), `conflict` 409, `payload_too_large` 413, `unsupported_media_type` 415, ' +
+    '`validation_error` 422, `internal_error` 500, `extractor_error` 502, `storage_error` 503.',
+});
+
+export const ErrorIssueSchema = named('ErrorIssue', z
+  .object({
+    path: z.string().meta({
+      description: 'Where the problem is, dotted from the request body\'s root (`documents.0.mime_data.url`); `""` is the whole body.',
+    }),
+    message: z.string().meta({ description: 'What is wrong there, in words.' }),
+  }), { description: 'One problem with a request.' });
+
+export const ErrorSchema = named('Error', z
+  .object({
+    error: z
+      .object({
+        code: ref(ErrorCodeSchema, 'What went wrong: one code per HTTP status.'),
+        message: z.string().meta({ description: 'What went wrong and what to fix, for a person. Never carries internals.' }),
+        issues: z
+          .array(ErrorIssueSchema)
+          .optional()
+          .meta({ description: 'Every problem found, with its path: `validation_error` only.' }),
+      })
+      .meta({ description: 'The error.' }),
+  }), {
+    description: 'The body of every failure.',
+    examples: [
+      {
+        error: {
+          code: 'validation_error',
+          message: 'Invalid request: inference_settings.temperature: Too big: expected number to be <=2.',
+          issues: [{ path: 'inference_settings.temperature', message: 'Too big: expected number to be <=2' }],
+        },
+      },
+    ],
+  });
+
+export const ApiCostSchema = named('ApiCost', documented(apiCostSchema, {
+  value: 'The cost of the call(s) that produced the data, in `currency`.',
+  currency: 'An ISO 4217 currency code (`USD`).',
+}), { description: 'What producing the data cost.' });
+
+export const PredictionMetadataSchema = named('PredictionMetadata', documented(metadataSchema, {
+  extraction_id: 'The id of the extraction run that produced the data (`extr_...`), or null.',
+  likelihoods:
+    'Per-field confidence between 0 and 1, in the tree of the data (`{"total": 0.97}`), or null where the model gave none.',
+  field_locations: 'Where each field was found in the document, in the tree of the data, when the extractor says so.',
+  agentic_field_locations: 'Field locations found by an agentic extractor, in the tree of the data.',
+  consensus_details:
+    'With `n_consensus` ≥ 2: one object per run, the run\'s raw output (docs/spec/consensus.md). Null for one run.',
+  api_cost: orNull(ApiCostSchema, 'What the extraction cost, or null when unknown.').optional(),
+  error: 'Why the extraction failed (the prediction is then `{}`); absent when it succeeded.',
+}), {
+  description:
+    'Metadata of a prediction, or of an annotation (`annotation_metadata`). Other keys a host adds are kept as they are.',
+});
+
+const SETTINGS_DOCS = {
+  model: 'The model that runs (or ran) the extraction.',
+  temperature: 'Sampling temperature, 0 to 2.',
+  modality: 'How the document reaches the model: `text`, `image` (pages as images), `image+text` or `native` (the file as it is).',
+  reasoning_effort: 'Reasoning effort for models that reason; null leaves it to the model.',
+  image_resolution_dpi: 'Resolution of pages rendered as images, in dots per inch.',
+  browser_canvas: 'Page size text and HTML documents are laid out on when rendered as pages.',
+  n_consensus: 'How many times each document is extracted (runs reconciled into one prediction).',
+} as const;
+
+/** A setting of a request with its description and the default it takes when left out. */
+const settingWithDefault = (key: keyof typeof DEFAULT_INFERENCE_SETTINGS, description: string) =>
+  inferenceSettingsInputSchema.shape[key].meta({ description, default: DEFAULT_INFERENCE_SETTINGS[key] });
+
+export const InferenceSettingsInputSchema = named('InferenceSettingsInput', documented(inferenceSettingsInputSchema, {
+  model: 'The model to run, as served by one of the host\'s extractors. No default: required unless the evaluation\'s defaults name one.',
+  temperature: settingWithDefault('temperature', SETTINGS_DOCS.temperature),
+  modality: settingWithDefault('modality', SETTINGS_DOCS.modality),
+  reasoning_effort: settingWithDefault('reasoning_effort', SETTINGS_DOCS.reasoning_effort),
+  image_resolution_dpi: settingWithDefault('image_resolution_dpi', `${SETTINGS_DOCS.image_resolution_dpi} 36 to 600.`),
+  browser_canvas: settingWithDefault('browser_canvas', SETTINGS_DOCS.browser_canvas),
+  n_consensus: settingWithDefault('n_consensus', `${SETTINGS_DOCS.n_consensus} 1 to 16.`),
+}), {
+  description:
+    'Inference settings in a request: every field optional. An iteration uses these over the evaluation\'s ' +
+    '`default_inference_settings` over the defaults shown.',
+});
+
+export const InferenceSettingsSchema = named('InferenceSettings', documented(inferenceSettingsSchema, SETTINGS_DOCS), {
+  description: 'The settings an iteration ran with: every one resolved.',
+});
+
+export const DefaultInferenceSettingsSchema = named('DefaultInferenceSettings', documented(defaultInferenceSettingsSchema, {
+  ...SETTINGS_DOCS,
+  model: 'The default model; absent when the evaluation names none (each iteration must then name one).',
+}), {
+  description: 'An evaluation\'s default inference settings, every default filled in.',
+});
+
+export const ListMetadataSchema = named('ListMetadata', documented(listMetadataSchema, {
+  before: 'Pass as `before` to get the page before this one; null on the first page.',
+  after: 'Pass as `after` to get the next page; null on the last page.',
+}), { description: 'The cursors of a page: ids of the first and last item, where more items exist.' });
+
+export const DeletedSchema = named('Deleted', documented(deletedSchema, {
+  id: 'The id of the deleted object.',
+  deleted: 'Always true.',
+  success: 'Always true: `deleted` again, for clients typed after the reference SDK (`{success, id}`).',
+}), { description: 'A deletion\'s answer.' });
+
+// Documents
+
+const responseMimeData = named('MimeData', documented(documentSchema.shape.mime_data, {
+  filename: 'The file name.',
+  url: 'The file\'s content as a base64 data URL (`data:<mime>;base64,...`), rebuilt from the file store.',
+}), { description: 'A file: its name and its content.' });
+
+export const EvaluationDocumentSchema = named('EvaluationDocument', documented(documentSchema, {
+  id: 'The document\'s id: its `file_id`, a hash of its content (`file_...`). The same file has the same id everywhere.',
+  mime_data: ref(responseMimeData, 'The file.'),
+  annotation: 'The ground truth: what a perfect extraction returns, in the shape of the evaluation\'s json_schema.',
+  annotation_metadata: orNull(PredictionMetadataSchema, 'Metadata of the annotation, or null.'),
+}), { description: 'A document of an evaluation, with its ground-truth annotation.' });
+
+const inputMimeData = named('MimeDataInput', documented(documentInputSchema.shape.mime_data, {
+  filename: 'The file name (1 to 1024 characters); its extension and the data URL\'s media type tell the file type.',
+  url: 'The content as a base64 data URL (`data:application/pdf;base64,...`). Leave out to refer to a stored file by `file_id`.',
+  file_id: 'A file this organization already stored (a document `id` from a response), instead of `url`.',
+}), { description: 'A file: its name, and either its content (`url`) or a stored file (`file_id`).' });
+
+export const DocumentInputSchema = named('DocumentInput', documented(documentInputSchema, {
+  id: 'The `file_id` of a stored file, to refer to it instead of sending `mime_data.url`; when `url` is sent too, it must match the content.',
+  mime_data: ref(inputMimeData, 'The file: its content, or a stored one.'),
+  annotation: 'The ground truth, in the shape of the evaluation\'s json_schema. Defaults to `{}`.',
+  annotation_metadata: orNull(PredictionMetadataSchema, 'Metadata of the annotation.').optional(),
+}), { description: 'A document in a request: its file and its ground-truth annotation.' });
+
+// Iterations
+
+export const PredictionSchema = named('Prediction', documented(predictionSchema, {
+  document_id: 'The document this prediction is for (its `id`).',
+  prediction: 'The extracted data, in the shape of the iteration\'s json_schema; `{}` when the extraction failed or has not run.',
+  metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null for a document that has not run yet.'),
+}), { description: 'An iteration\'s prediction for one document.' });
+
+const SIMILARITY_TREE = 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.';
+
+export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema, {
+  id: 'The document\'s id.',
+  name: 'The document\'s file name.',
+  similarity: 'Similarity of the prediction to the annotation, 0 (nothing right) to 1 (identical): the mean of the leaves.',
+  similarities: SIMILARITY_TREE,
+  flat_similarities: 'The same similarities keyed by dotted path (`items.0.price`).',
+  aligned_similarity: 'Similarity after matching list items to their closest counterpart, ignoring order (docs/spec/metrics.md).',
+  aligned_similarities: `${SIMILARITY_TREE} With list items aligned.`,
+  aligned_flat_similarities: 'The aligned similarities keyed by dotted path.',
+}), { description: 'How close one document\'s prediction is to its annotation.' });
+
+export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {
+  item_metrics: z.array(ItemMetricSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
+  mean_similarity: 'Mean of the documents\' `similarity`, 0 to 1.',
+  aligned_mean_similarity: 'Mean of the documents\' `aligned_similarity`.',
+  metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
+}), { description: 'An iteration\'s metrics against the annotations.' });
+
+export const IterationSchema = named('Iteration', documented(iterationSchema, {
+  id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
+  updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
+  inference_settings: ref(InferenceSettingsSchema, 'The settings it ran with: its request\'s over the evaluation\'s defaults over the service\'s.'),
+  json_schema: 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.',
+  predictions: z.array(PredictionSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
+  metric_results: ref(MetricResultsSchema, 'Its predictions scored against the annotations.'),
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+}), { description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
+
+// Evaluations
+
+export const EvaluationSchema = named('Evaluation', documented(evaluationSchema, {
+  id: 'The evaluation\'s id (`eval_...`, or the one the creator chose).',
+  updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
+  name: 'A name for people.',
+  project_id: 'A free grouping key (`""` when none); filter lists with it.',
+  documents: z.array(EvaluationDocumentSchema).meta({ description: 'The documents with their annotations, in order.' }),
+  iterations: z.array(IterationSchema).meta({ description: 'Every iteration, oldest first.' }),
+  json_schema: JSON_SCHEMA,
+  default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from; a request\'s settings go over them.'),
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+}), { description: 'Documents with ground-truth annotations, a JSON schema, and the iterations run over them.' });
+
+// Processors
+
+export const ProcessorSchema = named('Processor', documented(processorSchema, {
+  ...SETTINGS_DOCS,
+  object: 'Always `processor`.',
+  id: 'The processor\'s id (`proc_...`, or the one the creator chose).',
+  updated_at: dateTime('When the processor last changed (ISO 8601, UTC).'),
+  name: 'A name for people.',
+  json_schema: JSON_SCHEMA,
+  organization_id: 'The organization that owns the processor (the one of the key that created it).',
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+}), { description: 'A named, reusable extraction configuration.' });
+
+export const SubmitResultSchema = named('SubmitResult', documented(submitResultSchema, {
+  prediction: 'The extracted data, in the shape of the processor\'s json_schema.',
+  metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.'),
+}), { description: 'A processor\'s extraction of one document.' });
+
+// Lists
+
+const list = (item: z.ZodType, name: string, what: string) =>
+  named(
+    name,
+    z.object({
+      data: z.array(item).meta({ description: `The ${what} of this page, in the requested order.` }),
+      list_metadata: ref(ListMetadataSchema, 'The cursors of the pages before and after this one.'),
+    }),
+    { description: `A page of ${what}.` },
+  );
+
+export const EvaluationListSchema = list(EvaluationSchema, 'EvaluationList', 'evaluations');
+export const DocumentListSchema = list(EvaluationDocumentSchema, 'EvaluationDocumentList', 'documents');
+export const ProcessorListSchema = list(ProcessorSchema, 'ProcessorList', 'processors');
+export const IterationListSchema = named('IterationList', z
+  .object({ data: z.array(IterationSchema).meta({ description: 'Every iteration of the evaluation, oldest first.' }) }), { description: 'An evaluation\'s iterations (not paginated: at most 1,000).' });
+
+// Parameters
+
+const EVALUATION_ID = 'The evaluation\'s id.';
+const DOCUMENT_ID = 'The document\'s id: its `file_id` (`file_...`), as in the document\'s `id`.';
+const ITERATION_ID = 'The iteration\'s id (`eval_iter_...`).';
+const PROCESSOR_ID = 'The processor\'s id.';
+
+export const EvaluationPathSchema = documented(evaluationRefInputSchema, { evaluation_id: EVALUATION_ID });
+export const DocumentPathSchema = documented(documentRefInputSchema, { evaluation_id: EVALUATION_ID, document_id: DOCUMENT_ID });
+export const IterationPathSchema = documented(iterationRefInputSchema, { evaluation_id: EVALUATION_ID, iteration_id: ITERATION_ID });
+export const ProcessorPathSchema = documented(processorRefInputSchema, { processor_id: PROCESSOR_ID });
+export const IterationIdPathSchema = documented(iterationIdInputSchema, {
+  iteration_id: `${ITERATION_ID} Ids are unique within the organization, so the evaluation is found from it.`,
+});
+export const DistancesPathSchema = documented(iterationIdInputSchema.extend({ document_id: documentDistancesInputSchema.shape.document_id }), {
+  iteration_id: IterationIdPathSchema.shape.iteration_id,
+  document_id: DOCUMENT_ID,
+});
+
+const LIST_QUERY = {
+  limit: 'How many items a page holds, 1 to 100.',
+  order: 'By `updated_at` then id: `desc` (newest first, the default) or `asc`.',
+  before: 'A cursor: the `list_metadata.before` of the current page, for the page before it.',
+  after: 'A cursor: the `list_metadata.after` of the current page, for the page after it.',
+} as const;
+
+export const ListEvaluationsQuerySchema = documented(listEvaluationsInputSchema, {
+  ...LIST_QUERY,
+  project_id: 'Only evaluations with this project_id (exact match).',
+  name: 'Only evaluations with this name (exact match).',
+  schema_id: 'Only evaluations whose json_schema has this schema_id (the exact schema).',
+  schema_data_id: 'Only evaluations whose json_schema has this schema_data_id (the same structure).',
+});
+
+export const ListDocumentsQuerySchema = documented(listDocumentsInputSchema.omit({ evaluation_id: true }), {
+  ...LIST_QUERY,
+  order: 'In the evaluation\'s document order (`asc`, the default) or its reverse (`desc`).',
+});
+
+export const ListIterationsQuerySchema = documented(listIterationsInputSchema.omit({ evaluation_id: true }), {
+  model: 'Only iterations whose inference_settings.model is exactly this.',
+});
+
+export const ListProcessorsQuerySchema = documented(listProcessorsInputSchema, {
+  ...LIST_QUERY,
+  name: 'Only processors with this name (exact match).',
+  modality: 'Only processors with this modality.',
+  model: 'Only processors with this model (exact match).',
+  schema_id: 'Only processors whose json_schema has this schema_id (the exact schema).',
+  schema_data_id: 'Only processors whose json_schema has this schema_data_id (the same structure).',
+});
+
+// Request bodies
+
+const ImportedPredictionSchema = named('ImportedPrediction', documented(importedIterationInputSchema.shape.predictions.unwrap().element, {
+  document_id: 'The document it belongs to; left out, predictions match documents by position.',
+  prediction: 'The extracted data. Defaults to `{}`.',
+  metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.').optional(),
+}), { description: 'A prediction imported as it is.' });
+
+export const ImportedIterationSchema = named('ImportedIteration', documented(importedIterationInputSchema, {
+  id: 'The iteration\'s id; one is made when left out.',
+  inference_settings: ref(InferenceSettingsInputSchema, 'The settings it ran with.', {}).optional(),
+  json_schema: 'The JSON Schema it ran with: defaults to the evaluation\'s; must have the same schema_data_id.',
+  predictions: z.array(ImportedPredictionSchema).default([]).meta({ description: 'One per document; their metrics are computed.' }),
+}), { description: 'An iteration run elsewhere, imported with its predictions.' });
+
+export const CreateEvaluationBodySchema = named('CreateEvaluationRequest', documented(createEvaluationInputSchema, {
+  id: 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.',
+  name: 'A name for people, 1 to 512 characters.',
+  project_id: 'A free grouping key, up to 256 characters. Defaults to `""`.',
+  documents: z.array(DocumentInputSchema).default([]).meta({ description: 'The documents with their annotations (at most 10,000). Their files are stored once.' }),
+  iterations: z.array(ImportedIterationSchema).default([]).meta({ description: 'Iterations to import as they are.' }),
+  json_schema: JSON_SCHEMA,
+  default_inference_settings: ref(InferenceSettingsInputSchema, 'Settings every iteration starts from.', {}).optional(),
+  validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced): a mismatch is a 422 naming the path. Default true; false stores it unchecked.',
+}), { description: 'A new evaluation. `updated_at`, `schema_id` and `schema_data_id` are computed; values sent for them are ignored.' });
+
+export const UpdateEvaluationBodySchema = named('UpdateEvaluationRequest', documented(updateEvaluationInputSchema.omit({ evaluation_id: true }), {
+  name: 'A new name, 1 to 512 characters.',
+  project_id: 'A new project_id.',
+  json_schema: `${JSON_SCHEMA} With iterations, its schema_data_id must stay the same (409 otherwise).`,
+  default_inference_settings: ref(InferenceSettingsInputSchema, 'New default settings (they replace the old ones).').optional(),
+}), { description: 'The fields to change; omitted fields stay as they are.' });
+
+export const AddDocumentBodySchema = DocumentInputSchema;
+
+export const UpdateDocumentBodySchema = named('UpdateDocumentRequest', documented(updateDocumentInputSchema.omit({ evaluation_id: true, document_id: true }), {
+  annotation: 'The new ground truth. Every iteration\'s metrics are recomputed.',
+  annotation_metadata: orNull(PredictionMetadataSchema, 'New metadata of the annotation; left out, it stays.').optional(),
+  validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced): a mismatch is a 422 naming the path. Default true; false stores it unchecked.',
+}), { description: 'A document\'s new annotation.' });
+
+export const CreateIterationBodySchema = named('CreateIterationRequest', documented(createIterationInputSchema.omit({ evaluation_id: true }), {
+  inference_settings: ref(InferenceSettingsInputSchema, 'The settings to run with, over the evaluation\'s defaults.', {}).optional(),
+  json_schema: 'A JSON Schema for this iteration only (other prompts): it must have the evaluation\'s schema_data_id. Defaults to the evaluation\'s.',
+}), { description: 'The settings of a new iteration.' });
+
+export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
+  document_ids: 'Re-run only these documents (their ids); left out, every document.',
+  only_missing: 'Re-run only the documents without a prediction yet (pending ones, or those whose extraction failed). Default false.',
+}), { description: 'Which documents of the iteration to re-run; an empty body re-runs them all.' });
+
+const PROCESSOR_FIELDS = {
+  name: 'A name for people, 1 to 512 characters.',
+  model: InferenceSettingsInputSchema.shape.model,
+  json_schema: JSON_SCHEMA,
+  modality: InferenceSettingsInputSchema.shape.modality,
+  image_resolution_dpi: InferenceSettingsInputSchema.shape.image_resolution_dpi,
+  browser_canvas: InferenceSettingsInputSchema.shape.browser_canvas,
+  temperature: InferenceSettingsInputSchema.shape.temperature,
+  reasoning_effort: InferenceSettingsInputSchema.shape.reasoning_effort,
+  n_consensus: InferenceSettingsInputSchema.shape.n_consensus,
+};
+
+export const CreateProcessorBodySchema = named('CreateProcessorRequest', documented(createProcessorInputSchema, {
+  ...PROCESSOR_FIELDS,
+  id: 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.',
+  model: createProcessorInputSchema.shape.model.meta({ description: 'The model to run, as served by one of the host\'s extractors.' }),
+}), { description: 'A new processor: name, model and json_schema required, the other settings default.' });
+
+export const UpdateProcessorBodySchema = named('UpdateProcessorRequest', documented(updateProcessorInputSchema.omit({ processor_id: true }), {
+  ...PROCESSOR_FIELDS,
+  modality: updateProcessorInputSchema.shape.modality.meta({ description: SETTINGS_DOCS.modality }),
+  image_resolution_dpi: updateProcessorInputSchema.shape.image_resolution_dpi.meta({ description: SETTINGS_DOCS.image_resolution_dpi }),
+  browser_canvas: updateProcessorInputSchema.shape.browser_canvas.meta({ description: SETTINGS_DOCS.browser_canvas }),
+  temperature: updateProcessorInputSchema.shape.temperature.meta({ description: SETTINGS_DOCS.temperature }),
+  reasoning_effort: updateProcessorInputSchema.shape.reasoning_effort.meta({ description: SETTINGS_DOCS.reasoning_effort }),
+  n_consensus: updateProcessorInputSchema.shape.n_consensus.meta({ description: SETTINGS_DOCS.n_consensus }),
+}), { description: 'The fields to change; omitted fields stay as they are.' });
+
+export const SubmitDocumentBodySchema = named('SubmitDocumentRequest', documented(submitProcessorInputSchema.omit({ processor_id: true }), {
+  document: ref(named('SubmittedDocument', documented(submitProcessorInputSchema.shape.document, {
+    filename: 'The file name; its extension and the data URL\'s media type tell the file type.',
+    url: 'The content as a base64 data URL (`data:application/pdf;base64,...`).',
+  }), { description: 'A document to extract: its name and content.' }), 'The document to extract.'),
+}), { description: 'One document to run the processor on. Nothing is stored.' });
+
+export const SubmitDocumentFormSchema = named(
+  'SubmitDocumentForm',
+  z.object({
+    document: z.string().meta({ contentMediaType: 'application/octet-stream', description: 'The file to extract; its part\'s Content-Type and file name are kept.' }),
+    temperature: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used (the processor\'s temperature applies).' }),
+    seed: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used.' }),
+    store: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used (a submit stores nothing).' }),
+  }),
+  { description: 'One document to run the processor on, as a form: the reference SDK\'s request.' },
+);
+
+export const UpdateIterationBodySchema = named(
+  'UpdateIterationRequest',
+  documented(updateIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
+    inference_settings: ref(InferenceSettingsInputSchema, 'Settings to change; the ones left out keep the iteration\'s values.').optional(),
+    json_schema: 'A new JSON Schema for the iteration (other prompts): it must keep the evaluation\'s schema_data_id (409 otherwise).',
+  }),
+  {
+    description:
+      'What to change in an iteration. When the settings or the schema change, every document is extracted again; ' +
+      'other fields (a whole Iteration, as the reference SDK sends it) are ignored.',
+  },
+);
+
+export const DocumentDistancesSchema = named(
+  'DocumentDistances',
+  documented(documentDistancesSchema, {
+    distances: 'Per-field distance, 1 − similarity (0 = identical, 1 = nothing in common), in the tree of the item metric\'s `similarities`.',
+    mean_distance: 'The document\'s distance: 1 − its `similarity`.',
+    metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
+  }),
+  { description: 'How far one document\'s prediction is from its annotation in an iteration.' },
+);
+
+export const HealthSchema = named('Health', z
+  .object({ status: z.literal('ok').meta({ description: 'Always `ok` when the server answers.' }) }), { description: 'The server is up.' });
+
+// Models
+
+export const ModelSchema = named('Model', documented(modelSchema, {
+  id: 'The exact model name, or the pattern as registered: a `*` glob (`gpt-*`) or a RegExp written `/source/flags`.',
+  extractor: 'The `name` of the extractor that serves it.',
+  pattern: 'True when `id` is a pattern that matches many names, false for one exact name.',
+  modalities: 'The modalities the extractor reads with this model (`text`, `image`, `image+text`, `native`); null when the extractor does not say.',
+}), { description: 'A model (or a pattern of model names) an extractor of this host serves.' });
+
+export const ModelListSchema = named('ModelList', documented(modelListSchema, {
+  data: z.array(ModelSchema).meta({ description: 'Every entry, in routing order: the first extractor that serves a name wins.' }),
+}), { description: 'The models this host serves.' });
