@@ -11,9 +11,9 @@ import type {
   StoredRecordBase,
   Versioned,
 } from '@docevals/core';
-import { RunningTotals, noTotals } from '../shared/child-totals.js';
+import { ChildFamilies } from '../shared/child-families.js';
 import { copyBytes } from '../shared/copy-bytes.js';
-import { idRepeated, idTaken, mixedBatch, storageClosed } from '../shared/errors.js';
+import { idTaken, storageClosed } from '../shared/errors.js';
 import { pageRecords } from '../shared/page-records.js';
 import type { WriteObserver } from '../shared/write-observer.js';
 
@@ -137,124 +137,64 @@ function memoryCollection<T extends StoredRecordBase>(state: MemoryState, collec
   };
 }
 
-/** The children of one parent: a Map keeps insertion order, and `set` on a present key keeps its place. */
-interface Family<T> {
-  children: Map<string, Entry<T>>;
-  totals: RunningTotals;
-}
-
 function memoryChildCollection<T extends ChildRecordBase>(state: MemoryState, collection: string): ChildCollection<T> {
-  // organization -> parent -> family
-  const byOrganization = new Map<string, Map<string, Family<T>>>();
-  const familyOf = (organizationId: string, parentId: string): Family<T> | undefined =>
-    byOrganization.get(organizationId)?.get(parentId);
-  const familyFor = (organizationId: string, parentId: string): Family<T> => {
-    let parents = byOrganization.get(organizationId);
-    if (!parents) byOrganization.set(organizationId, (parents = new Map()));
-    let family = parents.get(parentId);
-    if (!family) parents.set(parentId, (family = { children: new Map(), totals: new RunningTotals() }));
-    return family;
-  };
-  const dropIfEmpty = (organizationId: string, parentId: string, family: Family<T>) => {
-    if (family.children.size > 0) return;
-    const parents = byOrganization.get(organizationId);
-    parents?.delete(parentId);
-    if (parents?.size === 0) byOrganization.delete(organizationId);
-  };
+  const families = new ChildFamilies<T>(collection);
 
   return {
     async get(organizationId, parentId, id) {
       checkOpen(state);
-      const entry = familyOf(organizationId, parentId)?.children.get(id);
+      const entry = families.entry(organizationId, parentId, id);
       return entry ? out(entry) : null;
     },
     async getMany(organizationId, parentId, ids) {
       checkOpen(state);
-      const children = familyOf(organizationId, parentId)?.children;
       return ids.map((id) => {
-        const entry = children?.get(id);
+        const entry = families.entry(organizationId, parentId, id);
         return entry ? out(entry) : null;
       });
     },
     async insertMany(records) {
       checkOpen(state);
       if (records.length === 0) return [];
-      const { organization_id: organizationId, parent_id: parentId } = records[0]!;
-      const existing = familyOf(organizationId, parentId)?.children;
-      const seen = new Set<string>();
-      for (const record of records) {
-        if (record.organization_id !== organizationId || record.parent_id !== parentId) throw mixedBatch(collection);
-        if (seen.has(record.id)) throw idRepeated(collection, record.id);
-        if (existing?.has(record.id)) throw idTaken(collection, record.id);
-        seen.add(record.id);
-      }
+      const firstSeq = families.checkInsertMany(records);
       // Copied before anything is stored, so a record that cannot be cloned leaves the parent untouched.
-      const entries = records.map((record) => ({ value: structuredClone(record), version: 1 }));
-      const family = familyFor(organizationId, parentId);
-      for (const entry of entries) {
-        family.children.set(entry.value.id, entry);
-        family.totals.apply(undefined, entry.value);
-      }
+      const entries = records.map((record, i) => ({ value: structuredClone(record), version: 1, seq: firstSeq + i }));
+      for (const entry of entries) families.set(entry);
       report(state, collection, records);
       return entries.map(out);
     },
     async put(record, expectedVersion) {
       checkOpen(state);
-      const current = familyOf(record.organization_id, record.parent_id)?.children.get(record.id);
-      if (expectedVersion !== undefined) {
-        if (expectedVersion === 0 ? current !== undefined : current?.version !== expectedVersion) return null;
-      }
-      const entry = { value: structuredClone(record), version: (current?.version ?? 0) + 1 };
-      const family = familyFor(record.organization_id, record.parent_id);
-      family.children.set(record.id, entry);
-      family.totals.apply(current?.value, entry.value);
+      const current = families.entry(record.organization_id, record.parent_id, record.id);
+      if (!ChildFamilies.mayPut(current, expectedVersion)) return null;
+      const seq = current?.seq ?? families.nextSeq(record.organization_id, record.parent_id);
+      const entry = { value: structuredClone(record), version: (current?.version ?? 0) + 1, seq };
+      families.set(entry);
       report(state, collection, [record]);
       return out(entry);
     },
     async delete(organizationId, parentId, id, expectedVersion) {
       checkOpen(state);
-      const family = familyOf(organizationId, parentId);
-      const current = family?.children.get(id);
-      if (!family || !current) return false;
+      const current = families.entry(organizationId, parentId, id);
+      if (!current) return false;
       if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
-      family.children.delete(id);
-      family.totals.apply(current.value, undefined);
-      dropIfEmpty(organizationId, parentId, family);
+      families.remove(organizationId, parentId, id);
       report(state, collection, []);
       return true;
     },
     async deleteAll(organizationId, parentId) {
       checkOpen(state);
-      const family = familyOf(organizationId, parentId);
-      if (!family) return 0;
-      const count = family.children.size;
-      family.children.clear();
-      dropIfEmpty(organizationId, parentId, family);
+      const removed = families.removeAll(organizationId, parentId);
       report(state, collection, []);
-      return count;
+      return removed.length;
     },
     async list(organizationId, parentId, query) {
       checkOpen(state);
-      const children = familyOf(organizationId, parentId)?.children;
-      if (query.after !== undefined && !children?.has(query.after)) return null;
-      const limit = Math.max(0, Math.floor(query.limit));
-      const items: T[] = [];
-      if (!children) return { items, has_more: false };
-      // A Map cannot seek: walk the keys to the cursor (no copy), then copy only the page.
-      let started = query.after === undefined;
-      for (const [id, entry] of children) {
-        if (!started) {
-          started = id === query.after;
-          continue;
-        }
-        if (items.length === limit) return { items, has_more: true };
-        items.push(structuredClone(entry.value));
-      }
-      return { items, has_more: false };
+      return families.page(organizationId, parentId, query.limit, query.after, (value) => structuredClone(value));
     },
     async totals(organizationId, parentId): Promise<ChildTotals> {
       checkOpen(state);
-      return familyOf(organizationId, parentId)?.totals.snapshot() ?? noTotals();
+      return families.totals(organizationId, parentId);
     },
   };
 }
