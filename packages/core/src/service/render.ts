@@ -62,8 +62,13 @@ async function outcomes(
   ctx: ServiceContext,
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
+  known?: ReadonlyMap<string, PredictionRecord>,
 ): Promise<PredictionWithMetrics[]> {
   const out: PredictionWithMetrics[] = [];
+  if (known) {
+    for (const document of documents) out.push(outcome(document, known.get(document.id) ?? null));
+    return out;
+  }
   for (let start = 0; start < documents.length; start += READ_PAGE) {
     const page = documents.slice(start, start + READ_PAGE);
     const predictions = await predictionsFor(ctx, iteration.organization_id, iteration.id, page);
@@ -80,8 +85,10 @@ export async function renderIteration(
   ctx: ServiceContext,
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
+  /** Every prediction of the iteration, when a create has just written them: not read back. */
+  known?: ReadonlyMap<string, PredictionRecord>,
 ): Promise<Iteration> {
-  const all = await outcomes(ctx, iteration, documents);
+  const all = await outcomes(ctx, iteration, documents, known);
   const predictions: Iteration['predictions'] = [];
   const items: ItemMetric[] = [];
   const sums = { similarity: 0, aligned_similarity: 0, scored: 0 };
@@ -158,14 +165,20 @@ export async function renderPredictionPage(
 export async function renderEvaluation(
   ctx: ServiceContext,
   evaluation: EvaluationRecord,
-  inHand?: { documents: DocumentRecord[]; iterations: IterationRecord[]; contents: ReadonlyMap<string, StoredFile> },
+  inHand?: {
+    documents: DocumentRecord[];
+    iterations: IterationRecord[];
+    contents: ReadonlyMap<string, StoredFile>;
+    /** By iteration id: every prediction written with it. */
+    predictions: ReadonlyMap<string, ReadonlyMap<string, PredictionRecord>>;
+  },
 ): Promise<Evaluation> {
   const [records, iterations] = inHand
     ? [inHand.documents, inHand.iterations]
     : await Promise.all([readAllDocuments(ctx, evaluation.organization_id, evaluation.id), loadIterations(ctx, evaluation)]);
   const documents = await renderDocuments(ctx, evaluation.organization_id, records, inHand?.contents);
   const rendered: Iteration[] = [];
-  for (const iteration of iterations) rendered.push(await renderIteration(ctx, iteration, records));
+  for (const iteration of iterations) rendered.push(await renderIteration(ctx, iteration, records, inHand?.predictions.get(iteration.id)));
   return {
     id: evaluation.id,
     updated_at: evaluation.updated_at,
