@@ -15,13 +15,24 @@ let folders = 0;
 const freshDir = () => join(root, `store-${++folders}`);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+const written = new WeakMap<object, { bytes: number }>();
+const quiet = () => undefined;
+const metered = (dir: string) => {
+  const meter = { bytes: 0 };
+  // The suite's records need not follow the service's rules (an iteration no evaluation lists): no orphan sweep.
+  const storage = lowdbStorage({ dir, sweepOrphans: false, log: quiet, onWrite: (w) => void (meter.bytes += w.bytes) });
+  written.set(storage, meter);
+  return storage;
+};
+
 runStorageConformance({
   name: 'lowdb',
-  create: () => lowdbStorage({ dir: freshDir() }),
+  create: () => metered(freshDir()),
   reopen: async (previous) => {
     await previous.close();
-    return lowdbStorage({ dir: (previous as LowdbStorage).dir });
+    return metered((previous as LowdbStorage).dir);
   },
+  writtenBytes: (storage) => written.get(storage)!.bytes,
 });
 
 const ORG = 'org_disk';
