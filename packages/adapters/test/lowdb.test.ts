@@ -187,7 +187,10 @@ describe('lowdb storage on disk', () => {
     // A file where the organization's folder goes makes the next write of that organization fail.
     mkdirSync(join(dir, 'records', 'processors'), { recursive: true });
     writeFileSync(join(dir, 'records', 'processors', ORG), 'not a folder');
-    const error = await storage.processors.insert(processorRecord(ORG, 'proc_1')).catch((e: unknown) => e as DocevalsError);
+    const error = (await storage.processors.insert(processorRecord(ORG, 'proc_1')).then(
+      () => expect.fail('the insert should fail'),
+      (e: unknown) => e,
+    )) as DocevalsError;
     expect(error).toMatchObject({ name: 'DocevalsError', code: 'storage_error' });
     expect(error.message).toMatch(/^The lowdb storage failed during processors\.insert \(E[A-Z]+\)\.$/);
     expect(error.message).not.toContain(dir);

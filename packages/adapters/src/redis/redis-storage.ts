@@ -1,5 +1,7 @@
 import { DocevalsError } from '@docevals/core';
-import type { EvaluationRecord, IterationRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { WriteObserver } from '../shared/write-observer.js';
+import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
 import { keyLayout } from './key-layout.js';
 import { openRedisConnection } from './redis-connection.js';
@@ -41,6 +43,8 @@ export interface RedisStorageOptions {
    * @example redisStorage({ url, redisOptions: { commandTimeout: 30_000, tls: {} } })
    */
   redisOptions?: RedisOptions;
+  /** Called after each write with the bytes of the records it sent (JSON); for meters and tests. */
+  onWrite?: WriteObserver;
 }
 
 /**
@@ -72,9 +76,11 @@ export function redisStorage(options: RedisStorageOptions): Storage {
   const keys = keyLayout(keyPrefix);
   return {
     name: 'redis',
-    evaluations: redisRecordCollection<EvaluationRecord>(connection, keys, 'eval', 'evaluations'),
-    iterations: redisRecordCollection<IterationRecord>(connection, keys, 'iteration', 'iterations'),
-    processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors'),
+    evaluations: redisRecordCollection<EvaluationRecord>(connection, keys, 'eval', 'evaluations', options.onWrite),
+    documents: redisChildCollection<DocumentRecord>(connection, keys, 'doc', 'documents', options.onWrite),
+    iterations: redisRecordCollection<IterationRecord>(connection, keys, 'iteration', 'iterations', options.onWrite),
+    predictions: redisChildCollection<PredictionRecord>(connection, keys, 'pred', 'predictions', options.onWrite),
+    processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors', options.onWrite),
     files: redisFileStore(connection, keys),
     close: () => connection.close(),
   };
