@@ -91,7 +91,7 @@ export function iterationOperations(ctx: ServiceContext) {
     async get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
       const input = parseInput(getIterationInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, await documentCount(ctx, evaluation));
+      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentCount(ctx, evaluation));
       return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
     },
 

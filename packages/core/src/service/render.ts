@@ -120,9 +120,9 @@ export async function renderIteration(
 export async function renderIterationSummary(
   ctx: ServiceContext,
   iteration: IterationRecord,
-  documentCount: number,
+  documentCount: number | Promise<number>,
 ): Promise<IterationSummary> {
-  const totals = await ctx.storage.predictions.totals(iteration.organization_id, iteration.id);
+  const [totals, total] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentCount]);
   const sum = (key: string) => totals.sums[key] ?? 0;
   const succeeded = Math.round(sum('succeeded'));
   const failed = Math.round(sum('failed'));
@@ -138,10 +138,10 @@ export async function renderIterationSummary(
     started_at: iteration.started_at,
     finished_at: iteration.finished_at,
     error: iteration.error,
-    progress: { total: documentCount, succeeded, failed, pending: Math.max(0, documentCount - succeeded - failed) },
+    progress: { total, succeeded, failed, pending: Math.max(0, total - succeeded - failed) },
     usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
     metric_results: {
-      ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, documentCount),
+      ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, total),
       metric_type: 'levenshtein',
     },
   };
