@@ -120,9 +120,9 @@ export async function renderIteration(
 export async function renderIterationSummary(
   ctx: ServiceContext,
   iteration: IterationRecord,
-  documentCount: number | Promise<number>,
+  documentTotal: number | Promise<number>,
 ): Promise<IterationSummary> {
-  const [totals, total] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentCount]);
+  const [totals, total] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentTotal]);
   const sum = (key: string) => totals.sums[key] ?? 0;
   const succeeded = Math.round(sum('succeeded'));
   const failed = Math.round(sum('failed'));
