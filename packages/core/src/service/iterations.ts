@@ -28,6 +28,7 @@ import {
   resolveIterationSchema,
   restartIteration,
   runDocuments,
+  stopIteration,
   tooManyIterations,
 } from './iteration-steps.js';
 import { listMetadata, unknownCursor } from './lists.js';
@@ -144,7 +145,13 @@ export function iterationOperations(ctx: ServiceContext) {
         });
       }
       const iteration = await restartIteration(ctx, found.iteration);
-      const outcome = await runDocuments(ctx, iteration, documents, 'replace');
+      let outcome;
+      try {
+        outcome = await runDocuments(ctx, iteration, documents, 'replace');
+      } catch (error) {
+        await stopIteration(ctx, iteration, error);
+        throw error;
+      }
       const finished = await finishIteration(ctx, iteration, outcome);
       return renderIteration(ctx, finished, await readAllDocuments(ctx, organizationId, found.evaluation.id));
     },
