@@ -109,4 +109,27 @@ describe('summary and paged reads over HTTP', () => {
     });
     expect(Number(small.headers.get('content-length'))).toBe((await small.text()).length);
   });
+
+  it('answers a list of evaluations sharing one large file without its contents (issue 13, M2)', async () => {
+    // 3 MB of content, referenced by 6 evaluations: the list carries none of it.
+    const big = `data:application/octet-stream;base64,${Buffer.alloc(3 * 1024 * 1024, 7).toString('base64')}`;
+    const first = await api.call('POST', '/v1/evals', {
+      body: { name: 'big-0', project_id: 'm2', json_schema: schema, documents: [{ mime_data: { filename: 'big.bin', url: big } }] },
+    });
+    expect(first.status).toBe(200);
+    const fileId = first.body.documents[0].id;
+    for (let i = 1; i < 6; i++) {
+      const r = await api.call('POST', '/v1/evals', {
+        body: { name: `big-${i}`, project_id: 'm2', json_schema: schema, documents: [{ mime_data: { filename: 'big.bin', file_id: fileId } }] },
+      });
+      expect(r.status).toBe(200);
+    }
+    const response = await fetch(`${api.url}/v1/evals?limit=20&project_id=m2`, { headers: { 'api-key': KEY_A } });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(text.length).toBeLessThan(20_000);
+    const listed = JSON.parse(text);
+    expect(listed.data).toHaveLength(6);
+    for (const evaluation of listed.data) expect(evaluation.documents).toEqual([{ id: fileId, filename: 'big.bin', mime_type: 'application/octet-stream', size: 3 * 1024 * 1024 }]);
+  });
 });
