@@ -1,4 +1,5 @@
 import type { FileStore, StoredFile } from '@docevals/core';
+import pLimit from 'p-limit';
 import { copyBytes } from '../shared/copy-bytes.js';
 import type { ContentFolder } from './content-folder.js';
 import type { LowdbContext } from './lowdb-collections.js';
@@ -92,11 +93,17 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
       try {
         await ctx.read('files.retainMany', async () => {
           const seen = new Set<string>();
+          const limit = pLimit(32);
+          const stages: Array<Promise<void>> = [];
           for (const [i, entry] of entries.entries()) {
-            if (!entry.content || seen.has(entry.fileId) || metaOf(organizationId, entry.fileId)) continue;
+            const content = entry.content;
+            if (!content || seen.has(entry.fileId) || metaOf(organizationId, entry.fileId)) continue;
             seen.add(entry.fileId);
-            staged.set(i, await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(entry.content.bytes)));
+            stages.push(limit(async () => {
+              staged.set(i, await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(content.bytes)));
+            }));
           }
+          await Promise.all(stages);
           await ctx.disk.flush(allStaged());
         });
         return await ctx.exclusive('files.retainMany', async () => {
@@ -135,7 +142,7 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
           return answers;
         });
       } finally {
-        for (const temp of allStaged()) await contents.discard(temp);
+        await Promise.all(allStaged().map((temp) => contents.discard(temp)));
       }
     },
 
@@ -157,7 +164,8 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         }
         await ctx.disk.commitBatch('files', writes, deletes);
         for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
-        for (const [fileId, meta] of next) if (!meta) await discardContent(organizationId, fileId);
+        const limit = pLimit(32);
+        await Promise.all([...next].filter(([, meta]) => !meta).map(([fileId]) => limit(() => discardContent(organizationId, fileId))));
       }),
   };
 }

@@ -52,6 +52,8 @@ export class RecordDisk {
   readonly #pending = new Map<number, Promise<void>>();
   /** Paths holding a tombstone this process wrote; removed once no journal is pending. */
   readonly #tombstones = new Set<string>();
+  /** Paths a pending journal writes, with how many pending journals write them: a delete there leaves a tombstone. */
+  readonly #pendingPaths = new Map<string, number>();
 
   constructor(layout: Layout, gen: number, lock: Mutex, onWrite: WriteObserver | undefined, log: DiskLog) {
     this.#layout = layout;
@@ -70,10 +72,10 @@ export class RecordDisk {
     this.#report(collection, text.length);
   }
 
-  /** Deletes one file durably (a tombstone while a journal is pending). Call with the write lock held. */
+  /** Deletes one file durably (a tombstone while a pending journal writes it). Call with the write lock held. */
   async deleteOne(collection: string, path: string): Promise<void> {
     const gen = ++this.#gen;
-    if (this.#pending.size > 0) {
+    if (this.#pendingPaths.has(path)) {
       const text = JSON.stringify({ gen, deleted: true });
       await writeFileDurably(path, this.#tempOf(path), text);
       this.#tombstones.add(path);
@@ -104,15 +106,17 @@ export class RecordDisk {
     await writeFileDurably(journalPath, this.#tempOf(journalPath), text);
     this.#report(collection, text.length);
     let applied: string[];
+    const written = writes.map((w) => w.path);
     try {
       applied = await this.#apply(entry);
     } catch (error) {
       // Committed all the same: the journal stays (never retired in this process) and the next open replays it.
       this.#log('lowdb: applying a committed batch failed; it will be replayed at the next open', error);
-      this.#pending.set(gen, new Promise<void>(() => undefined));
+      for (const path of written) this.#pendingPaths.set(path, (this.#pendingPaths.get(path) ?? 0) + 1);
+      this.#pending.set(gen, Promise.resolve());
       return;
     }
-    this.#pending.set(gen, this.#retire(gen, journalPath, applied));
+    this.#pending.set(gen, this.#retire(gen, journalPath, applied, written));
   }
 
   /** Makes files written with plain writes durable: one `sync -f` of the file system, or an fsync of each. */
@@ -125,7 +129,7 @@ export class RecordDisk {
     await Promise.all([...folders].map((folder) => limit(() => syncFolder(folder))));
   }
 
-  /** Writes `bytes` to a temp file without fsync (for {@link flush} then a batch move); returns its path. */
+  /** Writes `bytes` to a temp file without fsync (for {@link flush} then a batch move); returns its path. Concurrent calls are fine. */
   async stage(finalPath: string, bytes: Uint8Array): Promise<string> {
     await this.#folder(dirname(finalPath));
     const temp = this.#tempOf(finalPath);
@@ -139,49 +143,75 @@ export class RecordDisk {
   }
 
   async #apply(entry: JournalEntry): Promise<string[]> {
+    // Each path appears once in a batch, so the files are written side by side (bounded), not one after another.
+    const limit = pLimit(32);
     const touched: string[] = [];
-    for (const move of entry.moves) {
-      const to = this.#layout.fromRelative(move.to);
-      await rename(this.#layout.fromRelative(move.from), to);
-      touched.push(to);
-    }
-    for (const write of entry.writes) {
-      const path = this.#layout.fromRelative(write.path);
-      await this.#folder(dirname(path));
-      const temp = this.#tempOf(path);
-      await writeFile(temp, write.text);
-      await rename(temp, path);
-      this.#tombstones.delete(path);
-      touched.push(path);
-    }
+    await Promise.all(
+      entry.moves.map((move) =>
+        limit(async () => {
+          const to = this.#layout.fromRelative(move.to);
+          await rename(this.#layout.fromRelative(move.from), to);
+          touched.push(to);
+        }),
+      ),
+    );
+    await Promise.all(
+      entry.writes.map((write) =>
+        limit(async () => {
+          const path = this.#layout.fromRelative(write.path);
+          await this.#folder(dirname(path));
+          const temp = this.#tempOf(path);
+          await writeFile(temp, write.text);
+          await rename(temp, path);
+          this.#tombstones.delete(path);
+          this.#pendingPaths.set(path, (this.#pendingPaths.get(path) ?? 0) + 1);
+          touched.push(path);
+        }),
+      ),
+    );
     const tombstone = JSON.stringify({ gen: entry.gen, deleted: true });
-    for (const relative of entry.deletes) {
-      const path = this.#layout.fromRelative(relative);
-      const temp = this.#tempOf(path);
-      await writeFile(temp, tombstone);
-      await rename(temp, path);
-      this.#tombstones.add(path);
-      touched.push(path);
-    }
+    await Promise.all(
+      entry.deletes.map((relative) =>
+        limit(async () => {
+          const path = this.#layout.fromRelative(relative);
+          if (this.#pendingPaths.has(path)) {
+            // A pending journal wrote this path: its replay must not bring the record back.
+            const temp = this.#tempOf(path);
+            await writeFile(temp, tombstone);
+            await rename(temp, path);
+            this.#tombstones.add(path);
+            touched.push(path);
+          } else {
+            await rm(path, { force: true });
+            touched.push(dirname(path));
+          }
+        }),
+      ),
+    );
     return touched;
   }
 
-  async #retire(gen: number, journalPath: string, touched: string[]): Promise<void> {
+  async #retire(gen: number, journalPath: string, touched: string[], written: string[]): Promise<void> {
     try {
       await this.flush(touched);
       await rm(journalPath, { force: true });
     } catch (error) {
       this.#log('lowdb: flushing a batch failed; its journal stays and replays at the next open', error);
-      return; // stays pending: deletes keep leaving tombstones
+      return; // stays pending: deletes of its paths keep leaving tombstones
+    }
+    for (const path of written) {
+      const count = this.#pendingPaths.get(path) ?? 0;
+      if (count <= 1) this.#pendingPaths.delete(path);
+      else this.#pendingPaths.set(path, count - 1);
     }
     this.#pending.delete(gen);
-    if (this.#pending.size === 0 && this.#tombstones.size > 0) {
+    if (this.#pendingPaths.size === 0 && this.#tombstones.size > 0) {
       void this.#lock.run(() => this.#clearTombstones());
     }
   }
 
   async #clearTombstones(): Promise<void> {
-    if (this.#pending.size > 0) return;
+    if (this.#pendingPaths.size > 0) return;
     const paths = [...this.#tombstones];
     this.#tombstones.clear();
     // Not durable, and need not be: a tombstone left behind is removed at the next open.

@@ -15,7 +15,6 @@
  * | `{prefix}{<org>}:doctotals:<parent>` | hash | `count`, `seq` (last place given), `s:<key>` (sum of each totals key) |
  * | `{prefix}{<org>}:pred:<parent>:<id>`, `preds:<parent>`, `predtotals:<parent>` | as above | predictions of an iteration |
  * | `{prefix}{<org>}:batch:<token>` | string | the answer of a file batch, for 1 hour: a resent batch counts once |
- * | `{prefix}format` | string | `2` once stores of the previous layout were converted (see `migrate-legacy.ts`) |
  *
  * Why it is shaped so:
  * - Organization ids are arbitrary strings; encoded, they hold no `:`, `{` or `}`, so one organization's keys can
@@ -45,7 +44,6 @@ export interface KeyLayout {
   childOrder(kind: ChildKind, organizationId: string, parentId: string): string;
   childTotals(kind: ChildKind, organizationId: string, parentId: string): string;
   batch(organizationId: string, token: string): string;
-  format(): string;
 }
 
 /** The hash field that keeps a copy of the top-level string field `name`, so `where` filters read only these. */
@@ -88,6 +86,5 @@ export function keyLayout(prefix: string): KeyLayout {
     childOrder: (kind, organizationId, parentId) => `${organization(organizationId)}${kind}s:${encodeKeySegment(parentId)}`,
     childTotals: (kind, organizationId, parentId) => `${organization(organizationId)}${kind}totals:${encodeKeySegment(parentId)}`,
     batch: (organizationId, token) => `${organization(organizationId)}batch:${token}`,
-    format: () => `${prefix}format`,
   };
 }

@@ -92,9 +92,19 @@ export function openRedisConnection(
     });
   }
 
-  return {
+  const connection: RedisConnection = {
     client,
-    async run(operation, work) {
+    run: (operation, work) => runWork(operation, work),
+    close() {
+      closed = true;
+      closing ??= owned ? quit() : Promise.resolve();
+      return closing;
+    },
+  };
+  return connection;
+
+  async function runWork<T>(operation: string, work: (client: Redis & DocevalsScripts) => Promise<T>): Promise<T> {
+    {
       if (closed) throw storageClosed('redis');
       try {
         if (owned) await ensureReady();
@@ -105,13 +115,8 @@ export function openRedisConnection(
         const cause = owned && raw.status !== 'ready' && lastConnectionError ? lastConnectionError : error;
         throw redisFailure(operation, cause);
       }
-    },
-    close() {
-      closed = true;
-      closing ??= owned ? quit() : Promise.resolve();
-      return closing;
-    },
-  };
+    }
+  }
 
   async function quit(): Promise<void> {
     if (raw.status === 'ready') {
