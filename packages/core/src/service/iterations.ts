@@ -84,8 +84,15 @@ export function iterationOperations(ctx: ServiceContext) {
         await discardIteration(ctx, record);
         throw error;
       }
-      const documents = await reconcileWithDocuments(ctx, record, snapshot);
-      const finished = await finishIteration(ctx, record, outcome);
+      let documents;
+      let finished;
+      try {
+        documents = await reconcileWithDocuments(ctx, record, snapshot);
+        finished = await finishIteration(ctx, record, outcome);
+      } catch (error) {
+        await stopIteration(ctx, record, error);
+        throw error;
+      }
       return renderIteration(ctx, finished, documents);
     },
 
