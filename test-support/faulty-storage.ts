@@ -36,7 +36,9 @@ export function faultyStorage(inner: Storage): Storage & { fault: Fault } {
   return {
     name: `faulty-${inner.name}`,
     evaluations: wrap(inner.evaluations, 'evaluations'),
+    documents: wrap(inner.documents, 'documents'),
     iterations: wrap(inner.iterations, 'iterations'),
+    predictions: wrap(inner.predictions, 'predictions'),
     processors: wrap(inner.processors, 'processors'),
     files: wrap(inner.files, 'files'),
     close: () => inner.close(),

@@ -18,6 +18,10 @@ import {
   IterationListSchema,
   IterationPathSchema,
   IterationSchema,
+  IterationViewSchema,
+  GetIterationQuerySchema,
+  ListPredictionsQuerySchema,
+  PredictionPageSchema,
   ModelListSchema,
   ListDocumentsQuerySchema,
   ListEvaluationsQuerySchema,
@@ -146,6 +150,31 @@ const PROCESSOR = {
 
 const PAGE_END = { before: null, after: null };
 
+const ITERATION_SUMMARY = {
+  id: ITERATION.id,
+  updated_at: ITERATION.updated_at,
+  created_at: '2026-11-23T19:23:59.950Z',
+  inference_settings: SETTINGS,
+  json_schema: JSON_SCHEMA_EXAMPLE,
+  ...SCHEMA_IDS,
+  status: 'completed',
+  started_at: '2026-11-23T19:23:59.950Z',
+  finished_at: '2026-11-23T19:23:59.958Z',
+  error: null,
+  progress: { total: 1, succeeded: 1, failed: 0, pending: 0 },
+  usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
+  metric_results: { mean_similarity: 0.875, aligned_mean_similarity: 0.875, metric_type: 'levenshtein' },
+};
+
+const DOCUMENT_SUMMARY = { id: DOCUMENT_ID, filename: 'invoice-1.txt', mime_type: 'text/plain', size: 32 };
+
+const EVALUATION_SUMMARY = {
+  ...EVALUATION,
+  document_count: 1,
+  documents: [DOCUMENT_SUMMARY],
+  iterations: [ITERATION_SUMMARY],
+};
+
 /** The documentation of every operation of {@link ENDPOINTS}, by operationId. */
 export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   createEvaluation: {
@@ -167,10 +196,11 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   listEvaluations: {
     description:
       'Lists the organization\'s evaluations, newest first by default, a page at a time: pass the answer\'s ' +
-      '`list_metadata.after` as `after` for the next page. Filters match exactly.',
+      '`list_metadata.after` as `after` for the next page. Filters match exactly. Documents and iterations come as ' +
+      'summaries (no file contents, no predictions); `expand=documents` gives whole documents, at most 10 a page.',
     query: ListEvaluationsQuerySchema,
     response: EvaluationListSchema,
-    responseExample: { data: [EVALUATION], list_metadata: PAGE_END },
+    responseExample: { data: [EVALUATION_SUMMARY], list_metadata: PAGE_END },
   },
   getEvaluation: {
     description: 'An evaluation with its documents, iterations, predictions and metrics.',
@@ -208,11 +238,13 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     responseExample: DOCUMENT,
   },
   listDocuments: {
-    description: 'Lists an evaluation\'s documents in the evaluation\'s order, a page at a time.',
+    description:
+      'Lists an evaluation\'s documents in the evaluation\'s order, a page at a time, as summaries (id, filename, ' +
+      'media type, size); `expand=documents` gives annotations and contents, at most 10 a page.',
     params: EvaluationPathSchema,
     query: ListDocumentsQuerySchema,
     response: DocumentListSchema,
-    responseExample: { data: [DOCUMENT], list_metadata: PAGE_END },
+    responseExample: { data: [DOCUMENT_SUMMARY], list_metadata: PAGE_END },
   },
   getDocument: {
     description: 'One document of an evaluation, with its content as a data URL and its annotation.',
@@ -235,7 +267,9 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     responseExample: { id: DOCUMENT_ID, deleted: true, success: true },
   },
   listIterations: {
-    description: 'Every iteration of the evaluation, oldest first (no pagination); `model` keeps those of one model.',
+    description:
+      'Every iteration of the evaluation, oldest first (no pagination); `model` keeps those of one model. ' +
+      '`view=summary` leaves out predictions and item metrics: two small reads per iteration whatever its size.',
     params: EvaluationPathSchema,
     query: ListIterationsQuerySchema,
     response: IterationListSchema,
@@ -253,10 +287,32 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     responseExample: ITERATION,
   },
   getIteration: {
-    description: 'An iteration with its settings, predictions and metrics.',
+    description:
+      'An iteration with its settings, predictions and metrics (a large one is streamed). `view=summary`: its ' +
+      'settings, status, progress, usage and means only; for the predictions of a large iteration, read ' +
+      '`.../predictions` a page at a time.',
     params: IterationPathSchema,
-    response: IterationSchema,
+    query: GetIterationQuerySchema,
+    response: IterationViewSchema,
     responseExample: ITERATION,
+  },
+  listIterationPredictions: {
+    description:
+      'A page of the iteration\'s predictions with their metrics, in the evaluation\'s document order: pass ' +
+      '`list_metadata.after` as `after` for the next page. A document without a prediction is `pending`.',
+    params: IterationPathSchema,
+    query: ListPredictionsQuerySchema,
+    response: PredictionPageSchema,
+    responseExample: {
+      data: [
+        {
+          ...ITERATION.predictions[0]!,
+          status: 'succeeded',
+          metrics: ITERATION.metric_results.item_metrics[0]!,
+        },
+      ],
+      list_metadata: PAGE_END,
+    },
   },
   deleteIteration: {
     description: 'Deletes an iteration and its predictions.',

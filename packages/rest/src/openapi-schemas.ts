@@ -1,5 +1,11 @@
 import {
   apiCostSchema,
+  documentSummarySchema,
+  evaluationSummarySchema,
+  getIterationInputSchema,
+  iterationSummarySchema,
+  listPredictionsInputSchema,
+  predictionWithMetricsSchema,
   createEvaluationInputSchema,
   createIterationInputSchema,
   createProcessorInputSchema,
@@ -278,6 +284,53 @@ export const IterationSchema = named('Iteration', documented(iterationSchema, {
   schema_id: SCHEMA_ID,
 }), { description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
 
+
+export const IterationProgressSchema = named('IterationProgress', documented(iterationSummarySchema.shape.progress, {
+  total: 'Documents in the evaluation now.',
+  succeeded: 'Documents with a prediction whose extraction succeeded: the ones the means are over.',
+  failed: 'Documents whose extraction failed (the reason is in their prediction\'s `metadata.error`).',
+  pending: 'Documents without a prediction yet: added after the iteration ran, or not run yet.',
+}), { description: 'An iteration\'s documents by outcome.' });
+
+export const IterationUsageSchema = named('IterationUsage', documented(iterationSummarySchema.shape.usage, {
+  input_tokens: 'Input tokens of every prediction, summed as the extractors reported them.',
+  output_tokens: 'Output tokens, summed likewise.',
+  cost: 'The predictions\' `api_cost.value`, summed (0 where no price is known).',
+}), { description: 'What an iteration consumed.' });
+
+export const IterationSummarySchema = named('IterationSummary', documented(iterationSummarySchema, {
+  id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
+  updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
+  created_at: dateTime('When the iteration was created (ISO 8601, UTC).'),
+  inference_settings: ref(InferenceSettingsSchema, 'The settings it runs with.'),
+  json_schema: 'The JSON Schema the iteration extracts with.',
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+  status: '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled`.',
+  started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
+  finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
+  error: 'Why the whole iteration failed; null otherwise.',
+  progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
+  usage: ref(IterationUsageSchema, 'Tokens and cost so far.'),
+  metric_results: documented(iterationSummarySchema.shape.metric_results, {
+    mean_similarity: 'Mean `similarity` over the succeeded documents (0 when none succeeded; 1 for an evaluation without documents).',
+    aligned_mean_similarity: 'Mean `aligned_similarity` over the succeeded documents.',
+    metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
+  }).meta({ description: 'The two means, read from running totals.' }),
+}), { description: 'An iteration without its per-document arrays (`?view=summary`): settings, status, progress, usage and means.' });
+
+export const PredictionWithMetricsSchema = named('PredictionWithMetrics', documented(predictionWithMetricsSchema, {
+  document_id: 'The document the prediction belongs to (its `file_id`).',
+  prediction: 'The extracted data (`{}` while pending or after a failure).',
+  metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null while pending.'),
+  status: '`succeeded`, `failed` or `pending` (no prediction yet).',
+  metrics: ref(ItemMetricSchema, 'The prediction scored against the document\'s current annotation.'),
+}), { description: 'One document\'s outcome in an iteration, with its metrics.' });
+
+export const IterationViewSchema = named('IterationView', z.union([IterationSchema, IterationSummarySchema]), {
+  description: 'An iteration: whole (the default), or its summary with `view=summary`.',
+});
+
 // Evaluations
 
 export const EvaluationSchema = named('Evaluation', documented(evaluationSchema, {
@@ -292,6 +345,28 @@ export const EvaluationSchema = named('Evaluation', documented(evaluationSchema,
   schema_data_id: SCHEMA_DATA_ID,
   schema_id: SCHEMA_ID,
 }), { description: 'Documents with ground-truth annotations, a JSON schema, and the iterations run over them.' });
+
+
+export const DocumentSummarySchema = named('DocumentSummary', documented(documentSummarySchema, {
+  id: 'The document\'s id: its `file_id`.',
+  filename: 'The file name it came with.',
+  mime_type: 'The media type of its content.',
+  size: 'The size of its content in bytes.',
+}), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
+
+export const EvaluationSummarySchema = named('EvaluationSummary', documented(evaluationSummarySchema, {
+  id: 'The evaluation\'s id.',
+  updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
+  name: 'A name for people.',
+  project_id: 'A free grouping key (`""` when none).',
+  document_count: 'How many documents the evaluation holds.',
+  documents: z.array(z.union([DocumentSummarySchema, EvaluationDocumentSchema])).meta({ description: 'Summaries, or whole documents with `expand=documents`.' }),
+  iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
+  json_schema: JSON_SCHEMA,
+  default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+}), { description: 'An evaluation in a list: documents and iterations as summaries.' });
 
 // Processors
 
@@ -324,11 +399,12 @@ const list = (item: z.ZodType, name: string, what: string) =>
     { description: `A page of ${what}.` },
   );
 
-export const EvaluationListSchema = list(EvaluationSchema, 'EvaluationList', 'evaluations');
-export const DocumentListSchema = list(EvaluationDocumentSchema, 'EvaluationDocumentList', 'documents');
+export const EvaluationListSchema = list(EvaluationSummarySchema, 'EvaluationList', 'evaluations');
+export const DocumentListSchema = list(z.union([DocumentSummarySchema, EvaluationDocumentSchema]), 'EvaluationDocumentList', 'documents');
+export const PredictionPageSchema = list(PredictionWithMetricsSchema, 'PredictionPage', 'predictions');
 export const ProcessorListSchema = list(ProcessorSchema, 'ProcessorList', 'processors');
 export const IterationListSchema = named('IterationList', z
-  .object({ data: z.array(IterationSchema).meta({ description: 'Every iteration of the evaluation, oldest first.' }) }), { description: 'An evaluation\'s iterations (not paginated: at most 1,000).' });
+  .object({ data: z.array(z.union([IterationSchema, IterationSummarySchema])).meta({ description: 'Every iteration of the evaluation, oldest first: whole, or summaries with `view=summary`.' }) }), { description: 'An evaluation\'s iterations (not paginated: at most 1,000).' });
 
 // Parameters
 
@@ -362,15 +438,27 @@ export const ListEvaluationsQuerySchema = documented(listEvaluationsInputSchema,
   name: 'Only evaluations with this name (exact match).',
   schema_id: 'Only evaluations whose json_schema has this schema_id (the exact schema).',
   schema_data_id: 'Only evaluations whose json_schema has this schema_data_id (the same structure).',
+  expand: '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.',
 });
 
 export const ListDocumentsQuerySchema = documented(listDocumentsInputSchema.omit({ evaluation_id: true }), {
   ...LIST_QUERY,
   order: 'In the evaluation\'s document order (`asc`, the default) or its reverse (`desc`).',
+  expand: '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.',
 });
+
+const VIEW = '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).';
 
 export const ListIterationsQuerySchema = documented(listIterationsInputSchema.omit({ evaluation_id: true }), {
   model: 'Only iterations whose inference_settings.model is exactly this.',
+  view: VIEW,
+});
+
+export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), { view: VIEW });
+
+export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
+  limit: 'How many predictions a page holds, 1 to 1,000 (100).',
+  after: 'A cursor: the `list_metadata.after` of the current page (a document id), for the page after it.',
 });
 
 export const ListProcessorsQuerySchema = documented(listProcessorsInputSchema, {
