@@ -273,6 +273,20 @@ describe('lowdb storage on disk', () => {
     expect(readdirSync(join(dir, 'journal'))).toEqual([]);
   });
 
+  it('keeps a file stored again right after a batch released it (its old bytes are removed first, in the background)', async () => {
+    const dir = freshDir();
+    const storage = open(dir, { sweepOrphans: false });
+    const ids = Array.from({ length: 500 }, (_, i) => `f${i}`);
+    await storage.files.retainMany(ORG, ids.map((fileId, i) => ({ fileId, content: contentOf(i) })));
+    await storage.files.releaseMany(ORG, ids);
+    expect(await storage.files.retain(ORG, 'f499', contentOf(7))).toBe(true);
+    await storage.files.retainMany(ORG, [{ fileId: 'f498', content: contentOf(8) }]);
+    await storage.settle();
+    expect((await storage.files.get(ORG, 'f499'))?.bytes).toEqual(contentOf(7).bytes);
+    expect((await storage.files.get(ORG, 'f498'))?.bytes).toEqual(contentOf(8).bytes);
+    expect(readdirSync(join(dir, 'files', ORG)).sort()).toEqual(['f498', 'f499']);
+  });
+
   it('writes a batch of 1,000 documents as one journal commit, not 1,000 durable writes', async () => {
     const dir = freshDir();
     const writes: string[] = [];

@@ -169,8 +169,15 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         }
         await ctx.disk.commitBatch('files', writes, deletes);
         for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
-        const limit = pLimit(32);
-        await Promise.all([...next].filter(([, meta]) => !meta).map(([fileId]) => limit(() => discardContent(organizationId, fileId))));
+        // The bytes of released files go in the background, after the batches before them (a retain of one of them
+        // waits for it): a crash first leaves unreferenced contents, which the next open removes.
+        const gone = [...next].filter(([, meta]) => !meta).map(([fileId]) => contents.pathOf(organizationId, fileId));
+        if (gone.length > 0) {
+          ctx.disk.afterBatches(gone, async () => {
+            const limit = pLimit(32);
+            await Promise.all(gone.map((path) => limit(() => contents.discard(path))));
+          });
+        }
       }),
   };
 }

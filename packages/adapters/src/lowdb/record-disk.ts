@@ -137,6 +137,19 @@ export class RecordDisk {
     );
   }
 
+  /**
+   * Runs `task` in the background once the batches committed so far are written (best-effort cleanup, such as
+   * removing released file contents); a write of one of `paths` waits for it ({@link settled}); `close()` too.
+   */
+  afterBatches(paths: readonly string[], task: () => Promise<void>): void {
+    const done = this.#applyChain.then(task).catch((error: unknown) => this.#log('lowdb: a background cleanup failed', error));
+    this.#applyChain = done;
+    for (const path of paths) this.#pendingPaths.set(path, done);
+    void done.then(() => {
+      for (const path of paths) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
+    });
+  }
+
   /** Resolves once no pending batch still has to write `path` (at once when none does). */
   settled(path: string): Promise<void> | undefined {
     return this.#pendingPaths.get(path);
