@@ -158,6 +158,7 @@ describe('lowdb storage on disk', () => {
     writeFileSync(join(dir, 'files', ORG, 'file_orphan'), 'x');
     writeFileSync(join(dir, 'files', ORG, '.file_upload.123.1.tmp'), 'x');
     writeFileSync(join(dir, 'records', 'evaluations', ORG, '.eval_1.json.123.1.tmp'), 'x');
+    writeFileSync(join(dir, 'records', 'evaluations', ORG, 'eval_9.json.replay.tmp'), '{"gen":'); // an open killed mid-replay
     mkdirSync(join(dir, 'files', 'org_gone'));
     writeFileSync(join(dir, 'files', 'org_gone', 'file_1'), 'x');
 
