@@ -82,6 +82,7 @@ describe('lowdb storage on disk', () => {
     const storage = open(dir);
     const many = Array.from({ length: 1000 }, (_, i) => predictionRecord(ORG, 'iter_1', `doc_${i}`, 0.5));
     await storage.predictions.insertMany(many);
+    await storage.settle();
     const folder = join(dir, 'children', 'predictions', ORG, 'iter_1');
     const other = statSync(join(folder, 'doc_1.json'));
     await new Promise((r) => setTimeout(r, 20)); // so that a rewrite would show in mtime
@@ -132,6 +133,7 @@ describe('lowdb storage on disk', () => {
     await storage.files.retain('Org', 'FILE', { bytes: Uint8Array.from([2]), mime_type: 'text/plain' });
     await storage.files.retain('org', 'file', { bytes: Uint8Array.from([3]), mime_type: 'text/plain' });
     await storage.documents.insertMany([documentRecord('../x', '../../y', '../../../z'), documentRecord('../x', '../../y', 'a')]);
+    await storage.settle();
     expect(readdirSync(dir).sort()).toEqual(['.lock', 'children', 'files', 'journal', 'refs', 'store.json']);
     expect(readdirSync(join(dir, 'files')).every((name) => name === 'org' || name.startsWith('sha256.'))).toBe(true);
     expect((await storage.files.get('Org', 'FILE'))?.bytes).toEqual(Uint8Array.from([2]));
@@ -156,6 +158,7 @@ describe('lowdb storage on disk', () => {
     writeFileSync(join(dir, 'files', ORG, 'file_orphan'), 'x');
     writeFileSync(join(dir, 'files', ORG, '.file_upload.123.1.tmp'), 'x');
     writeFileSync(join(dir, 'records', 'evaluations', ORG, '.eval_1.json.123.1.tmp'), 'x');
+    writeFileSync(join(dir, 'records', 'evaluations', ORG, 'eval_9.json.replay.tmp'), '{"gen":'); // an open killed mid-replay
     mkdirSync(join(dir, 'files', 'org_gone'));
     writeFileSync(join(dir, 'files', 'org_gone', 'file_1'), 'x');
 
@@ -251,6 +254,38 @@ describe('lowdb storage on disk', () => {
     expect((await storage.documents.get(ORG, 'eval_1', 'c'))?.value.size).toBe(3);
     expect(await storage.documents.get(ORG, 'eval_1', 'b')).toBeNull();
     expect(await storage.documents.totals(ORG, 'eval_1')).toEqual({ count: 2, sums: { size: 13 } });
+  });
+
+  it('orders writes made while a batch is still being written behind it, on disk and after a reopen', async () => {
+    const dir = freshDir();
+    let storage = open(dir, { sweepOrphans: false });
+    await storage.documents.insertMany(Array.from({ length: 2000 }, (_, i) => documentRecord(ORG, 'eval_1', `f${i}`, 1)));
+    // Immediately: the batch's files are still being written in the background.
+    await storage.documents.put(documentRecord(ORG, 'eval_1', 'f1999', 50), 1);
+    await storage.documents.delete(ORG, 'eval_1', 'f1998');
+    await storage.documents.insertMany([documentRecord(ORG, 'eval_2', 'g1', 3), documentRecord(ORG, 'eval_2', 'g2', 4)]);
+    expect(await storage.documents.deleteAll(ORG, 'eval_2')).toBe(2);
+    await storage.close();
+    storage = open(dir, { sweepOrphans: false });
+    expect((await storage.documents.get(ORG, 'eval_1', 'f1999'))?.value.size).toBe(50);
+    expect(await storage.documents.get(ORG, 'eval_1', 'f1998')).toBeNull();
+    expect(await storage.documents.totals(ORG, 'eval_1')).toEqual({ count: 1999, sums: { size: 1998 + 50 } });
+    expect(await storage.documents.totals(ORG, 'eval_2')).toEqual({ count: 0, sums: {} });
+    expect(readdirSync(join(dir, 'journal'))).toEqual([]);
+  });
+
+  it('keeps a file stored again right after a batch released it (its old bytes are removed first, in the background)', async () => {
+    const dir = freshDir();
+    const storage = open(dir, { sweepOrphans: false });
+    const ids = Array.from({ length: 500 }, (_, i) => `f${i}`);
+    await storage.files.retainMany(ORG, ids.map((fileId, i) => ({ fileId, content: contentOf(i) })));
+    await storage.files.releaseMany(ORG, ids);
+    expect(await storage.files.retain(ORG, 'f499', contentOf(7))).toBe(true);
+    await storage.files.retainMany(ORG, [{ fileId: 'f498', content: contentOf(8) }]);
+    await storage.settle();
+    expect((await storage.files.get(ORG, 'f499'))?.bytes).toEqual(contentOf(7).bytes);
+    expect((await storage.files.get(ORG, 'f498'))?.bytes).toEqual(contentOf(8).bytes);
+    expect(readdirSync(join(dir, 'files', ORG)).sort()).toEqual(['f498', 'f499']);
   });
 
   it('writes a batch of 1,000 documents as one journal commit, not 1,000 durable writes', async () => {

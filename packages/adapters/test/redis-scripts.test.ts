@@ -57,3 +57,48 @@ describe('redis write scripts sent twice', () => {
     expect(await client.docevalsRetain('file:g', '1', Buffer.from('g'), 'text/plain', 'g1')).toBe(1);
   });
 });
+
+describe('redis child and batch scripts sent twice', () => {
+  const prefix = uniqueKeyPrefix();
+  let client: Redis & DocevalsScripts;
+  beforeAll(() => {
+    client = defineScripts(new Redis(inject('redisUrl'), { keyPrefix: prefix }));
+  });
+  afterAll(async () => {
+    client.disconnect();
+    const plain = new Redis(inject('redisUrl'));
+    await deleteKeys(plain, prefix);
+    plain.disconnect();
+  });
+
+  it('counts a resent child put once: same version, totals moved once', async () => {
+    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
+    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
+    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
+    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
+    // Another writer naming the old version is refused.
+    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":3}', '1', 'put-3', 'sim', '0.9')).toBe(0);
+    expect(await client.hgetall('totals')).toMatchObject({ count: '1', 's:sim': '0.25' });
+  });
+
+  it('counts a resent insertMany once, and refuses another batch naming a taken id without writing any of it', async () => {
+    const keys = ['m:x', 'm:y'];
+    const args = ['batch-1', 'x', '{"x":1}', '1', 'sim', '1', 'y', '{"y":1}', '1', 'sim', '2'];
+    expect(await client.docevalsChildInsertMany(2 + keys.length, 'morder', 'mtotals', ...keys, ...args)).toBe(1);
+    expect(await client.docevalsChildInsertMany(2 + keys.length, 'morder', 'mtotals', ...keys, ...args)).toBe(1);
+    expect(await client.docevalsChildInsertMany(4, 'morder', 'mtotals', 'm:z', 'm:y', 'batch-2', 'z', '{}', '0', 'y', '{}', '0')).toBe(-2);
+    expect(await client.exists('m:z')).toBe(0);
+    expect(await client.hgetall('mtotals')).toMatchObject({ count: '2', 's:sim': '3', seq: '2' });
+    expect(await client.zrange('morder', '0', '-1')).toEqual(['x', 'y']);
+  });
+
+  it('counts a resent retainMany / releaseMany once (the batch marker), a file twice in one batch twice', async () => {
+    const args = ['tok-r', '1', '1', Buffer.from('A'), 'text/plain', '0', '', ''];
+    expect(await client.docevalsRetainMany(3, 'batch:r', 'f:a', 'f:a', ...args)).toBe('11');
+    expect(await client.docevalsRetainMany(3, 'batch:r', 'f:a', 'f:a', ...args)).toBe('11');
+    expect(await client.hget('f:a', 'refs')).toBe('2');
+    await client.docevalsReleaseMany(2, 'batch:q', 'f:a');
+    await client.docevalsReleaseMany(2, 'batch:q', 'f:a');
+    expect(await client.hget('f:a', 'refs')).toBe('1');
+  });
+});

@@ -61,7 +61,8 @@ export function loadStore(layout: Layout, sweepOrphans: boolean, log: DiskLog): 
 
   const visit = (path: string, place: (file: DiskFile) => void) => {
     const name = path.slice(dirname(path).length + 1);
-    if (name.startsWith('.')) {
+    if (name.startsWith('.') || name.endsWith('.tmp')) {
+      // A write killed midway (`.<name>.<pid>.<n>.tmp`, or the `.replay.tmp` / `.sweep.tmp` / `.migrate.tmp` of an open).
       remove(path);
       swept.tempFiles++;
       return;

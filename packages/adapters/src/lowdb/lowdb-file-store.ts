@@ -15,8 +15,11 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
   const refs = () => ctx.state.refs;
   const metaOf = (organizationId: string, fileId: string) => getItem(refs(), organizationId, fileId);
   const refBody = (organizationId: string, fileId: string, meta: FileMeta) => ({ organization_id: organizationId, file_id: fileId, ...meta });
-  const discardContent = (organizationId: string, fileId: string) =>
-    contents.discard(contents.pathOf(organizationId, fileId)).catch((error: unknown) => log('lowdb: removing a released file failed', error));
+  const discardContent = async (organizationId: string, fileId: string) => {
+    const path = contents.pathOf(organizationId, fileId);
+    await ctx.disk.settled(path);
+    await contents.discard(path).catch((error: unknown) => log('lowdb: removing a released file failed', error));
+  };
 
   return {
     async retain(organizationId, fileId, content?: StoredFile) {
@@ -33,6 +36,7 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
           }
           if (!content || !bytes) return false;
           staged = await contents.stage(organizationId, fileId, bytes);
+          await ctx.disk.settled(contents.pathOf(organizationId, fileId));
           await contents.commit(staged, organizationId, fileId);
           staged = undefined;
           const next = { references: 1, mime_type: content.mime_type, size: bytes.byteLength };
@@ -74,6 +78,7 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         for (let attempt = 0; ; attempt++) {
           const meta = metaOf(organizationId, fileId);
           if (!meta) return null;
+          await ctx.disk.settled(contents.pathOf(organizationId, fileId)); // moved into place by a batch under way
           const bytes = await contents.read(organizationId, fileId);
           if (bytes !== null && bytes.byteLength === meta.size) return { bytes, mime_type: meta.mime_type };
           if (metaOf(organizationId, fileId) !== meta && attempt < 3) continue;
@@ -164,8 +169,15 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         }
         await ctx.disk.commitBatch('files', writes, deletes);
         for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
-        const limit = pLimit(32);
-        await Promise.all([...next].filter(([, meta]) => !meta).map(([fileId]) => limit(() => discardContent(organizationId, fileId))));
+        // The bytes of released files go in the background, after the batches before them (a retain of one of them
+        // waits for it): a crash first leaves unreferenced contents, which the next open removes.
+        const gone = [...next].filter(([, meta]) => !meta).map(([fileId]) => contents.pathOf(organizationId, fileId));
+        if (gone.length > 0) {
+          ctx.disk.afterBatches(gone, async () => {
+            const limit = pLimit(32);
+            await Promise.all(gone.map((path) => limit(() => contents.discard(path))));
+          });
+        }
       }),
   };
 }

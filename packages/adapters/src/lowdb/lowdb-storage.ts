@@ -53,6 +53,11 @@ export interface LowdbStorageOptions {
 export interface LowdbStorage extends Storage {
   readonly dir: string;
   readonly swept: SweepReport;
+  /**
+   * Resolves once every batch committed so far has its files written and flushed (batches are durable when their
+   * call resolves, through their journal; their files are written in the background). For backups and tests.
+   */
+  settle(): Promise<void>;
 }
 
 /**
@@ -150,6 +155,7 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     predictions: lowdbChildCollection<PredictionRecord>(ctx, 'predictions'),
     processors: lowdbRecordCollection<ProcessorRecord>(ctx, 'processors'),
     files: lowdbFileStore(ctx, contents, log),
+    settle: () => disk.settle(),
     close() {
       // Writes already queued finish first, then pending batches are flushed; then the folder is free.
       closing ??= writeLock

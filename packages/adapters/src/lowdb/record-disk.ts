@@ -47,13 +47,21 @@ export class RecordDisk {
   readonly #log: DiskLog;
   #gen: number;
   #temp = 0;
+  #closed = false;
   readonly #folders = new Set<string>();
   /** Journals written and applied but not yet flushed: gen -> the retire under way. */
   readonly #pending = new Map<number, Promise<void>>();
   /** Paths holding a tombstone this process wrote; removed once no journal is pending. */
   readonly #tombstones = new Set<string>();
-  /** Paths a pending journal writes, with how many pending journals write them: a delete there leaves a tombstone. */
-  readonly #pendingPaths = new Map<string, number>();
+  /**
+   * Paths a pending journal writes, deletes or moves into, with the application that does it (the latest one when
+   * several): a single write of such a path waits for it, and a delete there leaves a tombstone.
+   */
+  readonly #pendingPaths = new Map<string, Promise<void>>();
+  /** Applications of committed journals run one after another, in commit order, in the background. */
+  #applyChain: Promise<void> = Promise.resolve();
+  /** Paths written by journals not yet retired, with how many: a delete of one leaves a tombstone. */
+  readonly #writtenByPending = new Map<string, number>();
 
   constructor(layout: Layout, gen: number, lock: Mutex, onWrite: WriteObserver | undefined, log: DiskLog) {
     this.#layout = layout;
@@ -65,6 +73,7 @@ export class RecordDisk {
 
   /** Writes one file durably. Call with the store's write lock held. */
   async writeOne(collection: string, path: string, body: object): Promise<void> {
+    await this.settled(path);
     const text = JSON.stringify({ gen: ++this.#gen, ...body });
     await this.#folder(dirname(path));
     await writeFileDurably(path, this.#tempOf(path), text);
@@ -74,8 +83,9 @@ export class RecordDisk {
 
   /** Deletes one file durably (a tombstone while a pending journal writes it). Call with the write lock held. */
   async deleteOne(collection: string, path: string): Promise<void> {
+    await this.settled(path);
     const gen = ++this.#gen;
-    if (this.#pendingPaths.has(path)) {
+    if (this.#writtenByPending.has(path)) {
       const text = JSON.stringify({ gen, deleted: true });
       await writeFileDurably(path, this.#tempOf(path), text);
       this.#tombstones.add(path);
@@ -88,9 +98,10 @@ export class RecordDisk {
   }
 
   /**
-   * Commits a batch as one durable journal write, then applies it. Call with the write lock held; once this
-   * resolves, the batch is committed (a failure while applying is logged: the journal stays and replays at open).
-   * `moves` must already be on disk (see {@link flush}).
+   * Commits a batch as one durable journal write; once this resolves the batch is committed (the caller updates
+   * what readers see). Its files are then written in the background, after earlier batches, and flushed; a path
+   * it covers is {@link settled} once written. A failure there is logged: the journal stays and replays at the next
+   * open. Call with the write lock held. `moves` must already be on disk (see {@link flush}).
    */
   async commitBatch(collection: string, writes: readonly BatchWrite[], deletes: readonly string[], moves: readonly BatchMove[] = []): Promise<void> {
     const gen = ++this.#gen;
@@ -105,18 +116,43 @@ export class RecordDisk {
     const text = JSON.stringify(entry);
     await writeFileDurably(journalPath, this.#tempOf(journalPath), text);
     this.#report(collection, text.length);
-    let applied: string[];
-    const written = writes.map((w) => w.path);
-    try {
-      applied = await this.#apply(entry);
-    } catch (error) {
-      // Committed all the same: the journal stays (never retired in this process) and the next open replays it.
-      this.#log('lowdb: applying a committed batch failed; it will be replayed at the next open', error);
-      for (const path of written) this.#pendingPaths.set(path, (this.#pendingPaths.get(path) ?? 0) + 1);
-      this.#pending.set(gen, Promise.resolve());
-      return;
-    }
-    this.#pending.set(gen, this.#retire(gen, journalPath, applied, written));
+
+    const covered = [...writes.map((w) => w.path), ...deletes, ...moves.map((m) => m.to)];
+    const applied = this.#applyChain.then(() => this.#apply(entry));
+    const done = applied.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#applyChain = done;
+    for (const path of covered) this.#pendingPaths.set(path, done);
+    this.#pending.set(
+      gen,
+      applied.then(
+        (touched) => this.#retire(gen, journalPath, touched, covered, writes.map((w) => w.path), done),
+        (error: unknown) => {
+          // Committed all the same: the journal stays (never retired in this process) and replays at the next open.
+          this.#log('lowdb: applying a committed batch failed; it will be replayed at the next open', error);
+        },
+      ),
+    );
+  }
+
+  /**
+   * Runs `task` in the background once the batches committed so far are written (best-effort cleanup, such as
+   * removing released file contents); a write of one of `paths` waits for it ({@link settled}); `close()` too.
+   */
+  afterBatches(paths: readonly string[], task: () => Promise<void>): void {
+    const done = this.#applyChain.then(task).catch((error: unknown) => this.#log('lowdb: a background cleanup failed', error));
+    this.#applyChain = done;
+    for (const path of paths) this.#pendingPaths.set(path, done);
+    void done.then(() => {
+      for (const path of paths) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
+    });
+  }
+
+  /** Resolves once no pending batch still has to write `path` (at once when none does). */
+  settled(path: string): Promise<void> | undefined {
+    return this.#pendingPaths.get(path);
   }
 
   /** Makes files written with plain writes durable: one `sync -f` of the file system, or an fsync of each. */
@@ -137,8 +173,16 @@ export class RecordDisk {
     return temp;
   }
 
-  /** Waits for every pending journal to be flushed and removed. */
+  /** Resolves once every batch committed so far is written, flushed and its journal removed. */
+  async settle(): Promise<void> {
+    await this.#applyChain;
+    await Promise.all([...this.#pending.values()]);
+  }
+
+  /** Waits for every pending journal to be flushed and removed; no background work starts after it. */
   async drain(): Promise<void> {
+    this.#closed = true;
+    await this.#applyChain;
     await Promise.all([...this.#pending.values()].map((p) => Promise.race([p, new Promise((r) => setTimeout(r, 30_000))])));
   }
 
@@ -164,7 +208,7 @@ export class RecordDisk {
           await writeFile(temp, write.text);
           await rename(temp, path);
           this.#tombstones.delete(path);
-          this.#pendingPaths.set(path, (this.#pendingPaths.get(path) ?? 0) + 1);
+          this.#writtenByPending.set(path, (this.#writtenByPending.get(path) ?? 0) + 1);
           touched.push(path);
         }),
       ),
@@ -174,7 +218,7 @@ export class RecordDisk {
       entry.deletes.map((relative) =>
         limit(async () => {
           const path = this.#layout.fromRelative(relative);
-          if (this.#pendingPaths.has(path)) {
+          if (this.#writtenByPending.has(path)) {
             // A pending journal wrote this path: its replay must not bring the record back.
             const temp = this.#tempOf(path);
             await writeFile(temp, tombstone);
@@ -191,7 +235,8 @@ export class RecordDisk {
     return touched;
   }
 
-  async #retire(gen: number, journalPath: string, touched: string[], written: string[]): Promise<void> {
+  async #retire(gen: number, journalPath: string, touched: string[], covered: string[], written: string[], done: Promise<void>): Promise<void> {
+    for (const path of covered) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
     try {
       await this.flush(touched);
       await rm(journalPath, { force: true });
@@ -200,18 +245,20 @@ export class RecordDisk {
       return; // stays pending: deletes of its paths keep leaving tombstones
     }
     for (const path of written) {
-      const count = this.#pendingPaths.get(path) ?? 0;
-      if (count <= 1) this.#pendingPaths.delete(path);
-      else this.#pendingPaths.set(path, count - 1);
+      const count = this.#writtenByPending.get(path);
+      if (count === undefined) continue;
+      if (count <= 1) this.#writtenByPending.delete(path);
+      else this.#writtenByPending.set(path, count - 1);
     }
     this.#pending.delete(gen);
-    if (this.#pendingPaths.size === 0 && this.#tombstones.size > 0) {
+    if (this.#writtenByPending.size === 0 && this.#tombstones.size > 0) {
       void this.#lock.run(() => this.#clearTombstones());
     }
   }
 
   async #clearTombstones(): Promise<void> {
-    if (this.#pendingPaths.size > 0) return;
+    // After close another process may own the folder: tombstones left now are removed at its open.
+    if (this.#closed || this.#writtenByPending.size > 0) return;
     const paths = [...this.#tombstones];
     this.#tombstones.clear();
     // Not durable, and need not be: a tombstone left behind is removed at the next open.
