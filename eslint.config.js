@@ -109,22 +109,6 @@ export default defineConfig(
   { files: ['**/test/**/*.ts', '**/bench/**/*.ts', 'test-support/**/*.ts'], rules: looseAny },
   // Each `@ts-expect-error` line there is a call the compiler must refuse: its operands are unresolved on purpose.
   { files: ['examples/trpc-client/src/type-test.ts'], rules: looseAny },
-  // Files being rewritten by another branch of issue 11: what the linter found there is fixed after the merge.
-  {
-    // isAlive's unused `held` parameter: the lowdb split (issue 11) rewrites this file.
-    files: ['packages/adapters/src/lowdb/folder-lock.ts'],
-    rules: { '@typescript-eslint/no-unused-vars': ['error', { args: 'none' }] },
-  },
-  {
-    // `new Map()` inferred as Map<any, any> where a typed Map is passed: the adapters' rewrite (issue 11) owns it.
-    files: ['packages/adapters/src/memory/memory-storage.ts'],
-    rules: { '@typescript-eslint/no-unsafe-argument': 'off' },
-  },
-  {
-    // `String(issue.message)` of an unknown zod issue message: the shared transport errors (issue 11) replace it.
-    files: ['packages/trpc/src/error-table.ts'],
-    rules: { '@typescript-eslint/no-base-to-string': 'off' },
-  },
   // Package sources: only the packages `boundaries` allows.
   ...Object.entries(boundaries).map(([name, allowed]) => ({
     files: within(`packages/${name}`, ['src']),

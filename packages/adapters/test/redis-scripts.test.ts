@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { redisStorage } from '../src/redis/index.js';
 import { defineScripts, type DocevalsScripts } from '../src/redis/lua-scripts.js';
 import { deleteKeys, uniqueKeyPrefix } from './support/redis-test-keys.js';
 
@@ -84,9 +85,9 @@ describe('redis child and batch scripts sent twice', () => {
   it('counts a resent insertMany once, and refuses another batch naming a taken id without writing any of it', async () => {
     const keys = ['m:x', 'm:y'];
     const args = ['batch-1', 'x', '{"x":1}', '1', 'sim', '1', 'y', '{"y":1}', '1', 'sim', '2'];
-    expect(await client.docevalsChildInsertMany(2 + keys.length, 'morder', 'mtotals', ...keys, ...args)).toBe(1);
-    expect(await client.docevalsChildInsertMany(2 + keys.length, 'morder', 'mtotals', ...keys, ...args)).toBe(1);
-    expect(await client.docevalsChildInsertMany(4, 'morder', 'mtotals', 'm:z', 'm:y', 'batch-2', 'z', '{}', '0', 'y', '{}', '0')).toBe(-2);
+    expect(await client.docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
+    expect(await client.docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
+    expect(await client.docevalsChildInsertMany(4, ['morder', 'mtotals', 'm:z', 'm:y', 'batch-2', 'z', '{}', '0', 'y', '{}', '0'])).toBe(-2);
     expect(await client.exists('m:z')).toBe(0);
     expect(await client.hgetall('mtotals')).toMatchObject({ count: '2', 's:sim': '3', seq: '2' });
     expect(await client.zrange('morder', '0', '-1')).toEqual(['x', 'y']);
@@ -94,11 +95,40 @@ describe('redis child and batch scripts sent twice', () => {
 
   it('counts a resent retainMany / releaseMany once (the batch marker), a file twice in one batch twice', async () => {
     const args = ['tok-r', '1', '1', Buffer.from('A'), 'text/plain', '0', '', ''];
-    expect(await client.docevalsRetainMany(3, 'batch:r', 'f:a', 'f:a', ...args)).toBe('11');
-    expect(await client.docevalsRetainMany(3, 'batch:r', 'f:a', 'f:a', ...args)).toBe('11');
+    expect(await client.docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');
+    expect(await client.docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');
     expect(await client.hget('f:a', 'refs')).toBe('2');
-    await client.docevalsReleaseMany(2, 'batch:q', 'f:a');
-    await client.docevalsReleaseMany(2, 'batch:q', 'f:a');
+    await client.docevalsReleaseMany(2, ['batch:q', 'f:a']);
+    await client.docevalsReleaseMany(2, ['batch:q', 'f:a']);
     expect(await client.hget('f:a', 'refs')).toBe('1');
   });
+});
+
+describe('batches larger than a JavaScript call can spread', () => {
+  it('inserts, totals and deletes 20,000 children of one parent in one script each', async () => {
+    const storage = redisStorage({ url: inject('redisUrl'), keyPrefix: `big-batch-${Date.now()}:` });
+    try {
+      const records = Array.from({ length: 20_000 }, (_, i) => ({
+        id: `doc_${i}`,
+        organization_id: 'org_big',
+        parent_id: 'eval_big',
+        updated_at: new Date(0).toISOString(),
+        filename: `${i}.txt`,
+        mime_type: 'text/plain',
+        size: 1,
+        annotation: {},
+        annotation_metadata: null,
+        revision: 'r.1',
+        totals: { one: 1 },
+      }));
+      await storage.documents.insertMany(records);
+      expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_000, sums: { one: 20_000 } });
+      await storage.files.retainMany('org_big', records.map((r) => ({ fileId: r.id, content: { bytes: new Uint8Array([1]), mime_type: 'text/plain' } })));
+      await storage.files.releaseMany('org_big', records.map((r) => r.id));
+      expect(await storage.files.get('org_big', 'doc_0')).toBeNull();
+      expect(await storage.documents.deleteAll('org_big', 'eval_big')).toBe(20_000);
+    } finally {
+      await storage.close();
+    }
+  }, 60_000);
 });

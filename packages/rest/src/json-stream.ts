@@ -17,7 +17,7 @@ export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
     yield '[';
     for (let i = 0; i < value.length; i++) {
       if (i > 0) yield ',';
-      const item = value[i];
+      const item: unknown = value[i];
       if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
       else yield* jsonPieces(item, depth + 1);
     }

@@ -72,7 +72,7 @@ function schemaIssuesOf(cause: unknown): ErrorIssue[] | undefined {
   if (typeof cause !== 'object' || cause === null || !('issues' in cause) || !Array.isArray(cause.issues)) return undefined;
   return cause.issues.map((issue: { path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message?: unknown }) => ({
     path: formatPath((issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment))),
-    message: String(issue.message ?? 'Invalid value'),
+    message: typeof issue.message === 'string' ? issue.message : 'Invalid value',
   }));
 }
 

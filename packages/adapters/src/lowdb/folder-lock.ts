@@ -77,7 +77,7 @@ export function acquireFolderLock(dir: string, lockPath: string): FolderLock {
         sleepSync(50);
         continue;
       }
-    } else if (isAlive(owner, held)) {
+    } else if (isAlive(owner)) {
       throw lockedBy(dir, owner);
     }
     takeOverStale(lockPath, existing);
@@ -130,7 +130,7 @@ function takeOverStale(lockPath: string, staleContent: string): void {
   }
 }
 
-function isAlive(owner: LockOwner, held: Held): boolean {
+function isAlive(owner: LockOwner): boolean {
   if (owner.hostname !== hostname()) return true; // Cannot see another host's processes: assume it still runs.
   if (owner.pid === process.pid) {
     // Our own pid but not one of our locks: a previous process that had the same pid (a restarted container

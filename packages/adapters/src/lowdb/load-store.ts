@@ -219,7 +219,7 @@ function sweep(layout: Layout, state: LowdbState, gen: number, swept: SweepRepor
   const held = new Map<string, Map<string, number>>();
   for (const [org, , family] of state.documents.families()) {
     let counts = held.get(org);
-    if (!counts) held.set(org, (counts = new Map()));
+    if (!counts) held.set(org, (counts = new Map<string, number>()));
     for (const id of family.children.keys()) counts.set(id, (counts.get(id) ?? 0) + 1);
   }
   for (const [org, metas] of [...state.refs]) {

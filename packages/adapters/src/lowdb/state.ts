@@ -50,6 +50,6 @@ export function setItem<V>(outer: ByOrganization<V>, organizationId: string, id:
     if (inner?.size === 0) outer.delete(organizationId);
     return;
   }
-  if (!inner) outer.set(organizationId, (inner = new Map()));
+  if (!inner) outer.set(organizationId, (inner = new Map<string, V>()));
   inner.set(id, item);
 }

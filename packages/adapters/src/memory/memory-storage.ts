@@ -79,7 +79,7 @@ function memoryCollection<T extends StoredRecordBase>(state: MemoryState, collec
   const byOrganization = new Map<string, Map<string, Entry<T>>>();
   const recordsOf = (organizationId: string, create = false) => {
     let records = byOrganization.get(organizationId);
-    if (!records && create) byOrganization.set(organizationId, (records = new Map()));
+    if (!records && create) byOrganization.set(organizationId, (records = new Map<string, Entry<T>>()));
     return records;
   };
 
@@ -216,7 +216,7 @@ function memoryFileStore(state: MemoryState): FileStore {
       return true;
     }
     if (!content) return false;
-    if (!files) byOrganization.set(organizationId, (files = new Map()));
+    if (!files) byOrganization.set(organizationId, (files = new Map<string, FileEntry>()));
     files.set(fileId, { bytes: copyBytes(content.bytes), mime_type: content.mime_type, references: 1 });
     return true;
   };

@@ -174,12 +174,14 @@ return 1
 `;
 
 export interface ChildScripts {
+  // The batch scripts take their keys and arguments as one array (ioredis flattens it): a 10,000-record batch has
+  // more arguments than a JavaScript call may spread.
   docevalsChildPut(record: string, order: string, totals: string, id: string, json: string, expected: string, token: string, ...totalsPairs: string[]): Promise<number>;
-  docevalsChildInsertMany(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
+  docevalsChildInsertMany(numberOfKeys: number, keysAndArgs: string[]): Promise<number>;
   docevalsChildDelete(record: string, order: string, totals: string, id: string, expected: string): Promise<number>;
-  docevalsChildDeleteAll(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
-  docevalsRetainMany(numberOfKeys: number, ...keysAndArgs: Array<string | Buffer>): Promise<string>;
-  docevalsReleaseMany(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
+  docevalsChildDeleteAll(numberOfKeys: number, keysAndArgs: string[]): Promise<number>;
+  docevalsRetainMany(numberOfKeys: number, keysAndArgs: Array<string | Buffer>): Promise<string>;
+  docevalsReleaseMany(numberOfKeys: number, keysAndArgs: string[]): Promise<number>;
   docevalsFixRefs(file: string, refs: string, at: string, next: string): Promise<number>;
 }
 

@@ -61,7 +61,7 @@ export function redisChildCollection<T extends ChildRecordBase>(
           args.push(record.id, jsons[i]!, String(pairs.length / 2), ...pairs);
         });
         const recordKeys = records.map((r) => recordKey(org, parent, r.id));
-        const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...args);
+        const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, [orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...args]);
         if (outcome < 0) throw idTaken(label, records[-outcome - 1]!.id);
         report(jsons.reduce((n, json) => n + json.length, 0));
         return jsons.map((json) => ({ value: JSON.parse(json) as T, version: 1 }));
@@ -100,7 +100,7 @@ export function redisChildCollection<T extends ChildRecordBase>(
         for (let attempt = 0; attempt < DELETE_ALL_ATTEMPTS; attempt++) {
           const ids = await client.zrange(orderKey(org, parent), '0', '-1');
           const recordKeys = ids.map((id) => recordKey(org, parent, id));
-          const count = await client.docevalsChildDeleteAll(2 + recordKeys.length, orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...ids);
+          const count = await client.docevalsChildDeleteAll(2 + recordKeys.length, [orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...ids]);
           if (count >= 0) {
             report(0);
             return count;

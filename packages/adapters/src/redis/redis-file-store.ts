@@ -49,7 +49,7 @@ export function redisFileStore(connection: RedisConnection, keys: KeyLayout): Fi
           if (entry.content) args.push('1', toBuffer(entry.content.bytes), entry.content.mime_type);
           else args.push('0', '', '');
         }
-        const answer = String(await client.docevalsRetainMany(1 + fileKeys.length, keys.batch(organizationId, token), ...fileKeys, ...args));
+        const answer = String(await client.docevalsRetainMany(1 + fileKeys.length, [keys.batch(organizationId, token), ...fileKeys, ...args]));
         return Array.from(answer, (c) => c === '1');
       });
     },
@@ -59,7 +59,7 @@ export function redisFileStore(connection: RedisConnection, keys: KeyLayout): Fi
         if (fileIds.length === 0) return;
         const token = randomUUID();
         const fileKeys = fileIds.map((id) => keys.file(organizationId, id));
-        await client.docevalsReleaseMany(1 + fileKeys.length, keys.batch(organizationId, token), ...fileKeys);
+        await client.docevalsReleaseMany(1 + fileKeys.length, [keys.batch(organizationId, token), ...fileKeys]);
       });
     },
   };

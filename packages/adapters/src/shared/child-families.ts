@@ -78,7 +78,7 @@ export class ChildFamilies<T extends ChildRecordBase> {
   set(entry: ChildEntry<T>): void {
     const { organization_id: organizationId, parent_id: parentId, id } = entry.value;
     let parents = this.#byOrganization.get(organizationId);
-    if (!parents) this.#byOrganization.set(organizationId, (parents = new Map()));
+    if (!parents) this.#byOrganization.set(organizationId, (parents = new Map<string, Family<T>>()));
     let family = parents.get(parentId);
     if (!family) parents.set(parentId, (family = { children: new Map(), totals: new RunningTotals(), nextSeq: 1 }));
     const current = family.children.get(id);
