@@ -4,21 +4,32 @@ import type { JsonObject } from './json/assert-json.js';
 import type { DocumentComparison } from './metrics/compare-documents.js';
 
 /**
- * The storage contract of docevals. Small and domain-shaped: three record collections with compare-and-set on a
- * version, and a content-addressed, reference-counted file store. The service never writes a record it read
- * across an `await` without the version check, so two servers sharing one store never lose each other's writes.
+ * The storage contract of docevals. Small and domain-shaped: record collections with compare-and-set on a version,
+ * child collections (records that belong to a parent record and are read in pages), and a content-addressed,
+ * reference-counted file store. The service never writes a record it read across an `await` without the version
+ * check, so two servers sharing one store never lose each other's writes.
  *
- * Adapters: `memoryStorage()`, `lowdbStorage({ dir })`, `redisStorage({ client | url })` in `@docevals/adapters`;
- * third-party adapters prove themselves with `runStorageConformance` from `@docevals/adapters/conformance`.
+ * Layout (docs/spec/storage-model.md): an evaluation record holds its settings and the ids of its iterations; each
+ * document is its own record (child of the evaluation); an iteration record holds settings, status and lease; each
+ * prediction is its own record (child of the iteration, keyed by document id). So one document's change costs one
+ * document's work: a write touches records of bounded size, never a whole evaluation.
+ *
+ * Adapters: `memoryStorage()`, `lowdbStorage({ dir })`, `redisStorage({ client | url })`,
+ * `postgresStorage({ pool | connectionString })` in `@docevals/adapters`; third-party adapters prove themselves with
+ * `runStorageConformance` from `@docevals/adapters/conformance`.
  */
 export interface Storage {
-  /** Adapter name, used in `storage_error` messages (`memory`, `lowdb`, `redis`). */
+  /** Adapter name, used in logs (`memory`, `lowdb`, `redis`, `postgres`). Never sent to clients with a path. */
   readonly name: string;
   readonly evaluations: RecordCollection<EvaluationRecord>;
+  /** Documents of an evaluation: parent = evaluation id, id = file_id; read in the evaluation's document order. */
+  readonly documents: ChildCollection<DocumentRecord>;
   readonly iterations: RecordCollection<IterationRecord>;
+  /** Predictions of an iteration: parent = iteration id, id = document id. Totals: {@link PredictionTotals}. */
+  readonly predictions: ChildCollection<PredictionRecord>;
   readonly processors: RecordCollection<ProcessorRecord>;
   readonly files: FileStore;
-  /** Releases what the adapter opened itself (a host's own Redis client is left open). Idempotent. */
+  /** Releases what the adapter opened itself (a host's own client or pool is left open). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -80,6 +91,65 @@ export interface RecordCollection<T extends StoredRecordBase> {
   list(organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null>;
 }
 
+/** What every child record carries: it belongs to one parent record of the organization. */
+export interface ChildRecordBase {
+  /** Unique within the parent. */
+  id: string;
+  organization_id: string;
+  /** The id of the parent record (an evaluation for documents, an iteration for predictions). */
+  parent_id: string;
+  updated_at: string;
+  /**
+   * Numbers the collection sums per parent, atomically with every write of the record (insert, put, delete):
+   * {@link ChildCollection.totals}. Absent counts as no numbers.
+   */
+  totals?: Record<string, number>;
+}
+
+export interface ChildPageQuery {
+  limit: number;
+  /** The `limit` children just after this id in the parent's order (exclusive). */
+  after?: string;
+}
+
+/** Per parent: how many children, and the sum of each key of their `totals`. */
+export interface ChildTotals {
+  count: number;
+  sums: Record<string, number>;
+}
+
+/**
+ * Records that belong to a parent record (documents of an evaluation, predictions of an iteration). The parent's
+ * order is insertion order: a child keeps its place when replaced, and one inserted again after a delete goes last.
+ * Every method is atomic on its own, and keeps {@link ChildCollection.totals} exact in the same step. Nothing here
+ * checks that the parent exists: the service does.
+ */
+export interface ChildCollection<T extends ChildRecordBase> {
+  get(organizationId: string, parentId: string, id: string): Promise<Versioned<T> | null>;
+  /** In the order of `ids`, null for each id the parent does not hold. */
+  getMany(organizationId: string, parentId: string, ids: readonly string[]): Promise<Array<Versioned<T> | null>>;
+  /**
+   * Stores new records (all of one organization and one parent) at version 1, at the end of the parent's order, in
+   * the order given. All or nothing, one commit: an id the parent already holds, or an id twice in `records`, is a
+   * `DocevalsError('conflict')` and nothing is written.
+   */
+  insertMany(records: readonly T[]): Promise<Array<Versioned<T>>>;
+  /**
+   * Writes one record. `expectedVersion`: a number replaces only if the stored version is still that one (null when
+   * it moved or the record is gone); `0` inserts only if the parent holds no such id (null otherwise); omitted
+   * writes whatever is there (insert or replace). A replaced record keeps its place in the parent's order.
+   */
+  put(record: T, expectedVersion?: number): Promise<Versioned<T> | null>;
+  /** Removes one child; false when there was none (or, with `expectedVersion`, when its version moved). */
+  delete(organizationId: string, parentId: string, id: string, expectedVersion?: number): Promise<boolean>;
+  /** Removes every child of the parent in one step; returns how many there were. */
+  deleteAll(organizationId: string, parentId: string): Promise<number>;
+  /** A page in the parent's order; null when `after` names no child of the parent. Reads at most `limit` records. */
+  list(organizationId: string, parentId: string, query: ChildPageQuery): Promise<RecordPage<T> | null>;
+  /** Count and summed totals of the parent's children, without reading them. */
+  totals(organizationId: string, parentId: string): Promise<ChildTotals>;
+}
+
 /** A stored file: its raw bytes and the media type of the data URL it came in. */
 export interface StoredFile {
   bytes: Uint8Array;
@@ -100,13 +170,26 @@ export interface FileStore {
   /** Removes one reference; at zero the file is deleted. Releasing an unknown file does nothing. */
   release(organizationId: string, fileId: string): Promise<void>;
   get(organizationId: string, fileId: string): Promise<StoredFile | null>;
+  /**
+   * {@link FileStore.retain} for many files in one commit (lowdb) or one round trip (Redis, Postgres); the result
+   * in the order of `entries`. All or nothing when the store fails. A file id twice in `entries` gets two references.
+   */
+  retainMany(organizationId: string, entries: ReadonlyArray<{ fileId: string; content?: StoredFile }>): Promise<boolean[]>;
+  /** {@link FileStore.release} for many files in one commit / round trip. */
+  releaseMany(organizationId: string, fileIds: readonly string[]): Promise<void>;
 }
 
-/** A document inside an evaluation record: a reference to its file, plus its annotation. */
-export interface StoredDocument {
+/** A document of an evaluation: a reference to its file, plus its annotation. Child of the evaluation. */
+export interface DocumentRecord extends ChildRecordBase {
   /** The file_id. */
   id: string;
+  /** The evaluation id. */
+  parent_id: string;
   filename: string;
+  /** Media type of the stored file, so lists can answer without reading file contents. */
+  mime_type: string;
+  /** Size of the stored file in bytes. */
+  size: number;
   annotation: JsonObject;
   annotation_metadata: Metadata | null;
   /** Changes whenever the annotation changes; cached metrics name the revision they were computed for. */
@@ -120,7 +203,11 @@ export interface EvaluationRecord extends StoredRecordBase {
   schema_id: string;
   schema_data_id: string;
   default_inference_settings: InferenceSettingsInput;
-  documents: StoredDocument[];
+  /**
+   * Documents reserved for this evaluation, kept by compare-and-set before documents are inserted, so the
+   * per-evaluation limit holds under concurrent adds. The documents themselves are in {@link Storage.documents}.
+   */
+  document_count: number;
   /** Oldest first. An iteration belongs to the evaluation once its id is here. */
   iteration_ids: string[];
   created_at: string;
@@ -131,10 +218,51 @@ export interface CachedDocumentMetrics extends DocumentComparison {
   annotation_revision: string;
 }
 
-export interface StoredPrediction {
+/** The outcome of one document in an iteration. */
+export type PredictionStatus = 'succeeded' | 'failed';
+
+/**
+ * The keys a prediction puts in its `totals`, summed per iteration by the child collection: the iteration's
+ * aggregates (means over succeeded documents, counts, cost) without reading every prediction.
+ */
+export interface PredictionTotals {
+  [key: string]: number;
+  /** 1 when the extraction succeeded, else 0. */
+  succeeded: number;
+  /** 1 when the extraction failed, else 0. */
+  failed: number;
+  /** The document's similarity when succeeded, else 0. */
+  similarity: number;
+  /** The document's aligned similarity when succeeded, else 0. */
+  aligned_similarity: number;
+  /** api_cost.total of the prediction's metadata, 0 when unknown. */
+  cost: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** One document's prediction in one iteration. Child of the iteration; `id` is the document id. */
+export interface PredictionRecord extends ChildRecordBase {
+  /** The document id (file_id). */
+  id: string;
+  /** The iteration id. */
+  parent_id: string;
+  evaluation_id: string;
+  status: PredictionStatus;
   prediction: JsonObject;
   metadata: Metadata | null;
-  metrics?: CachedDocumentMetrics;
+  metrics: CachedDocumentMetrics;
+  totals: PredictionTotals;
+}
+
+export type IterationStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** Who runs an iteration now: taken and renewed by compare-and-set on the iteration record, expired by time. */
+export interface IterationLease {
+  /** An id of the runner (server process or worker) holding it. */
+  owner: string;
+  /** ISO 8601; past it, another runner may take the iteration over. */
+  expires_at: string;
 }
 
 export interface IterationRecord extends StoredRecordBase {
@@ -143,11 +271,16 @@ export interface IterationRecord extends StoredRecordBase {
   json_schema: JsonObject;
   schema_id: string;
   schema_data_id: string;
-  /** By document id. A document without an entry has the prediction `{}` with metadata null. */
-  predictions: Record<string, StoredPrediction>;
   created_at: string;
   /** Top-level copy of `inference_settings.model`, so lists can filter on it. */
   model: string;
+  status: IterationStatus;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Why the whole iteration failed, else null. */
+  error: string | null;
+  /** Set while a runner works on it. */
+  lease: IterationLease | null;
 }
 
 export interface ProcessorRecord extends StoredRecordBase {
