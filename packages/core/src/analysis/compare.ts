@@ -1,70 +1,8 @@
 import { documentFields, FieldSummaryBuilder, type FieldStats } from './field-summary.js';
-import type { AnalysisDocument, AnalysisPrediction, AnalysisStatus } from './types.js';
+import type { DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta } from '../schemas/analysis.js';
+import type { AnalysisDocument, AnalysisPrediction } from './types.js';
 
-/** One field in a comparison of two iterations, over the documents both got right enough to score. */
-export interface FieldDelta {
-  field: string;
-  /** Documents scored in both. */
-  documents: number;
-  base_mean: number | null;
-  head_mean: number | null;
-  /** head − base; null when either side has no score. */
-  delta: number | null;
-  base_aligned_mean: number | null;
-  head_aligned_mean: number | null;
-  aligned_delta: number | null;
-}
-
-/** One document in a comparison. */
-export interface DocumentDelta {
-  document_id: string;
-  filename: string;
-  base_similarity: number;
-  head_similarity: number;
-  delta: number;
-  base_aligned_similarity: number;
-  head_aligned_similarity: number;
-  aligned_delta: number;
-}
-
-/** A document left out of the comparison because it has no figures in one of the iterations. */
-export interface ExcludedDocument {
-  document_id: string;
-  filename: string;
-  base_status: AnalysisStatus;
-  head_status: AnalysisStatus;
-}
-
-export interface MeanDelta {
-  base: number | null;
-  head: number | null;
-  delta: number | null;
-}
-
-export interface IterationComparison {
-  /** Improvement or regression smaller than this (in similarity, 0..1) counts as unchanged. */
-  threshold: number;
-  /** Documents succeeded in both iterations: the ones every mean below is over. */
-  compared_documents: number;
-  mean_similarity: MeanDelta;
-  aligned_mean_similarity: MeanDelta;
-  /** Summed api cost of each iteration's predictions (over all its documents), null where unknown. */
-  cost: MeanDelta;
-  /** Failed documents in each iteration. */
-  failures: MeanDelta;
-  /** Every field, most regressed first (by delta, then by name); fields without a delta last. */
-  fields: FieldDelta[];
-  /** Fields whose mean moved most, either way (at most 10, largest |delta| first). */
-  moved_fields: FieldDelta[];
-  /** Compared documents in the evaluation's order. */
-  documents: DocumentDelta[];
-  /** head below base by more than the threshold, largest drop first. */
-  regressed: DocumentDelta[];
-  /** head above base by more than the threshold, largest gain first. */
-  improved: DocumentDelta[];
-  /** Pending or failed in either iteration: not compared, not averaged as 0. */
-  excluded: ExcludedDocument[];
-}
+export type { DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta };
 
 /** Default threshold of {@link IterationComparer}. */
 export const DEFAULT_COMPARE_THRESHOLD = 0.01;

@@ -2,37 +2,13 @@ import type { JsonObject } from '../json/assert-json.js';
 import { readSchemaFields, type FieldNode } from '../extraction/local-rules/schema-fields.js';
 import { escapeSegment } from '../metrics/section-walk.js';
 import { fieldOf, isFilled, splitPath, valueAt } from './field-paths.js';
+import type { FieldStats, FieldSummary } from '../schemas/analysis.js';
 import type { AnalysisDocument, AnalysisPrediction } from './types.js';
+
+export type { FieldStats, FieldSummary };
 
 /** How one field fared in one document. */
 export type FieldOutcome = 'exact' | 'partial' | 'missing' | 'unexpected';
-
-/** One field of an iteration, over its succeeded documents (docs/spec/analysis.md). */
-export interface FieldStats {
-  /** The field's path, list items collapsed to `*` (`line_items.*.amount`). */
-  field: string;
-  /** Documents in which the field was scored. */
-  documents: number;
-  /** Mean over those documents of the field's mean score in each; null when no document scored it. */
-  mean_similarity: number | null;
-  /** The same over the aligned scores (docs/spec/metrics.md section 4). */
-  aligned_mean_similarity: number | null;
-  /** Documents where every score of the field is 1. */
-  exact: number;
-  /** Documents where the annotation fills the field and the prediction does not. */
-  missing: number;
-  /** Documents where the prediction fills the field and the annotation does not. */
-  unexpected: number;
-  /** The other documents: both sides have something, not all of it right. */
-  partial: number;
-}
-
-export interface FieldSummary {
-  /** Worst first: by mean similarity (fields no document scored last), then by name. */
-  fields: FieldStats[];
-  /** Documents whose figures the summary holds (succeeded predictions). */
-  documents: number;
-}
 
 interface DocumentField {
   sum: number;

@@ -20,7 +20,6 @@ export {
 } from './compare.js';
 export {
   leaderboard,
-  LEADERBOARD_SORT_KEYS,
   type Leaderboard,
   type LeaderboardIteration,
   type LeaderboardRow,

@@ -1,3 +1,7 @@
+import type { Leaderboard, LeaderboardRow, LeaderboardSortKey } from '../schemas/analysis.js';
+
+export type { Leaderboard, LeaderboardRow, LeaderboardSortKey };
+
 /** What the leaderboard reads of one iteration (its summary: no per-document data). */
 export interface LeaderboardIteration {
   id: string;
@@ -17,35 +21,6 @@ export interface LeaderboardIteration {
   cost: number | null;
 }
 
-export const LEADERBOARD_SORT_KEYS = ['mean_similarity', 'aligned_mean_similarity', 'cost', 'duration_ms', 'failed', 'created_at'] as const;
-export type LeaderboardSortKey = (typeof LEADERBOARD_SORT_KEYS)[number];
-
-export interface LeaderboardRow {
-  /** 1 for the first row in the chosen order. */
-  rank: number;
-  iteration_id: string;
-  model: string;
-  /** Only the inference settings whose values differ between the iterations listed. */
-  settings: Record<string, unknown>;
-  mean_similarity: number | null;
-  aligned_mean_similarity: number | null;
-  succeeded: number;
-  failed: number;
-  pending: number;
-  cost: number | null;
-  /** finished_at − started_at; null when either is unknown. */
-  duration_ms: number | null;
-  created_at: string;
-}
-
-export interface Leaderboard {
-  sort: LeaderboardSortKey;
-  order: 'asc' | 'desc';
-  /** Names of the settings that differ between the iterations (the keys of every row's `settings`). */
-  differing_settings: string[];
-  rows: LeaderboardRow[];
-}
-
 /**
  * Ranks an evaluation's completed iterations (docs/spec/analysis.md). Default: best mean similarity first; rows whose
  * sort value is null come last whatever the order; ties keep the oldest first.
@@ -62,7 +37,7 @@ export function leaderboard(
   const order = options.order ?? (sort === 'cost' || sort === 'duration_ms' || sort === 'failed' ? 'asc' : 'desc');
   const completed = iterations.filter((it) => it.status === 'completed');
   const differing = differingKeys(completed.map((it) => it.inference_settings));
-  const rows = completed.map((it) => ({
+  const rows: LeaderboardRow[] = completed.map((it) => ({
     rank: 0,
     iteration_id: it.id,
     model: it.model,

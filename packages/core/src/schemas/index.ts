@@ -6,3 +6,4 @@ export * from './json.js';
 export * from './lists.js';
 export * from './metadata.js';
 export * from './processors.js';
+export * from './analysis.js';

@@ -1,6 +1,15 @@
 import type { Extractor } from '../extractor.js';
 import type {
   AddDocumentInput,
+  CompareInput,
+  EvaluationComparison,
+  ExportInput,
+  ImportAnnotationsInput,
+  ImportAnnotationsResult,
+  IterationFields,
+  IterationFieldsInput,
+  Leaderboard,
+  LeaderboardInput,
   CreateEvaluationInput,
   CreateIterationInput,
   CreateProcessorInput,
@@ -32,6 +41,7 @@ import type {
   UpdateProcessorInput,
 } from '../schemas/index.js';
 import type { Storage } from '../storage.js';
+import type { ExportStream } from './analyses.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
@@ -84,6 +94,10 @@ export interface Docevals {
     list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<EvaluationSummary>>;
     update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
     delete(organizationId: string, input: EvaluationRefInput): Promise<Deleted>;
+    /** Two iterations compared field by field and document by document (docs/spec/analysis.md). */
+    compare(organizationId: string, input: CompareInput): Promise<EvaluationComparison>;
+    /** The evaluation's completed iterations ranked (docs/spec/analysis.md). */
+    leaderboard(organizationId: string, input: LeaderboardInput): Promise<Leaderboard>;
     readonly documents: {
       add(organizationId: string, input: AddDocumentInput): Promise<Document>;
       /** Summaries `{id, filename, mime_type, size}`; whole documents with `expand: 'documents'`. */
@@ -92,6 +106,8 @@ export interface Docevals {
       get(organizationId: string, input: DocumentRefInput): Promise<Document>;
       update(organizationId: string, input: UpdateDocumentInput): Promise<Document>;
       delete(organizationId: string, input: DocumentRefInput): Promise<Deleted>;
+      /** Annotations from a JSONL or CSV file, applied row by row (docs/spec/analysis.md). */
+      import(organizationId: string, input: ImportAnnotationsInput): Promise<ImportAnnotationsResult>;
     };
     readonly iterations: {
       /** Every iteration, oldest first: the interface's shape, or summaries with `view: 'summary'`. */
@@ -107,6 +123,10 @@ export interface Docevals {
       predictions(organizationId: string, input: ListPredictionsInput): Promise<PredictionPage>;
       delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
       process(organizationId: string, input: ProcessIterationInput): Promise<Iteration>;
+      /** Per-field summary of the iteration, worst field first (docs/spec/analysis.md). */
+      fields(organizationId: string, input: IterationFieldsInput): Promise<IterationFields>;
+      /** The iteration as CSV or JSON Lines, streamed a page of documents at a time (docs/spec/analysis.md). */
+      export(organizationId: string, input: ExportInput): Promise<ExportStream>;
     };
   };
   readonly processors: {
