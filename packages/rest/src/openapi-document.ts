@@ -116,13 +116,18 @@ function routeOf(endpoint: Endpoint, errorBody: z.ZodType) {
         ? {
             body: {
               required: !endpoint.bodyOptional,
-              content: { 'application/json': { schema: endpoint.body } },
+              content: {
+                'application/json': { schema: endpoint.body },
+                ...Object.fromEntries(Object.keys(endpoint.textBodies ?? {}).map((type) => [type, { schema: z.string() }])),
+              },
             },
           }
         : {}),
     },
     responses: {
-      200: { description: 'Success', content: { 'application/json': { schema: endpoint.response } } },
+      200: endpoint.produces
+        ? { description: 'A file (Content-Disposition names it)', content: Object.fromEntries(endpoint.produces.fileTypes.map((type) => [type, { schema: z.string() }])) }
+        : { description: 'Success', content: { 'application/json': { schema: endpoint.response } } },
       ...responses,
     },
   });

@@ -53,7 +53,7 @@ describe('field paths', () => {
 
 describe('per-field summary', () => {
   it('scores each field per document, classifies it, and sorts worst first', () => {
-    const docs = [
+    const docs: Array<{ a: JsonObject; p: JsonObject }> = [
       { a: { vendor: 'ACME', total: 10, line_items: [{ sku: 'A', amount: 1 }, { sku: 'B', amount: 2 }] }, p: { vendor: 'ACME', total: 10, line_items: [{ sku: 'A', amount: 1 }, { sku: 'B', amount: 2 }] } },
       { a: { vendor: 'Globex', total: 20, line_items: [{ sku: 'C', amount: 3 }] }, p: { vendor: 'Globex', line_items: [{ sku: 'C', amount: 4 }] } },
       { a: { vendor: 'Initech', line_items: [] }, p: { vendor: 'Initech', total: 5, paid: true, line_items: [] } },
