@@ -13,3 +13,5 @@ export * from './service/create-docevals.js';
 export * from './extraction/index.js';
 export * from './metrics/index.js';
 export * from './identifiers/index.js';
+export * from './analysis/index.js';
+export type { ExportStream } from './service/analyses.js';

@@ -1,4 +1,4 @@
-import { DocevalsError, readApiKey, unauthorizedError, type Authenticate, type Docevals } from '@docevals/core';
+import { DocevalsError, readApiKey, unauthorizedError, type Authenticate, type Docevals, type ExportStream } from '@docevals/core';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
@@ -6,7 +6,7 @@ import { DOCS_CSP, docsInitScript, docsPage, loadRendererBundle } from './docs-p
 import { createOpenApiDocument } from './openapi-document.js';
 import { isMultipart, readFormBody } from './read-form-body.js';
 import { jsonBody } from './json-stream.js';
-import { readJsonBody } from './read-json-body.js';
+import { readJsonBody, readTextBody } from './read-json-body.js';
 
 /** A fetch-style handler: web `Request` in, web `Response` out. */
 export type RestHandler = (request: Request) => Promise<Response>;
@@ -146,14 +146,19 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
 
   async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
-    const body = !endpoint.body
-      ? {}
-      : endpoint.acceptsForm && isMultipart(c.req.raw)
-        ? await readFormBody(c.req.raw, maxBodyBytes)
-        : await readJsonBody(c.req.raw, maxBodyBytes);
+    const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies) : null;
+    // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` for its flag.
+    const body = text
+      ? { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false' }
+      : !endpoint.body
+        ? {}
+        : endpoint.acceptsForm && isMultipart(c.req.raw)
+          ? await readFormBody(c.req.raw, maxBodyBytes)
+          : await readJsonBody(c.req.raw, maxBodyBytes);
     const query = endpoint.query ? c.req.query() : {};
     const input = { ...body, ...query, ...c.req.param() };
     const result = await endpoint.call(docevals, c.get('organizationId'), input);
+    if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream);
     // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
     return c.body(jsonBody(result), 200, { 'content-type': 'application/json' });
   }
@@ -165,6 +170,27 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return fail(error, request);
     }
   };
+}
+
+/** A file answer: its chunks streamed as UTF-8 as the client reads them, named by `Content-Disposition`. */
+function fileResponse(file: ExportStream): Response {
+  const encoder = new TextEncoder();
+  const iterator = file.chunks[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  const filename = file.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+  return new Response(body, {
+    status: 200,
+    headers: { 'content-type': file.content_type, 'content-disposition': `attachment; filename="${filename}"` },
+  });
 }
 
 function normalizeBasePath(basePath: string | undefined): string {

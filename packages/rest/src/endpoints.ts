@@ -1,5 +1,14 @@
 import {
   addDocumentInputSchema,
+  compareInputSchema,
+  evaluationComparisonSchema,
+  exportInputSchema,
+  importAnnotationsInputSchema,
+  importAnnotationsResultSchema,
+  iterationFieldsInputSchema,
+  iterationFieldsSchema,
+  leaderboardInputSchema,
+  leaderboardSchema,
   createEvaluationInputSchema,
   createIterationInputSchema,
   createProcessorInputSchema,
@@ -61,6 +70,13 @@ export interface Endpoint {
   /** The body may also come as `multipart/form-data` (read-form-body.ts): the reference SDK's submit. */
   acceptsForm?: boolean;
   response: z.ZodType;
+  /**
+   * `file`: the call returns an {@link ExportStream}; the answer is its text streamed with its media type and a
+   * `Content-Disposition` file name (the OpenAPI document lists `fileTypes` as the response's media types).
+   */
+  produces?: { kind: 'file'; fileTypes: readonly string[] };
+  /** Media types other than JSON the body may come in, with the input they become (`{ format, content }`). */
+  textBodies?: Readonly<Record<string, string>>;
   call(docevals: Docevals, organizationId: string, input: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -299,6 +315,63 @@ export const ENDPOINTS: readonly Endpoint[] = [
         ...castInput<Docevals['evals']['iterations']['distances']>(input),
         ...(await locate(d, org, input)),
       }),
+  },
+  // Analyses (docs/spec/analysis.md)
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/fields',
+    operationId: 'getIterationFields',
+    summary: "Per-field summary of an iteration: every leaf field's mean similarity and outcome counts, worst first",
+    tag: 'Iterations',
+    params: iterationFieldsInputSchema,
+    response: iterationFieldsSchema,
+    call: (d, org, input) => d.evals.iterations.fields(org, castInput<Docevals['evals']['iterations']['fields']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/export',
+    operationId: 'exportIteration',
+    summary: 'One row per document and leaf field (values and scores) as CSV or JSON Lines, streamed',
+    tag: 'Iterations',
+    params: iterationRefInputSchema,
+    query: exportInputSchema.omit({ evaluation_id: true, iteration_id: true }),
+    response: z.string(),
+    produces: { kind: 'file', fileTypes: ['text/csv', 'application/x-ndjson'] },
+    call: (d, org, input) => d.evals.iterations.export(org, castInput<Docevals['evals']['iterations']['export']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/compare',
+    operationId: 'compareIterations',
+    summary: 'Compare two iterations (`base`, `head`): field and document deltas, regressed and improved documents',
+    tag: 'Evaluations',
+    params: evaluationRefInputSchema,
+    query: compareInputSchema.omit({ evaluation_id: true }),
+    response: evaluationComparisonSchema,
+    call: (d, org, input) => d.evals.compare(org, castInput<Docevals['evals']['compare']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/leaderboard',
+    operationId: 'getLeaderboard',
+    summary: "The evaluation's completed iterations ranked (`sort`, `order`), with the settings that differ",
+    tag: 'Evaluations',
+    params: evaluationRefInputSchema,
+    query: leaderboardInputSchema.omit({ evaluation_id: true }),
+    response: leaderboardSchema,
+    call: (d, org, input) => d.evals.leaderboard(org, castInput<Docevals['evals']['leaderboard']>(input)),
+  },
+  {
+    method: 'post',
+    path: '/v1/evals/{evaluation_id}/documents/import',
+    operationId: 'importAnnotations',
+    summary: 'Update annotations from a JSONL or CSV file, row by row; refused rows change nothing',
+    tag: 'Documents',
+    params: evaluationRefInputSchema,
+    body: importAnnotationsInputSchema.omit({ evaluation_id: true }),
+    textBodies: { 'text/csv': 'csv', 'application/x-ndjson': 'jsonl', 'application/jsonl': 'jsonl' },
+    response: importAnnotationsResultSchema,
+    call: (d, org, input) => d.evals.documents.import(org, castInput<Docevals['evals']['documents']['import']>(input)),
   },
   // Processors
   {

@@ -238,13 +238,16 @@ function routeOf(endpoint: Endpoint, doc: OperationDoc) {
               content: {
                 'application/json': { schema: doc.body, example: doc.requestExample },
                 ...(doc.formBody ? { 'multipart/form-data': { schema: doc.formBody } } : {}),
+                ...Object.fromEntries(Object.keys(endpoint.textBodies ?? {}).map((type) => [type, { schema: z.string() }])),
               },
             },
           }
         : {}),
     },
     responses: {
-      200: { description: 'Success', content: { 'application/json': { schema: doc.response, example: doc.responseExample } } },
+      200: endpoint.produces
+        ? { description: 'A file (Content-Disposition names it)', content: Object.fromEntries(endpoint.produces.fileTypes.map((type) => [type, { schema: z.string(), example: doc.responseExample }])) }
+        : { description: 'Success', content: { 'application/json': { schema: doc.response, example: doc.responseExample } } },
       ...responses,
     } as RouteConfig['responses'],
   });

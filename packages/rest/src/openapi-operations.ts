@@ -1,5 +1,5 @@
 import { DEFAULT_INFERENCE_SETTINGS } from '@docevals/core';
-import type { z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import {
   AddDocumentBodySchema,
   CreateEvaluationBodySchema,
@@ -18,6 +18,14 @@ import {
   IterationListSchema,
   IterationPathSchema,
   IterationSchema,
+  CompareQuerySchema,
+  EvaluationComparisonSchema,
+  ExportQuerySchema,
+  ImportAnnotationsBodySchema,
+  ImportAnnotationsResultSchema,
+  IterationFieldsSchema,
+  LeaderboardQuerySchema,
+  LeaderboardSchema,
   IterationViewSchema,
   GetIterationQuerySchema,
   ListPredictionsQuerySchema,
@@ -420,5 +428,101 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
       'a pattern (`gpt-*`) is served too; an iteration or processor naming a model nobody serves is a 422.',
     response: ModelListSchema,
     responseExample: { data: [{ id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'] }] },
+  },
+  getIterationFields: {
+    description:
+      'Every leaf field of the iteration (list items collapsed to `*`): its mean similarity and aligned mean over the ' +
+      'succeeded documents, and in how many documents it was exact, partial, missing or unexpected. Worst first.',
+    params: IterationPathSchema,
+    response: IterationFieldsSchema,
+    responseExample: {
+      iteration_id: ITERATION.id,
+      documents: 1,
+      fields: [
+        { field: 'invoice_number', documents: 1, mean_similarity: 0.75, aligned_mean_similarity: 0.75, exact: 0, missing: 0, unexpected: 0, partial: 1 },
+        { field: 'total', documents: 1, mean_similarity: 1, aligned_mean_similarity: 1, exact: 1, missing: 0, unexpected: 0, partial: 0 },
+      ],
+    },
+  },
+  exportIteration: {
+    description:
+      'One row per document and scored leaf path: document id, filename, status, path, annotation value, predicted ' +
+      'value, similarity and aligned similarity. Streamed a page of documents at a time; `Content-Disposition` names ' +
+      'the file. CSV is RFC 4180 quoted UTF-8; JSONL keeps the values\' JSON types.',
+    params: IterationPathSchema,
+    query: ExportQuerySchema,
+    response: z.string(),
+    responseExample:
+      'document_id,filename,status,field,annotation,prediction,similarity,aligned_similarity\n' +
+      `${DOCUMENT_ID},invoice-1.txt,succeeded,total,42,42,1,1\n`,
+  },
+  compareIterations: {
+    description:
+      'Compares two iterations of the evaluation over the documents that succeeded in both: per field, base and head ' +
+      'means and their delta (most regressed first); per document, both similarities; the documents that regressed or ' +
+      'improved by more than `threshold`; failed or pending documents listed apart, never compared as 0.',
+    params: EvaluationPathSchema,
+    query: CompareQuerySchema,
+    response: EvaluationComparisonSchema,
+    responseExample: {
+      base_iteration_id: ITERATION.id,
+      head_iteration_id: 'eval_iter_b7RbFy1m0c3aQx2Zp9LkT',
+      threshold: 0.01,
+      compared_documents: 1,
+      mean_similarity: { base: 1, head: 0.875, delta: -0.125 },
+      aligned_mean_similarity: { base: 1, head: 0.875, delta: -0.125 },
+      cost: { base: null, head: null, delta: null },
+      failures: { base: 0, head: 0, delta: 0 },
+      fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25 }],
+      moved_fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25 }],
+      documents: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', base_similarity: 1, head_similarity: 0.875, delta: -0.125, base_aligned_similarity: 1, head_aligned_similarity: 0.875, aligned_delta: -0.125 }],
+      regressed: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', base_similarity: 1, head_similarity: 0.875, delta: -0.125, base_aligned_similarity: 1, head_aligned_similarity: 0.875, aligned_delta: -0.125 }],
+      improved: [],
+      excluded: [],
+    },
+  },
+  getLeaderboard: {
+    description:
+      'The evaluation\'s completed iterations ranked: model, the settings that differ between them, means over ' +
+      'succeeded documents, failures, cost and duration. Read from summaries: a few small reads per iteration.',
+    params: EvaluationPathSchema,
+    query: LeaderboardQuerySchema,
+    response: LeaderboardSchema,
+    responseExample: {
+      sort: 'mean_similarity',
+      order: 'desc',
+      differing_settings: [],
+      rows: [
+        {
+          rank: 1,
+          iteration_id: ITERATION.id,
+          model: 'local-rules',
+          settings: {},
+          mean_similarity: 0.875,
+          aligned_mean_similarity: 0.875,
+          succeeded: 1,
+          failed: 0,
+          pending: 0,
+          cost: null,
+          duration_ms: 8,
+          created_at: '2026-11-23T19:23:59.950Z',
+        },
+      ],
+    },
+  },
+  importAnnotations: {
+    description:
+      'Updates annotations from a file, row by row: JSONL of `{"document_id" | "filename", "annotation"}`, or CSV with ' +
+      'a `document_id` or `filename` column and one column per leaf path (typed by the schema). A refused row (unknown ' +
+      'document, wrong type) changes nothing; each updated document\'s metrics are refreshed in every iteration.',
+    params: EvaluationPathSchema,
+    body: ImportAnnotationsBodySchema,
+    response: ImportAnnotationsResultSchema,
+    requestExample: { format: 'csv', content: 'filename,invoice_number,total\ninvoice-1.txt,INV-7,42\n' },
+    responseExample: {
+      updated: 1,
+      refused: 0,
+      rows: [{ row: 1, document_id: DOCUMENT_ID, filename: 'invoice-1.txt', status: 'updated', issues: [] }],
+    },
   },
 };

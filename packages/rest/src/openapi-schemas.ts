@@ -1,5 +1,20 @@
 import {
   apiCostSchema,
+  compareInputSchema,
+  documentDeltaSchema,
+  evaluationComparisonSchema,
+  excludedDocumentSchema,
+  exportInputSchema,
+  fieldDeltaSchema,
+  fieldStatsSchema,
+  importAnnotationsInputSchema,
+  importAnnotationsResultSchema,
+  importRowResultSchema,
+  iterationFieldsSchema,
+  leaderboardInputSchema,
+  leaderboardRowSchema,
+  leaderboardSchema,
+  meanDeltaSchema,
   documentSummarySchema,
   evaluationSummarySchema,
   getIterationInputSchema,
@@ -605,3 +620,133 @@ export const ModelSchema = named('Model', documented(modelSchema, {
 export const ModelListSchema = named('ModelList', documented(modelListSchema, {
   data: z.array(ModelSchema).meta({ description: 'Every entry, in routing order: the first extractor that serves a name wins.' }),
 }), { description: 'The models this host serves.' });
+
+// Analyses (docs/spec/analysis.md)
+
+const FIELD = 'The field: a leaf path of the metrics with list items written `*` (`line_items.*.amount`).';
+
+export const FieldStatsSchema = named('FieldStats', documented(fieldStatsSchema, {
+  field: FIELD,
+  documents: 'Succeeded documents in which the field was scored.',
+  mean_similarity: 'Mean over those documents of the field\'s mean score in each, 0 to 1; null when none scored it.',
+  aligned_mean_similarity: 'The same over the aligned scores (list items matched ignoring order).',
+  exact: 'Documents where every score of the field is 1.',
+  missing: 'Documents where the annotation fills the field and the prediction does not.',
+  unexpected: 'Documents where the prediction fills the field and the annotation does not.',
+  partial: 'The other documents: both sides have something, not all of it right.',
+}), { description: 'How one field fared over an iteration\'s succeeded documents.' });
+
+export const IterationFieldsSchema = named('IterationFields', documented(iterationFieldsSchema, {
+  iteration_id: 'The iteration summarized.',
+  fields: z.array(FieldStatsSchema).meta({ description: 'Every field, worst first (by mean similarity; fields nobody scored last).' }),
+  documents: 'Succeeded documents summarized (failed and pending ones have no figures).',
+}), { description: 'Per-field summary of an iteration.' });
+
+export const FieldDeltaSchema = named('FieldDelta', documented(fieldDeltaSchema, {
+  field: FIELD,
+  documents: 'Compared documents in which the field was scored on both sides.',
+  base_mean: 'The field\'s mean in the base iteration, over the compared documents.',
+  head_mean: 'The field\'s mean in the head iteration, over the compared documents.',
+  delta: 'head_mean − base_mean: below 0 the field got worse.',
+  base_aligned_mean: 'The aligned mean in the base iteration.',
+  head_aligned_mean: 'The aligned mean in the head iteration.',
+  aligned_delta: 'head_aligned_mean − base_aligned_mean.',
+}), { description: 'One field in a comparison of two iterations.' });
+
+export const DocumentDeltaSchema = named('DocumentDelta', documented(documentDeltaSchema, {
+  document_id: 'The document (its `file_id`).',
+  filename: 'Its file name.',
+  base_similarity: 'Its similarity in the base iteration.',
+  head_similarity: 'Its similarity in the head iteration.',
+  delta: 'head_similarity − base_similarity.',
+  base_aligned_similarity: 'Its aligned similarity in the base iteration.',
+  head_aligned_similarity: 'Its aligned similarity in the head iteration.',
+  aligned_delta: 'head_aligned_similarity − base_aligned_similarity.',
+}), { description: 'One document in a comparison of two iterations.' });
+
+export const ExcludedDocumentSchema = named('ExcludedDocument', documented(excludedDocumentSchema, {
+  document_id: 'The document (its `file_id`).',
+  filename: 'Its file name.',
+  base_status: 'Its outcome in the base iteration: `succeeded`, `failed` or `pending`.',
+  head_status: 'Its outcome in the head iteration.',
+}), { description: 'A document left out of a comparison: failed or pending in one of the iterations.' });
+
+export const MeanDeltaSchema = named('MeanDelta', documented(meanDeltaSchema, {
+  base: 'The figure of the base iteration (null when unknown).',
+  head: 'The figure of the head iteration (null when unknown).',
+  delta: 'head − base; null when either is null.',
+}), { description: 'One figure of two iterations and its change.' });
+
+export const EvaluationComparisonSchema = named('IterationComparison', documented(evaluationComparisonSchema, {
+  base_iteration_id: 'The iteration compared from.',
+  head_iteration_id: 'The iteration compared to.',
+  threshold: 'A change of a document\'s similarity smaller than this counts as unchanged.',
+  compared_documents: 'Documents succeeded in both iterations: every mean here is over them.',
+  mean_similarity: ref(MeanDeltaSchema, 'Mean similarity over the compared documents.'),
+  aligned_mean_similarity: ref(MeanDeltaSchema, 'Mean aligned similarity over the compared documents.'),
+  cost: ref(MeanDeltaSchema, 'Summed api cost of each iteration\'s predictions.'),
+  failures: ref(MeanDeltaSchema, 'Failed documents in each iteration.'),
+  fields: z.array(FieldDeltaSchema).meta({ description: 'Every field, most regressed first.' }),
+  moved_fields: z.array(FieldDeltaSchema).meta({ description: 'At most 10 fields whose mean moved most, either way.' }),
+  documents: z.array(DocumentDeltaSchema).meta({ description: 'Every compared document, in the evaluation\'s order.' }),
+  regressed: z.array(DocumentDeltaSchema).meta({ description: 'Documents worse by more than the threshold, largest drop first.' }),
+  improved: z.array(DocumentDeltaSchema).meta({ description: 'Documents better by more than the threshold, largest gain first.' }),
+  excluded: z.array(ExcludedDocumentSchema).meta({ description: 'Documents failed or pending in either iteration: not compared.' }),
+}), { description: 'Two iterations of one evaluation compared field by field and document by document.' });
+
+export const LeaderboardRowSchema = named('LeaderboardRow', documented(leaderboardRowSchema, {
+  rank: '1 for the first row in the chosen order.',
+  iteration_id: 'The iteration.',
+  model: 'Its model.',
+  settings: 'Its inference settings that differ between the listed iterations.',
+  mean_similarity: 'Mean similarity over its succeeded documents; null when none succeeded.',
+  aligned_mean_similarity: 'Mean aligned similarity over its succeeded documents.',
+  succeeded: 'Documents whose extraction succeeded.',
+  failed: 'Documents whose extraction failed.',
+  pending: 'Documents without a prediction yet.',
+  cost: 'Summed api cost; null when no price was known.',
+  duration_ms: 'finished_at − started_at in milliseconds; null when unknown.',
+  created_at: dateTime('When the iteration was created.'),
+}), { description: 'One completed iteration on the leaderboard.' });
+
+export const LeaderboardSchema = named('Leaderboard', documented(leaderboardSchema, {
+  sort: 'The figure the rows are ordered by.',
+  order: '`asc` or `desc`.',
+  differing_settings: 'Names of the inference settings that differ between the iterations (the keys of each row\'s `settings`).',
+  rows: z.array(LeaderboardRowSchema).meta({ description: 'Completed iterations in the chosen order; rows without the figure last.' }),
+}), { description: 'An evaluation\'s completed iterations ranked.' });
+
+export const CompareQuerySchema = documented(compareInputSchema.omit({ evaluation_id: true }), {
+  base: 'The iteration to compare from.',
+  head: 'The iteration to compare to.',
+  threshold: 'A change of a document\'s similarity smaller than this counts as unchanged, 0 to 1 (0.01).',
+});
+
+export const LeaderboardQuerySchema = documented(leaderboardInputSchema.omit({ evaluation_id: true }), {
+  sort: '`mean_similarity` (the default), `aligned_mean_similarity`, `cost`, `duration_ms`, `failed` or `created_at`.',
+  order: '`asc` or `desc`; by default descending for means, ascending for cost, duration and failures.',
+});
+
+export const ExportQuerySchema = documented(exportInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
+  format: '`csv` (the default) or `jsonl`.',
+});
+
+export const ImportAnnotationsBodySchema = named('ImportAnnotationsRequest', documented(importAnnotationsInputSchema.omit({ evaluation_id: true }), {
+  format: '`jsonl` (one `{"document_id" | "filename", "annotation"}` per line) or `csv` (a `document_id` or `filename` column and one column per leaf path).',
+  content: 'The file\'s text, at most 32 MiB.',
+  validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced). Default true.',
+}), { description: 'An annotations file. The body may also be the file itself, as `text/csv` or `application/x-ndjson` (`?validate=false` to skip checks).' });
+
+export const ImportRowResultSchema = named('ImportRowResult', documented(importRowResultSchema, {
+  row: 'The line (JSONL) or record after the header (CSV), from 1.',
+  document_id: 'The document the row updated or named; null when it named none.',
+  filename: 'The file name the row named, if it named one.',
+  status: '`updated`, or `refused` (nothing of the row was applied).',
+  issues: z.array(z.object({ path: z.string().meta({ description: 'Where, as `row.column`.' }), message: z.string().meta({ description: 'What is wrong.' }) })).meta({ description: 'Why the row was refused.' }),
+}), { description: 'What became of one row of an annotations file.' });
+
+export const ImportAnnotationsResultSchema = named('ImportAnnotationsResult', documented(importAnnotationsResultSchema, {
+  updated: 'Rows applied.',
+  refused: 'Rows refused.',
+  rows: z.array(ImportRowResultSchema).meta({ description: 'Every row, in the file\'s order.' }),
+}), { description: 'The outcome of an annotations import.' });

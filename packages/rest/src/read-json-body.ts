@@ -55,6 +55,28 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   return value as JsonBody;
 }
 
+/**
+ * Reads a text body of one of `accepted` media types (`text/csv` and the like), with the same size limit and UTF-8
+ * check as {@link readJsonBody}. Returns null when the body is not of one of those types (the caller reads JSON).
+ */
+export async function readTextBody(
+  request: Request,
+  maxBytes: number,
+  accepted: Readonly<Record<string, string>>,
+): Promise<{ kind: string; text: string } | null> {
+  const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const kind = Object.prototype.hasOwnProperty.call(accepted, mediaType) ? accepted[mediaType]! : null;
+  if (kind === null) return null;
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readAtMost(request, maxBytes);
+  try {
+    return { kind, text: decoder.decode(bytes) };
+  } catch {
+    throw new DocevalsError('bad_request', `The request body is not valid UTF-8; send ${mediaType} encoded as UTF-8.`);
+  }
+}
+
 function assertJsonContentType(contentType: string): void {
   const [mediaType = '', ...parameters] = contentType.split(';');
   if (mediaType.trim().toLowerCase() !== 'application/json') throw unsupportedMediaType(mediaType.trim());

@@ -21,7 +21,8 @@ describe('the OpenAPI document', () => {
       const operation = doc.paths[endpoint.path]?.[endpoint.method];
       expect(operation, `${endpoint.method} ${endpoint.path}`).toBeDefined();
       expect(operation.operationId).toBe(endpoint.operationId);
-      expect(operation.responses['200'].content['application/json'].schema).toBeDefined();
+      const mediaType = endpoint.produces ? endpoint.produces.fileTypes[0]! : 'application/json';
+      expect(operation.responses['200'].content[mediaType].schema).toBeDefined();
       expect(operation.responses['401']).toBeDefined();
       for (const name of endpoint.path.match(/\{(\w+)\}/g) ?? []) {
         const param = operation.parameters.find((p: { in: string; name: string }) => p.in === 'path' && `{${p.name}}` === name);

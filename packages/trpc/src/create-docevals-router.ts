@@ -1,5 +1,14 @@
 import {
   addDocumentInputSchema,
+  compareInputSchema,
+  evaluationComparisonSchema,
+  exportInputSchema,
+  importAnnotationsInputSchema,
+  importAnnotationsResultSchema,
+  iterationFieldsInputSchema,
+  iterationFieldsSchema,
+  leaderboardInputSchema,
+  leaderboardSchema,
   createEvaluationInputSchema,
   createIterationInputSchema,
   createProcessorInputSchema,
@@ -105,6 +114,14 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
         .input(evaluationRefInputSchema)
         .output(deletedSchema)
         .mutation(({ ctx, input }) => docevals.evals.delete(ctx.organizationId, input)),
+      compare: procedure
+        .input(compareInputSchema)
+        .output(evaluationComparisonSchema)
+        .query(({ ctx, input }) => docevals.evals.compare(ctx.organizationId, input)),
+      leaderboard: procedure
+        .input(leaderboardInputSchema)
+        .output(leaderboardSchema)
+        .query(({ ctx, input }) => docevals.evals.leaderboard(ctx.organizationId, input)),
 
       documents: t.router({
         add: procedure
@@ -127,6 +144,10 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           .input(documentRefInputSchema)
           .output(deletedSchema)
           .mutation(({ ctx, input }) => docevals.evals.documents.delete(ctx.organizationId, input)),
+        import: procedure
+          .input(importAnnotationsInputSchema)
+          .output(importAnnotationsResultSchema)
+          .mutation(({ ctx, input }) => docevals.evals.documents.import(ctx.organizationId, input)),
       }),
 
       iterations: t.router({
@@ -171,6 +192,18 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           .input(documentDistancesInputSchema)
           .output(documentDistancesSchema)
           .query(({ ctx, input }) => docevals.evals.iterations.distances(ctx.organizationId, input)),
+        fields: procedure
+          .input(iterationFieldsInputSchema)
+          .output(iterationFieldsSchema)
+          .query(({ ctx, input }) => docevals.evals.iterations.fields(ctx.organizationId, input)),
+        /**
+         * The export's text in chunks (a page of documents each), as an async iterable: read it with
+         * `httpBatchStreamLink` so it streams (docs/trpc.md).
+         */
+        export: procedure.input(exportInputSchema).query(async function* ({ ctx, input }) {
+          const file = await docevals.evals.iterations.export(ctx.organizationId, input);
+          yield* file.chunks;
+        }),
       }),
     }),
 

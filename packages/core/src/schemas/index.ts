@@ -7,3 +7,4 @@ export * from './lists.js';
 export * from './metadata.js';
 export * from './models.js';
 export * from './processors.js';
+export * from './analysis.js';

@@ -1,5 +1,6 @@
 import { DocevalsError } from '../errors.js';
 import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
+import { analysisOperations } from './analyses.js';
 import type { ServiceContext } from './context.js';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
@@ -61,12 +62,22 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     concurrency: extraction.concurrency,
     now: () => now().toISOString(),
   };
+  const analyses = scoped(analysisOperations(ctx));
   return {
     evals: {
       ...scoped(evaluationOperations(ctx)),
+      compare: (organizationId, input) => analyses.compare(organizationId, input),
+      leaderboard: (organizationId, input) => analyses.leaderboard(organizationId, input),
       // The operations return the union of their views; the interface's overloads narrow it by the input.
-      documents: scoped(documentOperations(ctx)) as unknown as Docevals['evals']['documents'],
-      iterations: scoped(iterationOperations(ctx)) as unknown as Docevals['evals']['iterations'],
+      documents: {
+        ...(scoped(documentOperations(ctx)) as unknown as Omit<Docevals['evals']['documents'], 'import'>),
+        import: (organizationId, input) => analyses.importAnnotations(organizationId, input),
+      },
+      iterations: {
+        ...(scoped(iterationOperations(ctx)) as unknown as Omit<Docevals['evals']['iterations'], 'fields' | 'export'>),
+        fields: (organizationId, input) => analyses.fields(organizationId, input),
+        export: (organizationId, input) => analyses.export(organizationId, input),
+      },
     },
     processors: scoped(processorOperations(ctx)),
     models: () => ctx.runner.servedModels(),

@@ -14,6 +14,8 @@ import {
   type ListResult,
   type UpdateDocumentInput,
 } from '../schemas/index.js';
+import type { JsonObject } from '../json/assert-json.js';
+import type { Metadata } from '../schemas/metadata.js';
 import type { DocumentRecord, RecordPage } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { assertAnnotations } from '../json-schema/annotation.js';
@@ -31,6 +33,44 @@ export function assertExpandLimit(input: { expand?: string; limit: number }): vo
   if (input.expand !== undefined && input.limit > MAX_EXPANDED_PAGE) {
     throw invalidRequest([{ path: 'limit', message: `at most ${MAX_EXPANDED_PAGE} per page with expand=documents` }]);
   }
+}
+
+/**
+ * An annotation edit: the document record by compare-and-set, then its prediction in every iteration refreshed
+ * (metrics and totals): O(iterations) small writes. Returns the document as written.
+ */
+export async function writeAnnotation(
+  ctx: ServiceContext,
+  organizationId: string,
+  input: {
+    evaluation_id: string;
+    document_id: string;
+    annotation: JsonObject;
+    annotation_metadata?: Metadata | null;
+    /** false: store the annotation without checking it against the evaluation's schema. */
+    validate?: boolean;
+  },
+): Promise<DocumentRecord> {
+  const { value: owner } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  assertAnnotations(owner.json_schema, [{ annotation: input.annotation, path: 'annotation' }], input.validate);
+  const updated = await updateChild(ctx.storage.documents, organizationId, input.evaluation_id, input.document_id, (current) => ({
+    write: {
+      ...current,
+      annotation: input.annotation,
+      annotation_metadata: input.annotation_metadata !== undefined ? input.annotation_metadata : current.annotation_metadata,
+      revision: newRevision(current.revision),
+      updated_at: ctx.now(),
+    },
+    result: undefined,
+  }));
+  if (!updated) throw notFound('document', input.document_id);
+  // The iterations as listed after the write: one attached before it is refreshed here, one attached after it
+  // settles its own predictions against the documents it reads then.
+  const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id).then((e) => e.value);
+  await forEachIteration(ctx, evaluation, (iterationId) =>
+    refreshPrediction(ctx, organizationId, evaluation.id, iterationId, input.document_id),
+  );
+  return updated.record.value;
 }
 
 export function documentOperations(ctx: ServiceContext) {
@@ -125,26 +165,8 @@ export function documentOperations(ctx: ServiceContext) {
      */
     async update(organizationId: string, raw: UpdateDocumentInput): Promise<Document> {
       const input = parseInput(updateDocumentInputSchema, raw);
-      const { value: owner } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      assertAnnotations(owner.json_schema, [{ annotation: input.annotation, path: 'annotation' }], input.validate);
-      const updated = await updateChild(ctx.storage.documents, organizationId, input.evaluation_id, input.document_id, (current) => ({
-        write: {
-          ...current,
-          annotation: input.annotation,
-          annotation_metadata: input.annotation_metadata !== undefined ? input.annotation_metadata : current.annotation_metadata,
-          revision: newRevision(current.revision),
-          updated_at: ctx.now(),
-        },
-        result: undefined,
-      }));
-      if (!updated) throw notFound('document', input.document_id);
-      // The iterations as listed after the write: one attached before it is refreshed here, one attached after it
-      // settles its own predictions against the documents it reads then.
-      const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id).then((e) => e.value);
-      await forEachIteration(ctx, evaluation, (iterationId) =>
-        refreshPrediction(ctx, organizationId, evaluation.id, iterationId, input.document_id),
-      );
-      const [rendered] = await renderDocuments(ctx, organizationId, [updated.record.value]);
+      const record = await writeAnnotation(ctx, organizationId, input);
+      const [rendered] = await renderDocuments(ctx, organizationId, [record]);
       return rendered!;
     },
 

@@ -2,6 +2,15 @@ import type { ExtractionOptions } from '../extraction/extraction-options.js';
 import type { Extractor } from '../extractor.js';
 import type {
   AddDocumentInput,
+  CompareInput,
+  EvaluationComparison,
+  ExportInput,
+  ImportAnnotationsInput,
+  ImportAnnotationsResult,
+  IterationFields,
+  IterationFieldsInput,
+  Leaderboard,
+  LeaderboardInput,
   CreateEvaluationInput,
   CreateIterationInput,
   CreateProcessorInput,
@@ -38,6 +47,7 @@ import type {
 } from '../schemas/index.js';
 import type { ModelList } from '../schemas/models.js';
 import type { Storage } from '../storage.js';
+import type { ExportStream } from './analyses.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
@@ -78,6 +88,10 @@ export interface Docevals {
     list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<EvaluationSummary>>;
     update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
     delete(organizationId: string, input: EvaluationRefInput): Promise<Deleted>;
+    /** Two iterations compared field by field and document by document (docs/spec/analysis.md). */
+    compare(organizationId: string, input: CompareInput): Promise<EvaluationComparison>;
+    /** The evaluation's completed iterations ranked (docs/spec/analysis.md). */
+    leaderboard(organizationId: string, input: LeaderboardInput): Promise<Leaderboard>;
     readonly documents: {
       add(organizationId: string, input: AddDocumentInput): Promise<Document>;
       /** Summaries `{id, filename, mime_type, size}`; whole documents with `expand: 'documents'`. */
@@ -86,6 +100,8 @@ export interface Docevals {
       get(organizationId: string, input: DocumentRefInput): Promise<Document>;
       update(organizationId: string, input: UpdateDocumentInput): Promise<Document>;
       delete(organizationId: string, input: DocumentRefInput): Promise<Deleted>;
+      /** Annotations from a JSONL or CSV file, applied row by row (docs/spec/analysis.md). */
+      import(organizationId: string, input: ImportAnnotationsInput): Promise<ImportAnnotationsResult>;
     };
     readonly iterations: {
       /** Every iteration, oldest first: the interface's shape, or summaries with `view: 'summary'`. */
@@ -107,6 +123,10 @@ export interface Docevals {
       update(organizationId: string, input: UpdateIterationInput): Promise<Iteration>;
       /** One document's distances (1 − similarity) in an iteration. */
       distances(organizationId: string, input: DocumentDistancesInput): Promise<DocumentDistances>;
+      /** Per-field summary of the iteration, worst field first (docs/spec/analysis.md). */
+      fields(organizationId: string, input: IterationFieldsInput): Promise<IterationFields>;
+      /** The iteration as CSV or JSON Lines, streamed a page of documents at a time (docs/spec/analysis.md). */
+      export(organizationId: string, input: ExportInput): Promise<ExportStream>;
     };
   };
   readonly processors: {

@@ -1,0 +1,144 @@
+import { documentFields, FieldSummaryBuilder, type FieldStats } from './field-summary.js';
+import type { DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta } from '../schemas/analysis.js';
+import type { AnalysisDocument, AnalysisPrediction } from './types.js';
+
+export type { DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta };
+
+/** Default threshold of {@link IterationComparer}. */
+export const DEFAULT_COMPARE_THRESHOLD = 0.01;
+
+const MOVED_FIELDS = 10;
+
+/**
+ * Compares two iterations of one evaluation document by document, fed in the evaluation's order (page by page), so
+ * memory grows with the number of fields and the per-document figures only.
+ *
+ * @example
+ * const c = new IterationComparer({ jsonSchema: evaluation.json_schema });
+ * c.add(document, basePrediction, headPrediction); // for every document
+ * const result = c.result(); // result.fields[0] is the field that regressed most
+ */
+export class IterationComparer {
+  private readonly threshold: number;
+  private readonly base: FieldSummaryBuilder;
+  private readonly head: FieldSummaryBuilder;
+  private readonly documents: DocumentDelta[] = [];
+  private readonly excluded: ExcludedDocument[] = [];
+  private readonly cost = { base: 0, head: 0, baseKnown: false, headKnown: false };
+  private readonly failures = { base: 0, head: 0 };
+
+  constructor(options: { threshold?: number; jsonSchema?: Parameters<typeof schemaBuilder>[0] } = {}) {
+    this.threshold = options.threshold ?? DEFAULT_COMPARE_THRESHOLD;
+    this.base = schemaBuilder(options.jsonSchema);
+    this.head = schemaBuilder(options.jsonSchema);
+  }
+
+  add(document: AnalysisDocument, base: AnalysisPrediction, head: AnalysisPrediction): void {
+    this.count(base, 'base');
+    this.count(head, 'head');
+    if (base.status !== 'succeeded' || head.status !== 'succeeded') {
+      this.excluded.push({ document_id: document.id, filename: document.filename, base_status: base.status, head_status: head.status });
+      return;
+    }
+    this.base.addScores(documentFields(document.annotation, base.prediction, base.metrics));
+    this.head.addScores(documentFields(document.annotation, head.prediction, head.metrics));
+    this.documents.push({
+      document_id: document.id,
+      filename: document.filename,
+      base_similarity: base.metrics.similarity,
+      head_similarity: head.metrics.similarity,
+      delta: head.metrics.similarity - base.metrics.similarity,
+      base_aligned_similarity: base.metrics.aligned_similarity,
+      head_aligned_similarity: head.metrics.aligned_similarity,
+      aligned_delta: head.metrics.aligned_similarity - base.metrics.aligned_similarity,
+    });
+  }
+
+  result(): IterationComparison {
+    const base = indexFields(this.base.result().fields);
+    const head = indexFields(this.head.result().fields);
+    const fields: FieldDelta[] = [];
+    for (const name of new Set([...base.keys(), ...head.keys()])) {
+      const b = base.get(name);
+      const h = head.get(name);
+      const baseMean = b?.mean_similarity ?? null;
+      const headMean = h?.mean_similarity ?? null;
+      const baseAligned = b?.aligned_mean_similarity ?? null;
+      const headAligned = h?.aligned_mean_similarity ?? null;
+      fields.push({
+        field: name,
+        documents: Math.min(b?.documents ?? 0, h?.documents ?? 0),
+        base_mean: baseMean,
+        head_mean: headMean,
+        delta: difference(baseMean, headMean),
+        base_aligned_mean: baseAligned,
+        head_aligned_mean: headAligned,
+        aligned_delta: difference(baseAligned, headAligned),
+      });
+    }
+    fields.sort((x, y) => byNullableAscending(x.delta, y.delta) || compareText(x.field, y.field));
+    const moved = fields
+      .filter((f) => f.delta !== null && f.delta !== 0)
+      .sort((x, y) => Math.abs(y.delta!) - Math.abs(x.delta!) || compareText(x.field, y.field))
+      .slice(0, MOVED_FIELDS);
+    const n = this.documents.length;
+    const sums = this.documents.reduce(
+      (acc, d) => ({
+        base: acc.base + d.base_similarity,
+        head: acc.head + d.head_similarity,
+        baseAligned: acc.baseAligned + d.base_aligned_similarity,
+        headAligned: acc.headAligned + d.head_aligned_similarity,
+      }),
+      { base: 0, head: 0, baseAligned: 0, headAligned: 0 },
+    );
+    const mean = (sum: number) => (n === 0 ? null : sum / n);
+    return {
+      threshold: this.threshold,
+      compared_documents: n,
+      mean_similarity: meanDelta(mean(sums.base), mean(sums.head)),
+      aligned_mean_similarity: meanDelta(mean(sums.baseAligned), mean(sums.headAligned)),
+      cost: meanDelta(this.cost.baseKnown ? this.cost.base : null, this.cost.headKnown ? this.cost.head : null),
+      failures: meanDelta(this.failures.base, this.failures.head),
+      fields,
+      moved_fields: moved,
+      documents: this.documents,
+      regressed: this.documents.filter((d) => d.delta < -this.threshold).sort((x, y) => x.delta - y.delta),
+      improved: this.documents.filter((d) => d.delta > this.threshold).sort((x, y) => y.delta - x.delta),
+      excluded: this.excluded,
+    };
+  }
+
+  private count(prediction: AnalysisPrediction, side: 'base' | 'head'): void {
+    if (prediction.status === 'failed') this.failures[side] += 1;
+    if (prediction.status !== 'pending' && prediction.cost !== null) {
+      this.cost[side] += prediction.cost;
+      if (side === 'base') this.cost.baseKnown = true;
+      else this.cost.headKnown = true;
+    }
+  }
+}
+
+function schemaBuilder(jsonSchema?: ConstructorParameters<typeof FieldSummaryBuilder>[0]): FieldSummaryBuilder {
+  return new FieldSummaryBuilder(jsonSchema);
+}
+
+function indexFields(fields: FieldStats[]): Map<string, FieldStats> {
+  return new Map(fields.map((f) => [f.field, f]));
+}
+
+function difference(base: number | null, head: number | null): number | null {
+  return base === null || head === null ? null : head - base;
+}
+
+function meanDelta(base: number | null, head: number | null): MeanDelta {
+  return { base, head, delta: difference(base, head) };
+}
+
+function byNullableAscending(a: number | null, b: number | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? 1 : -1;
+  return a - b;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,119 @@
+import { stringify } from 'csv-stringify/sync';
+import type { JsonObject, JsonValue } from '../json/assert-json.js';
+import { escapeSegment } from '../metrics/section-walk.js';
+import { splitPath, valueAt } from './field-paths.js';
+import type { AnalysisDocument, AnalysisPrediction } from './types.js';
+
+/** One row of an export: one leaf field of one document (docs/spec/analysis.md). */
+export interface ExportRow {
+  document_id: string;
+  filename: string;
+  /** `succeeded`, `failed` or `pending`. */
+  status: AnalysisPrediction['status'];
+  /** The metric path of the leaf (`line_items.0.amount`). */
+  field: string;
+  annotation: JsonValue | null;
+  prediction: JsonValue | null;
+  /** The leaf's score; null for a pending document. */
+  similarity: number | null;
+  /** The leaf's score after alignment, at the same path; null where alignment scored no such path. */
+  aligned_similarity: number | null;
+}
+
+/** The CSV columns, in order. */
+export const EXPORT_COLUMNS = [
+  'document_id',
+  'filename',
+  'status',
+  'field',
+  'annotation',
+  'prediction',
+  'similarity',
+  'aligned_similarity',
+] as const satisfies ReadonlyArray<keyof ExportRow>;
+
+/**
+ * The rows of one document: every scored leaf path, in the metrics' order. A pending document (no prediction) lists
+ * the annotation's leaves with an empty prediction and no score.
+ *
+ * @example
+ * exportRows({ id: 'file_1', filename: 'a.pdf', annotation: { total: 1 } },
+ *   { status: 'succeeded', prediction: { total: 2 }, metrics, cost: null }); // [{ field: 'total', ... }]
+ */
+export function exportRows(document: AnalysisDocument, prediction: AnalysisPrediction): ExportRow[] {
+  const base = { document_id: document.id, filename: document.filename, status: prediction.status };
+  if (prediction.status === 'pending' || prediction.metrics === null) {
+    return leafPaths(document.annotation).map((field) => ({
+      ...base,
+      field,
+      annotation: valueAt(document.annotation, splitPath(field)) ?? null,
+      prediction: null,
+      similarity: null,
+      aligned_similarity: null,
+    }));
+  }
+  const { flat_similarities: flat, aligned_flat_similarities: aligned } = prediction.metrics;
+  return Object.entries(flat).map(([field, similarity]) => {
+    const segments = splitPath(field);
+    return {
+      ...base,
+      field,
+      annotation: valueAt(document.annotation, segments) ?? null,
+      prediction: valueAt(prediction.prediction, segments) ?? null,
+      similarity,
+      aligned_similarity: Object.prototype.hasOwnProperty.call(aligned, field) ? aligned[field]! : null,
+    };
+  });
+}
+
+function leafPaths(value: JsonObject): string[] {
+  const out: string[] = [];
+  const walk = (node: JsonValue, path: string[]): void => {
+    if (node !== null && typeof node === 'object') {
+      const entries = Array.isArray(node) ? node.map((v, i) => [String(i), v] as const) : Object.entries(node);
+      if (entries.length > 0 || path.length === 0) {
+        for (const [key, child] of entries) walk(child, [...path, escapeSegment(key)]);
+        return;
+      }
+    }
+    out.push(path.join('.'));
+  };
+  walk(value, []);
+  return out;
+}
+
+/** A value in a CSV cell: text as it is, null as an empty cell, numbers and booleans as JSON, containers as JSON. */
+function cell(value: JsonValue | null): string {
+  if (value === null) return '';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** The CSV header line (with its line end). */
+export function csvHeader(): string {
+  return stringify([[...EXPORT_COLUMNS]]);
+}
+
+/** CSV text of rows (RFC 4180 quoting by csv-stringify; every line ends with `\n`). */
+export function csvLines(rows: readonly ExportRow[]): string {
+  if (rows.length === 0) return '';
+  return stringify(
+    rows.map((r) => [
+      r.document_id,
+      r.filename,
+      r.status,
+      r.field,
+      cell(r.annotation),
+      cell(r.prediction),
+      r.similarity === null ? '' : String(r.similarity),
+      r.aligned_similarity === null ? '' : String(r.aligned_similarity),
+    ]),
+  );
+}
+
+/** JSON Lines text of rows: one object per line, values as JSON. */
+export function jsonLines(rows: readonly ExportRow[]): string {
+  let out = '';
+  for (const row of rows) out += JSON.stringify(row) + '\n';
+  return out;
+}

@@ -1,0 +1,29 @@
+export type { AnalysisDocument, AnalysisPrediction, AnalysisStatus } from './types.js';
+export { fieldOf, splitPath, valueAt, isFilled } from './field-paths.js';
+export {
+  documentFields,
+  FieldSummaryBuilder,
+  schemaLeafFields,
+  type DocumentFieldScore,
+  type FieldOutcome,
+  type FieldStats,
+  type FieldSummary,
+} from './field-summary.js';
+export {
+  DEFAULT_COMPARE_THRESHOLD,
+  IterationComparer,
+  type DocumentDelta,
+  type ExcludedDocument,
+  type FieldDelta,
+  type IterationComparison,
+  type MeanDelta,
+} from './compare.js';
+export {
+  leaderboard,
+  type Leaderboard,
+  type LeaderboardIteration,
+  type LeaderboardRow,
+  type LeaderboardSortKey,
+} from './leaderboard.js';
+export { csvHeader, csvLines, EXPORT_COLUMNS, exportRows, jsonLines, type ExportRow } from './export-rows.js';
+export { parseAnnotations, type AnnotationFormat, type AnnotationRow } from './import-annotations.js';

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { idParam } from './json.js';
+
+// Shapes of the analyses (docs/spec/analysis.md). The analysis module's types are inferred from these, so the
+// OpenAPI document, the tRPC router and the code agree by construction.
+
+const nullableNumber = z.number().nullable();
+const outcomeStatus = z.enum(['succeeded', 'failed', 'pending']);
+
+export const fieldStatsSchema = z.object({
+  field: z.string(),
+  documents: z.number().int(),
+  mean_similarity: nullableNumber,
+  aligned_mean_similarity: nullableNumber,
+  exact: z.number().int(),
+  missing: z.number().int(),
+  unexpected: z.number().int(),
+  partial: z.number().int(),
+});
+export type FieldStats = z.infer<typeof fieldStatsSchema>;
+
+export const fieldSummarySchema = z.object({ fields: z.array(fieldStatsSchema), documents: z.number().int() });
+export type FieldSummary = z.infer<typeof fieldSummarySchema>;
+
+export const iterationFieldsSchema = fieldSummarySchema.extend({ iteration_id: z.string() });
+export type IterationFields = z.infer<typeof iterationFieldsSchema>;
+
+export const fieldDeltaSchema = z.object({
+  field: z.string(),
+  documents: z.number().int(),
+  base_mean: nullableNumber,
+  head_mean: nullableNumber,
+  delta: nullableNumber,
+  base_aligned_mean: nullableNumber,
+  head_aligned_mean: nullableNumber,
+  aligned_delta: nullableNumber,
+});
+export type FieldDelta = z.infer<typeof fieldDeltaSchema>;
+
+export const documentDeltaSchema = z.object({
+  document_id: z.string(),
+  filename: z.string(),
+  base_similarity: z.number(),
+  head_similarity: z.number(),
+  delta: z.number(),
+  base_aligned_similarity: z.number(),
+  head_aligned_similarity: z.number(),
+  aligned_delta: z.number(),
+});
+export type DocumentDelta = z.infer<typeof documentDeltaSchema>;
+
+export const excludedDocumentSchema = z.object({
+  document_id: z.string(),
+  filename: z.string(),
+  base_status: outcomeStatus,
+  head_status: outcomeStatus,
+});
+export type ExcludedDocument = z.infer<typeof excludedDocumentSchema>;
+
+export const meanDeltaSchema = z.object({ base: nullableNumber, head: nullableNumber, delta: nullableNumber });
+export type MeanDelta = z.infer<typeof meanDeltaSchema>;
+
+export const iterationComparisonSchema = z.object({
+  threshold: z.number(),
+  compared_documents: z.number().int(),
+  mean_similarity: meanDeltaSchema,
+  aligned_mean_similarity: meanDeltaSchema,
+  cost: meanDeltaSchema,
+  failures: meanDeltaSchema,
+  fields: z.array(fieldDeltaSchema),
+  moved_fields: z.array(fieldDeltaSchema),
+  documents: z.array(documentDeltaSchema),
+  regressed: z.array(documentDeltaSchema),
+  improved: z.array(documentDeltaSchema),
+  excluded: z.array(excludedDocumentSchema),
+});
+export type IterationComparison = z.infer<typeof iterationComparisonSchema>;
+
+export const evaluationComparisonSchema = iterationComparisonSchema.extend({
+  base_iteration_id: z.string(),
+  head_iteration_id: z.string(),
+});
+export type EvaluationComparison = z.infer<typeof evaluationComparisonSchema>;
+
+export const LEADERBOARD_SORT_KEYS = ['mean_similarity', 'aligned_mean_similarity', 'cost', 'duration_ms', 'failed', 'created_at'] as const;
+export const leaderboardSortSchema = z.enum(LEADERBOARD_SORT_KEYS);
+export type LeaderboardSortKey = z.infer<typeof leaderboardSortSchema>;
+
+export const leaderboardRowSchema = z.object({
+  rank: z.number().int(),
+  iteration_id: z.string(),
+  model: z.string(),
+  settings: z.record(z.string(), z.unknown()),
+  mean_similarity: nullableNumber,
+  aligned_mean_similarity: nullableNumber,
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  pending: z.number().int(),
+  cost: nullableNumber,
+  duration_ms: nullableNumber,
+  created_at: z.string(),
+});
+export type LeaderboardRow = z.infer<typeof leaderboardRowSchema>;
+
+export const leaderboardSchema = z.object({
+  sort: leaderboardSortSchema,
+  order: z.enum(['asc', 'desc']),
+  differing_settings: z.array(z.string()),
+  rows: z.array(leaderboardRowSchema),
+});
+export type Leaderboard = z.infer<typeof leaderboardSchema>;
+
+// Inputs.
+
+export const iterationFieldsInputSchema = z.object({ evaluation_id: idParam, iteration_id: idParam });
+export type IterationFieldsInput = z.input<typeof iterationFieldsInputSchema>;
+
+export const compareInputSchema = z.object({
+  evaluation_id: idParam,
+  base: idParam,
+  head: idParam,
+  /** Improvement or regression smaller than this counts as unchanged. */
+  threshold: z.coerce.number().min(0).max(1).default(0.01),
+});
+export type CompareInput = z.input<typeof compareInputSchema>;
+
+export const leaderboardInputSchema = z.object({
+  evaluation_id: idParam,
+  sort: leaderboardSortSchema.default('mean_similarity'),
+  order: z.enum(['asc', 'desc']).optional(),
+});
+export type LeaderboardInput = z.input<typeof leaderboardInputSchema>;
+
+export const exportFormatSchema = z.enum(['csv', 'jsonl']);
+export type ExportFormat = z.infer<typeof exportFormatSchema>;
+
+export const exportInputSchema = z.object({
+  evaluation_id: idParam,
+  iteration_id: idParam,
+  format: exportFormatSchema.default('csv'),
+});
+export type ExportInput = z.input<typeof exportInputSchema>;
+
+/** Largest annotations file an import takes (characters). */
+export const MAX_IMPORT_TEXT = 32 * 1024 * 1024;
+/** Most rows one import applies. */
+export const MAX_IMPORT_ROWS = 10_000;
+
+export const importAnnotationsInputSchema = z.object({
+  evaluation_id: idParam,
+  format: z.enum(['jsonl', 'csv']),
+  /** The file's text. */
+  content: z.string().max(MAX_IMPORT_TEXT),
+  /** Check each annotation against the evaluation's schema (required fields not enforced). */
+  validate: z.boolean().default(true),
+});
+export type ImportAnnotationsInput = z.input<typeof importAnnotationsInputSchema>;
+
+export const importRowResultSchema = z.object({
+  row: z.number().int(),
+  document_id: z.string().nullable(),
+  filename: z.string().nullable(),
+  status: z.enum(['updated', 'refused']),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+export type ImportRowResult = z.infer<typeof importRowResultSchema>;
+
+export const importAnnotationsResultSchema = z.object({
+  updated: z.number().int(),
+  refused: z.number().int(),
+  rows: z.array(importRowResultSchema),
+});
+export type ImportAnnotationsResult = z.infer<typeof importAnnotationsResultSchema>;

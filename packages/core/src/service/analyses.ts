@@ -1,0 +1,217 @@
+import pLimit from 'p-limit';
+import {
+  csvHeader,
+  csvLines,
+  exportRows,
+  FieldSummaryBuilder,
+  IterationComparer,
+  jsonLines,
+  leaderboard,
+  parseAnnotations,
+  type AnalysisDocument,
+  type AnalysisPrediction,
+  type AnnotationRow,
+} from '../analysis/index.js';
+import { DocevalsError } from '../errors.js';
+import {
+  compareInputSchema,
+  exportInputSchema,
+  importAnnotationsInputSchema,
+  iterationFieldsInputSchema,
+  leaderboardInputSchema,
+  MAX_IMPORT_ROWS,
+  type CompareInput,
+  type EvaluationComparison,
+  type ExportFormat,
+  type ExportInput,
+  type ImportAnnotationsInput,
+  type ImportAnnotationsResult,
+  type ImportRowResult,
+  type IterationFields,
+  type IterationFieldsInput,
+  type Leaderboard,
+  type LeaderboardInput,
+} from '../schemas/index.js';
+import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord } from '../storage.js';
+import type { ServiceContext } from './context.js';
+import { writeAnnotation } from './documents.js';
+import { currentMetrics } from './metric-cache.js';
+import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
+import { documentCount, renderIterationSummary } from './render.js';
+import { invalidRequest, parseInput } from './validate.js';
+
+/** Annotation rows of an import applied at once (each is a document write plus one per iteration). */
+const IMPORT_CONCURRENCY = 8;
+
+function analysisDocument(document: DocumentRecord): AnalysisDocument {
+  return { id: document.id, filename: document.filename, annotation: document.annotation };
+}
+
+/** A stored prediction as the analyses read it; metrics recomputed when the annotation changed since. */
+function analysisPrediction(document: DocumentRecord, prediction: PredictionRecord | null): AnalysisPrediction {
+  if (!prediction) return { status: 'pending' };
+  const metrics = currentMetrics(document, prediction);
+  const cost = prediction.metadata?.api_cost ? prediction.totals.cost : null;
+  if (prediction.status === 'succeeded') return { status: 'succeeded', prediction: prediction.prediction, metrics, cost };
+  const error = typeof prediction.metadata?.error === 'string' ? prediction.metadata.error : null;
+  return { status: 'failed', prediction: prediction.prediction, metrics, cost, error };
+}
+
+/** The evaluation's documents page by page, each with its outcome in every iteration given (in that order). */
+async function* outcomePages(
+  ctx: ServiceContext,
+  evaluation: EvaluationRecord,
+  iterations: readonly IterationRecord[],
+): AsyncGenerator<Array<{ document: DocumentRecord; outcomes: AnalysisPrediction[] }>> {
+  for await (const page of documentPages(ctx, evaluation.organization_id, evaluation.id)) {
+    const perIteration = await Promise.all(
+      iterations.map((iteration) => predictionsFor(ctx, evaluation.organization_id, iteration.id, page)),
+    );
+    yield page.map((document, i) => ({
+      document,
+      outcomes: perIteration.map((predictions) => analysisPrediction(document, predictions[i] ?? null)),
+    }));
+  }
+}
+
+/** An export: its file name, media type and the text in chunks (one page of documents each). */
+export interface ExportStream {
+  filename: string;
+  content_type: string;
+  chunks: AsyncIterable<string>;
+}
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/x-ndjson; charset=utf-8',
+};
+
+export function analysisOperations(ctx: ServiceContext) {
+  return {
+    /** Per-field summary of one iteration, worst field first (docs/spec/analysis.md). */
+    async fields(organizationId: string, raw: IterationFieldsInput): Promise<IterationFields> {
+      const input = parseInput(iterationFieldsInputSchema, raw);
+      const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      const builder = new FieldSummaryBuilder(iteration.json_schema);
+      for await (const page of outcomePages(ctx, evaluation, [iteration])) {
+        for (const { document, outcomes } of page) builder.add(analysisDocument(document), outcomes[0]!);
+      }
+      return { iteration_id: iteration.id, ...builder.result() };
+    },
+
+    /** Compares two iterations of one evaluation (docs/spec/analysis.md). */
+    async compare(organizationId: string, raw: CompareInput): Promise<EvaluationComparison> {
+      const input = parseInput(compareInputSchema, raw);
+      const { evaluation, iteration: base } = await requireIteration(ctx, organizationId, input.evaluation_id, input.base);
+      const { iteration: head } = await requireIteration(ctx, organizationId, input.evaluation_id, input.head);
+      const comparer = new IterationComparer({ threshold: input.threshold, jsonSchema: head.json_schema });
+      for await (const page of outcomePages(ctx, evaluation, [base, head])) {
+        for (const { document, outcomes } of page) comparer.add(analysisDocument(document), outcomes[0]!, outcomes[1]!);
+      }
+      return { base_iteration_id: base.id, head_iteration_id: head.id, ...comparer.result() };
+    },
+
+    /** Completed iterations ranked (docs/spec/analysis.md): summaries only, two small reads per iteration. */
+    async leaderboard(organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> {
+      const input = parseInput(leaderboardInputSchema, raw);
+      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const count = await documentCount(ctx, evaluation);
+      const summaries = await Promise.all(
+        (await loadIterations(ctx, evaluation)).map((it) => renderIterationSummary(ctx, it, count)),
+      );
+      return leaderboard(
+        summaries.map((s) => ({
+          id: s.id,
+          model: s.inference_settings.model,
+          inference_settings: s.inference_settings,
+          status: s.status,
+          created_at: s.created_at,
+          started_at: s.started_at,
+          finished_at: s.finished_at,
+          mean_similarity: s.progress.succeeded === 0 ? null : s.metric_results.mean_similarity,
+          aligned_mean_similarity: s.progress.succeeded === 0 ? null : s.metric_results.aligned_mean_similarity,
+          succeeded: s.progress.succeeded,
+          failed: s.progress.failed,
+          pending: s.progress.pending,
+          cost: s.usage.cost === 0 ? null : s.usage.cost,
+        })),
+        { sort: input.sort, ...(input.order ? { order: input.order } : {}) },
+      );
+    },
+
+    /**
+     * One iteration as CSV or JSON Lines, one row per document × leaf field, produced a page of documents at a time
+     * (docs/spec/analysis.md). The iteration is checked before the first chunk, so errors come before any output.
+     */
+    async export(organizationId: string, raw: ExportInput): Promise<ExportStream> {
+      const input = parseInput(exportInputSchema, raw);
+      const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      const format = input.format;
+      async function* chunks(): AsyncGenerator<string> {
+        if (format === 'csv') yield csvHeader();
+        for await (const page of outcomePages(ctx, evaluation, [iteration])) {
+          const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
+          const text = format === 'csv' ? csvLines(rows) : jsonLines(rows);
+          if (text.length > 0) yield text;
+        }
+      }
+      return { filename: `${iteration.id}.${format}`, content_type: CONTENT_TYPES[format], chunks: chunks() };
+    },
+
+    /**
+     * Applies an annotations file (JSONL or CSV) row by row: each row updates one document (and refreshes its
+     * prediction in every iteration) or is refused with its issues, changing nothing (docs/spec/analysis.md).
+     */
+    async importAnnotations(organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> {
+      const input = parseInput(importAnnotationsInputSchema, raw);
+      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const rows = parseAnnotations(input.content, input.format, evaluation.json_schema);
+      if (rows.length > MAX_IMPORT_ROWS) {
+        throw invalidRequest([{ path: 'content', message: `at most ${MAX_IMPORT_ROWS} rows per import; this file has ${rows.length}` }]);
+      }
+      const byFilename = rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
+      const limit = pLimit(IMPORT_CONCURRENCY);
+      const results = await Promise.all(rows.map((row) => limit(() => applyRow(row))));
+      return {
+        updated: results.filter((r) => r.status === 'updated').length,
+        refused: results.filter((r) => r.status === 'refused').length,
+        rows: results,
+      };
+
+      async function applyRow(row: AnnotationRow): Promise<ImportRowResult> {
+        const base = { row: row.row, document_id: row.document_id ?? null, filename: row.filename ?? null };
+        const refused = (issues: ImportRowResult['issues']): ImportRowResult => ({ ...base, status: 'refused', issues });
+        if (!row.annotation) return refused(row.issues);
+        let documentId = row.document_id;
+        if (documentId === undefined) {
+          const ids = byFilename.get(row.filename!) ?? [];
+          if (ids.length !== 1) {
+            return refused([{ path: `${row.row}.filename`, message: ids.length === 0 ? `no document named ${row.filename}` : `${ids.length} documents are named ${row.filename}: use document_id` }]);
+          }
+          documentId = ids[0]!;
+        }
+        try {
+          await writeAnnotation(ctx, organizationId, {
+            evaluation_id: evaluation.id,
+            document_id: documentId,
+            annotation: row.annotation,
+            validate: input.validate,
+          });
+          return { ...base, document_id: documentId, status: 'updated', issues: [] };
+        } catch (error) {
+          if (!(error instanceof DocevalsError) || error.code === 'storage_error') throw error;
+          const issues = error.issues?.length ? error.issues : [{ path: '', message: error.message }];
+          return { ...base, document_id: documentId, status: 'refused', issues: issues.map((i) => ({ path: `${row.row}.${i.path}`.replace(/\.$/, ''), message: i.message })) };
+        }
+      }
+    },
+  };
+}
+
+async function filenameIndex(ctx: ServiceContext, evaluation: EvaluationRecord): Promise<Map<string, string[]>> {
+  const index = new Map<string, string[]>();
+  for await (const page of documentPages(ctx, evaluation.organization_id, evaluation.id)) {
+    for (const document of page) index.set(document.filename, [...(index.get(document.filename) ?? []), document.id]);
+  }
+  return index;
+}

@@ -1,0 +1,245 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import {
+  csvHeader,
+  csvLines,
+  documentFields,
+  exportRows,
+  FieldSummaryBuilder,
+  fieldOf,
+  IterationComparer,
+  jsonLines,
+  leaderboard,
+  parseAnnotations,
+  schemaLeafFields,
+  type AnalysisPrediction,
+  type LeaderboardIteration,
+} from '../../src/analysis/index.js';
+import type { JsonObject } from '../../src/json/assert-json.js';
+import { compareDocuments } from '../../src/metrics/index.js';
+
+const schema: JsonObject = {
+  type: 'object',
+  properties: {
+    vendor: { type: 'string' },
+    total: { type: 'number' },
+    paid: { type: 'boolean' },
+    line_items: {
+      type: 'array',
+      items: { type: 'object', properties: { sku: { type: 'string' }, amount: { type: 'integer' } } },
+    },
+  },
+};
+
+function succeeded(annotation: JsonObject, prediction: JsonObject, cost: number | null = null): AnalysisPrediction {
+  return { status: 'succeeded', prediction, metrics: compareDocuments(annotation, prediction), cost };
+}
+
+describe('field paths', () => {
+  it('collapses list indices by the values, not by the look of the segment', () => {
+    expect(fieldOf('line_items.3.amount', { line_items: [{}, {}, {}, { amount: 1 }] }, {})).toBe('line_items.*.amount');
+    // A key made of digits in an object stays a key.
+    expect(fieldOf('by_year.2024', { by_year: { '2024': 1 } }, {})).toBe('by_year.2024');
+    // Where the annotation has nothing, the prediction says it was a list.
+    expect(fieldOf('line_items.0.sku', {}, { line_items: [{ sku: 'x' }] })).toBe('line_items.*.sku');
+    // Escaped dots stay escaped.
+    expect(fieldOf('a~1b', { 'a.b': 1 }, {})).toBe('a~1b');
+  });
+
+  it('reads the leaf fields of a schema with list items collapsed', () => {
+    expect(schemaLeafFields(schema)).toEqual(['vendor', 'total', 'paid', 'line_items.*.sku', 'line_items.*.amount']);
+  });
+});
+
+describe('per-field summary', () => {
+  it('scores each field per document, classifies it, and sorts worst first', () => {
+    const docs: Array<{ a: JsonObject; p: JsonObject }> = [
+      { a: { vendor: 'ACME', total: 10, line_items: [{ sku: 'A', amount: 1 }, { sku: 'B', amount: 2 }] }, p: { vendor: 'ACME', total: 10, line_items: [{ sku: 'A', amount: 1 }, { sku: 'B', amount: 2 }] } },
+      { a: { vendor: 'Globex', total: 20, line_items: [{ sku: 'C', amount: 3 }] }, p: { vendor: 'Globex', line_items: [{ sku: 'C', amount: 4 }] } },
+      { a: { vendor: 'Initech', line_items: [] }, p: { vendor: 'Initech', total: 5, paid: true, line_items: [] } },
+    ];
+    const builder = new FieldSummaryBuilder(schema);
+    docs.forEach((d, i) => builder.add({ id: `d${i}`, filename: `${i}.pdf`, annotation: d.a }, succeeded(d.a, d.p)));
+    builder.add({ id: 'pending', filename: 'p.pdf', annotation: { total: 1 } }, { status: 'pending' });
+    const summary = builder.result();
+    expect(summary.documents).toBe(3);
+    const byField = Object.fromEntries(summary.fields.map((f) => [f.field, f]));
+    expect(byField.vendor).toMatchObject({ documents: 3, mean_similarity: 1, exact: 3, partial: 0, missing: 0, unexpected: 0 });
+    // total: exact in doc 0, missing in doc 1 (annotation 20, prediction absent), unexpected in doc 2.
+    expect(byField.total).toMatchObject({ documents: 3, exact: 1, missing: 1, unexpected: 1, partial: 0 });
+    expect(byField.total!.mean_similarity).toBeCloseTo(1 / 3, 12);
+    // amount: doc 0 both right (1), doc 1 wrong number (3 vs 4: partial).
+    expect(byField['line_items.*.amount']!.exact).toBe(1);
+    expect(byField['line_items.*.amount']!.partial).toBe(1);
+    // paid: scored only where the prediction has it (doc 2: unexpected).
+    expect(byField.paid).toMatchObject({ documents: 1, mean_similarity: 0, unexpected: 1 });
+    // Worst first: paid (0) before total (1/3) before vendor (1).
+    const order = summary.fields.map((f) => f.field);
+    expect(order.indexOf('paid')).toBeLessThan(order.indexOf('total'));
+    expect(order.indexOf('total')).toBeLessThan(order.indexOf('vendor'));
+  });
+
+  it('lists schema fields no document scored, last', () => {
+    const builder = new FieldSummaryBuilder(schema);
+    builder.add({ id: 'd', filename: 'd.pdf', annotation: { vendor: 'x' } }, succeeded({ vendor: 'x' }, { vendor: 'y' }));
+    const fields = builder.result().fields;
+    expect(fields[0]).toMatchObject({ field: 'vendor', mean_similarity: 0 });
+    expect(fields.at(-1)!.mean_similarity).toBeNull();
+  });
+
+  it('uses the aligned scores for the aligned mean', () => {
+    const a = { line_items: [{ sku: 'alpha' }, { sku: 'beta' }] };
+    const p = { line_items: [{ sku: 'beta' }, { sku: 'alpha' }] };
+    const [field] = documentFields(a, p, compareDocuments(a, p));
+    expect(field!.field).toBe('line_items.*.sku');
+    expect(field!.aligned_similarity).toBe(1);
+    expect(field!.similarity!).toBeLessThan(0.5);
+  });
+});
+
+describe('comparison of two iterations', () => {
+  const documents = [
+    { id: 'd1', filename: 'one.pdf', annotation: { vendor: 'ACME', total: 10 } },
+    { id: 'd2', filename: 'two.pdf', annotation: { vendor: 'Globex', total: 20 } },
+    { id: 'd3', filename: 'three.pdf', annotation: { vendor: 'Initech', total: 30 } },
+    { id: 'd4', filename: 'four.pdf', annotation: { vendor: 'Umbrella', total: 40 } },
+  ];
+  const base = [
+    succeeded(documents[0]!.annotation, { vendor: 'ACME', total: 10 }, 0.01),
+    succeeded(documents[1]!.annotation, { vendor: 'Globex', total: 20 }, 0.01),
+    succeeded(documents[2]!.annotation, { vendor: 'Initech', total: 99 }, 0.01),
+    succeeded(documents[3]!.annotation, { vendor: 'Umbrella', total: 40 }, 0.01),
+  ];
+  const head: AnalysisPrediction[] = [
+    succeeded(documents[0]!.annotation, { vendor: 'ACME', total: 11 }, 0.02), // total regressed
+    succeeded(documents[1]!.annotation, { vendor: 'Globex', total: 20 }, 0.02), // unchanged
+    succeeded(documents[2]!.annotation, { vendor: 'Initech', total: 30 }, 0.02), // total improved
+    { status: 'failed', prediction: {}, metrics: null, cost: null, error: 'timeout' }, // excluded
+  ];
+
+  it('puts the regressed field first, lists regressed and improved documents exactly, excludes failed ones', () => {
+    const comparer = new IterationComparer({ jsonSchema: schema });
+    documents.forEach((d, i) => comparer.add(d, base[i]!, head[i]!));
+    const c = comparer.result();
+    expect(c.compared_documents).toBe(3);
+    expect(c.excluded).toEqual([{ document_id: 'd4', filename: 'four.pdf', base_status: 'succeeded', head_status: 'failed' }]);
+    const t1 = compareDocuments(documents[0]!.annotation, { vendor: 'ACME', total: 11 }).flat_similarities.total!;
+    const t3 = compareDocuments(documents[2]!.annotation, { vendor: 'Initech', total: 99 }).flat_similarities.total!;
+    const total = c.fields.find((f) => f.field === 'total')!;
+    expect(total.base_mean).toBeCloseTo((1 + 1 + t3) / 3, 12);
+    expect(total.head_mean).toBeCloseTo((t1 + 1 + 1) / 3, 12);
+    expect(total.delta).toBeCloseTo((t1 - t3) / 3, 12);
+    expect(c.regressed.map((d) => d.document_id)).toEqual(['d1']);
+    expect(c.improved.map((d) => d.document_id)).toEqual(['d3']);
+    expect(c.documents.map((d) => d.document_id)).toEqual(['d1', 'd2', 'd3']);
+    expect(c.failures).toEqual({ base: 0, head: 1, delta: 1 });
+    expect(c.cost.base).toBeCloseTo(0.04, 12);
+    expect(c.cost.head).toBeCloseTo(0.06, 12);
+  });
+
+  it('orders fields most regressed first', () => {
+    const comparer = new IterationComparer();
+    const d = { id: 'd', filename: 'd.pdf', annotation: { vendor: 'ACME', total: 10 } };
+    comparer.add(d, succeeded(d.annotation, { vendor: 'ACME', total: 10 }), succeeded(d.annotation, { vendor: 'zzzz', total: 10 }));
+    const c = comparer.result();
+    expect(c.fields[0]).toMatchObject({ field: 'vendor', base_mean: 1, head_mean: 0, delta: -1 });
+    expect(c.moved_fields.map((f) => f.field)).toEqual(['vendor']);
+    expect(c.regressed).toHaveLength(1);
+  });
+
+  it('counts a change below the threshold as unchanged', () => {
+    const comparer = new IterationComparer({ threshold: 0.6 });
+    const d = { id: 'd', filename: 'd.pdf', annotation: { vendor: 'ACME', total: 10 } };
+    comparer.add(d, succeeded(d.annotation, d.annotation), succeeded(d.annotation, { vendor: 'ACME' }));
+    expect(comparer.result().regressed).toEqual([]);
+  });
+});
+
+describe('leaderboard', () => {
+  const it0: LeaderboardIteration = {
+    id: 'i1', model: 'gpt-4o', inference_settings: { model: 'gpt-4o', temperature: 0, n_consensus: 1 }, status: 'completed',
+    created_at: '2026-01-01T00:00:00.000Z', started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:02.500Z',
+    mean_similarity: 0.8, aligned_mean_similarity: 0.85, succeeded: 10, failed: 0, pending: 0, cost: 0.5,
+  };
+  const rows = [
+    it0,
+    { ...it0, id: 'i2', model: 'gpt-4o-mini', inference_settings: { model: 'gpt-4o-mini', temperature: 0, n_consensus: 1 }, mean_similarity: 0.9, cost: 0.1, created_at: '2026-01-02T00:00:00.000Z' },
+    { ...it0, id: 'i3', status: 'running', mean_similarity: 1 },
+    { ...it0, id: 'i4', inference_settings: { model: 'gpt-4o', temperature: 0.5, n_consensus: 1 }, mean_similarity: null, cost: null, created_at: '2026-01-03T00:00:00.000Z' },
+  ];
+
+  it('ranks completed iterations, best mean first, nulls last, with only the settings that differ', () => {
+    const board = leaderboard(rows);
+    expect(board.rows.map((r) => r.iteration_id)).toEqual(['i2', 'i1', 'i4']);
+    expect(board.rows.map((r) => r.rank)).toEqual([1, 2, 3]);
+    expect(board.differing_settings).toEqual(['model', 'temperature']);
+    expect(board.rows[1]!.settings).toEqual({ model: 'gpt-4o', temperature: 0 });
+    expect(board.rows[1]!.duration_ms).toBe(2500);
+  });
+
+  it('sorts by cost ascending by default for cost', () => {
+    expect(leaderboard(rows, { sort: 'cost' }).rows.map((r) => r.iteration_id)).toEqual(['i2', 'i1', 'i4']);
+    expect(leaderboard(rows, { sort: 'cost', order: 'desc' }).rows.map((r) => r.iteration_id)).toEqual(['i1', 'i2', 'i4']);
+  });
+});
+
+describe('export rows', () => {
+  const annotation = { vendor: 'Café "Zürich"\nLtd', total: 10, line_items: [{ sku: 'a,b' }] };
+  const prediction = { vendor: 'Cafe Zurich, Ltd', total: 12, line_items: [{ sku: 'a,b' }] };
+
+  it('has one row per scored leaf, with both values and both scores', () => {
+    const rows = exportRows({ id: 'file_1', filename: 'ä.pdf', annotation }, succeeded(annotation, prediction));
+    expect(rows.map((r) => r.field)).toEqual(['vendor', 'total', 'line_items.0.sku']);
+    expect(rows[1]).toMatchObject({ annotation: 10, prediction: 12, status: 'succeeded' });
+    expect(rows[2]).toMatchObject({ similarity: 1, aligned_similarity: 1 });
+  });
+
+  it('round-trips through a CSV parser: quotes, commas, newlines, Unicode', () => {
+    const rows = exportRows({ id: 'file_1', filename: 'ä.pdf', annotation }, succeeded(annotation, prediction));
+    const text = csvHeader() + csvLines(rows);
+    const parsed = parse(text, { columns: true }) as Array<Record<string, string>>;
+    expect(parsed).toHaveLength(3);
+    expect(parsed[0]).toMatchObject({ document_id: 'file_1', filename: 'ä.pdf', field: 'vendor', annotation: annotation.vendor, prediction: prediction.vendor });
+    expect(Number(parsed[1]!.similarity)).toBe(rows[1]!.similarity);
+    expect(parsed[2]!.annotation).toBe('a,b');
+  });
+
+  it('lists a pending document with its annotation leaves and no scores; JSONL keeps types', () => {
+    const rows = exportRows({ id: 'file_2', filename: 'b.pdf', annotation: { total: 3, tags: [] } }, { status: 'pending' });
+    expect(rows).toEqual([
+      { document_id: 'file_2', filename: 'b.pdf', status: 'pending', field: 'total', annotation: 3, prediction: null, similarity: null, aligned_similarity: null },
+      { document_id: 'file_2', filename: 'b.pdf', status: 'pending', field: 'tags', annotation: [], prediction: null, similarity: null, aligned_similarity: null },
+    ]);
+    expect(jsonLines(rows).split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(rows);
+  });
+});
+
+describe('annotation files', () => {
+  it('reads JSON Lines by document_id or filename and refuses bad lines with their line number', () => {
+    const text = '{"document_id":"file_1","annotation":{"total":3}}\n\n{"filename":"b.pdf","annotation":{"vendor":"x"}}\nnot json\n{"annotation":{}}\n';
+    const rows = parseAnnotations(text, 'jsonl', schema);
+    expect(rows.map((r) => r.row)).toEqual([1, 3, 4, 5]);
+    expect(rows[0]).toEqual({ row: 1, document_id: 'file_1', annotation: { total: 3 }, issues: [] });
+    expect(rows[1]).toMatchObject({ filename: 'b.pdf', annotation: { vendor: 'x' } });
+    expect(rows[2]!.annotation).toBeUndefined();
+    expect(rows[2]!.issues[0]!.message).toMatch(/not JSON/);
+    expect(rows[3]!.issues[0]!.message).toMatch(/document_id/);
+  });
+
+  it('reads CSV with one column per leaf path, typed by the schema', () => {
+    const text = 'filename,vendor,total,paid,line_items.0.sku,line_items.1.amount\n"a.pdf","ACME, Inc",12.5,true,X,3\nb.pdf,,abc,,,\n';
+    const rows = parseAnnotations(text, 'csv', schema);
+    expect(rows[0]).toEqual({
+      row: 1,
+      filename: 'a.pdf',
+      annotation: { vendor: 'ACME, Inc', total: 12.5, paid: true, line_items: [{ sku: 'X' }, { amount: 3 }] },
+      issues: [],
+    });
+    expect(rows[1]!.annotation).toBeUndefined();
+    expect(rows[1]!.issues).toEqual([{ path: '2.total', message: '"abc" is not number' }]);
+  });
+
+  it('refuses a CSV without a document column', () => {
+    expect(parseAnnotations('vendor\nx\n', 'csv', schema)[0]!.issues[0]!.message).toMatch(/document_id or a filename/);
+  });
+});

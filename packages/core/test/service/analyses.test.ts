@@ -1,0 +1,113 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { invoiceDocument, invoiceSchema, makeService, ORG, OTHER_ORG } from './fixtures.js';
+
+async function collect(chunks: AsyncIterable<string>): Promise<string> {
+  let out = '';
+  for await (const chunk of chunks) out += chunk;
+  return out;
+}
+
+/** Three documents and two imported iterations: `head` regresses `total` on a.json and improves `vendor` on b.json. */
+async function seeded() {
+  const docevals = makeService();
+  const evaluation = await docevals.evals.create(ORG, {
+    name: 'Invoices',
+    json_schema: invoiceSchema,
+    default_inference_settings: { model: 'json-file' },
+    documents: [
+      invoiceDocument('a.json', { vendor: 'ACME', total: 10 }, { vendor: 'ACME', total: 10 }),
+      invoiceDocument('b.json', { vendor: 'Globex', total: 20 }, { vendor: 'Globex', total: 20 }),
+      invoiceDocument('c.json', { vendor: 'Initech', total: 30 }, { vendor: 'Initech', total: 30 }),
+    ],
+    iterations: [
+      {
+        inference_settings: { model: 'base-model' },
+        predictions: [
+          { prediction: { vendor: 'ACME', total: 10 } },
+          { prediction: { vendor: 'Glob', total: 20 } },
+          { prediction: { vendor: 'Initech', total: 30 } },
+        ],
+      },
+      {
+        inference_settings: { model: 'head-model', temperature: 0.5 },
+        predictions: [
+          { prediction: { vendor: 'ACME', total: 99 } },
+          { prediction: { vendor: 'Globex', total: 20 } },
+          { prediction: {}, metadata: { error: 'provider timeout' } },
+        ],
+      },
+    ],
+  });
+  const [base, head] = evaluation.iterations;
+  return { docevals, evaluation, base: base!, head: head! };
+}
+
+describe('analyses through the service', () => {
+  it('compares two iterations: the regressed field first, exact document lists, failed documents apart', async () => {
+    const { docevals, evaluation, base, head } = await seeded();
+    const c = await docevals.evals.compare(ORG, { evaluation_id: evaluation.id, base: base.id, head: head.id });
+    expect(c.base_iteration_id).toBe(base.id);
+    expect(c.compared_documents).toBe(2);
+    expect(c.fields[0]!.field).toBe('total');
+    expect(c.fields[0]!.delta!).toBeLessThan(0);
+    expect(c.regressed.map((d) => d.filename)).toEqual(['a.json']);
+    expect(c.improved.map((d) => d.filename)).toEqual(['b.json']);
+    expect(c.excluded).toEqual([
+      { document_id: evaluation.documents[2]!.id, filename: 'c.json', base_status: 'succeeded', head_status: 'failed' },
+    ]);
+    expect(c.failures).toEqual({ base: 0, head: 1, delta: 1 });
+  });
+
+  it('summarizes fields of one iteration worst first, counting only succeeded documents', async () => {
+    const { docevals, evaluation, head } = await seeded();
+    const summary = await docevals.evals.iterations.fields(ORG, { evaluation_id: evaluation.id, iteration_id: head.id });
+    expect(summary.documents).toBe(2);
+    expect(summary.fields.map((f) => f.field)).toEqual(['total', 'vendor']);
+    expect(summary.fields[1]).toMatchObject({ mean_similarity: 1, exact: 2 });
+  });
+
+  it('ranks iterations with only the settings that differ', async () => {
+    const { docevals, evaluation, base, head } = await seeded();
+    const board = await docevals.evals.leaderboard(ORG, { evaluation_id: evaluation.id });
+    expect(board.rows.map((r) => r.iteration_id)).toEqual([base.id, head.id]);
+    expect(board.differing_settings).toEqual(['model', 'temperature']);
+    expect(board.rows[1]).toMatchObject({ succeeded: 2, failed: 1, pending: 0 });
+  });
+
+  it('exports an iteration as CSV that parses back to the stored values', async () => {
+    const { docevals, evaluation, base } = await seeded();
+    const out = await docevals.evals.iterations.export(ORG, { evaluation_id: evaluation.id, iteration_id: base.id, format: 'csv' });
+    expect(out.filename).toBe(`${base.id}.csv`);
+    const rows = parse(await collect(out.chunks), { columns: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(6);
+    expect(rows[2]).toMatchObject({ filename: 'b.json', field: 'vendor', annotation: 'Globex', prediction: 'Glob', status: 'succeeded' });
+  });
+
+  it('imports annotations by filename and id, refusing unknown documents and ill-typed cells without changing them', async () => {
+    const { docevals, evaluation, base } = await seeded();
+    const csv = 'filename,vendor,total\na.json,ACME,11\nnope.json,X,1\nb.json,Globex,abc\n';
+    const result = await docevals.evals.documents.import(ORG, { evaluation_id: evaluation.id, format: 'csv', content: csv });
+    expect(result.updated).toBe(1);
+    expect(result.rows.map((r) => r.status)).toEqual(['updated', 'refused', 'refused']);
+    expect(result.rows[1]!.issues[0]!.message).toMatch(/no document named nope.json/);
+    expect(result.rows[2]!.issues[0]!.path).toBe('3.total');
+    const a = await docevals.evals.documents.get(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[0]!.id });
+    expect(a.annotation).toEqual({ vendor: 'ACME', total: 11 });
+    const b = await docevals.evals.documents.get(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[1]!.id });
+    expect(b.annotation).toEqual({ vendor: 'Globex', total: 20 });
+    // The iteration's metrics follow the imported annotation.
+    const page = await docevals.evals.iterations.predictions(ORG, { evaluation_id: evaluation.id, iteration_id: base.id, limit: 1 });
+    expect(page.data[0]!.metrics.flat_similarities.total).toBeLessThan(1);
+
+    const jsonl = `{"document_id":"${evaluation.documents[1]!.id}","annotation":{"vendor":"Glob","total":20}}\n`;
+    const second = await docevals.evals.documents.import(ORG, { evaluation_id: evaluation.id, format: 'jsonl', content: jsonl });
+    expect(second.rows[0]).toMatchObject({ status: 'updated', document_id: evaluation.documents[1]!.id });
+  });
+
+  it("answers not_found for another organization's evaluation", async () => {
+    const { docevals, evaluation, base, head } = await seeded();
+    await expect(docevals.evals.compare(OTHER_ORG, { evaluation_id: evaluation.id, base: base.id, head: head.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(docevals.evals.iterations.export(OTHER_ORG, { evaluation_id: evaluation.id, iteration_id: base.id })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
