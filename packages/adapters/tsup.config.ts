@@ -6,6 +6,7 @@ export default defineConfig({
     'memory/index': 'src/memory/index.ts',
     'lowdb/index': 'src/lowdb/index.ts',
     'redis/index': 'src/redis/index.ts',
+    'postgres/index': 'src/postgres/index.ts',
     'conformance/index': 'src/conformance/index.ts',
   },
   format: ['esm', 'cjs'],
@@ -13,6 +14,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  external: ['lowdb', 'ioredis', 'vitest', '@docevals/core'],
+  external: ['lowdb', 'ioredis', 'pg', 'vitest', '@docevals/core'],
   noExternal: ['p-limit', 'yocto-queue'],
 });
