@@ -1,6 +1,6 @@
 // The standalone docevals server: `pnpm start` at the repository root (after `pnpm build`), or `pnpm start` here.
-// Configuration by environment: see README in docs/rest.md (PORT, HOST, DATA_DIR, REDIS_URL, DOCEVALS_API_KEYS,
-// OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
+// Configuration by environment: see README in docs/rest.md (PORT, HOST, DATA_DIR, REDIS_URL, DATABASE_URL,
+// DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
 import { createStandaloneServer } from './app.js';
 
 try {
