@@ -14,4 +14,6 @@ export { memoryStorage } from './memory/index.js';
 export type { LowdbStorage, LowdbStorageOptions } from './lowdb/index.js';
 export type { RedisStorageOptions } from './redis/index.js';
 export type { PostgresStorageOptions } from './postgres/index.js';
+export type { MemoryStorageOptions } from './memory/index.js';
+export type { WriteObserver, WriteReport } from './shared/write-observer.js';
 export type { StorageConformanceOptions } from './conformance/index.js';

@@ -11,17 +11,14 @@ export function concurrencyTests(ctx: ConformanceContext): void {
 
   it(`keeps every one of ${N} parallel updateRecord appends to one evaluation`, async () => {
     const { evaluations } = await ctx.open();
-    await evaluations.insert({ ...evaluationRecord(ORG_A, 'eval_1', at(0)), documents: [], iteration_ids: [] });
+    await evaluations.insert({ ...evaluationRecord(ORG_A, 'eval_1', at(0)), document_count: 0, iteration_ids: [] });
     const appends = Array.from({ length: N }, (_, i) =>
       updateRecord(evaluations, ORG_A, 'eval_1', (current: EvaluationRecord) => ({
         write: {
           ...current,
           updated_at: at(i + 1),
           iteration_ids: [...current.iteration_ids, `iter_${i}`],
-          documents: [
-            ...current.documents,
-            { id: `file_${i}`, filename: `${i}.pdf`, annotation: { i }, annotation_metadata: null, revision: `rev_${i}` },
-          ],
+          document_count: current.document_count + 1,
         },
         result: i,
       })),
@@ -30,7 +27,7 @@ export function concurrencyTests(ctx: ConformanceContext): void {
     const stored = await evaluations.get(ORG_A, 'eval_1');
     expect(stored!.version).toBe(N + 1);
     expect([...stored!.value.iteration_ids].sort()).toEqual(Array.from({ length: N }, (_, i) => `iter_${i}`).sort());
-    expect(stored!.value.documents.map((d) => d.id).sort()).toEqual(Array.from({ length: N }, (_, i) => `file_${i}`).sort());
+    expect(stored!.value.document_count).toBe(N);
   }, t);
 
   it(`lets exactly one of ${N} parallel replaces naming the same version win`, async () => {

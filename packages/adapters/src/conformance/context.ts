@@ -9,6 +9,8 @@ export interface ConformanceContext {
   reopen?: (previous: Storage) => Promise<Storage>;
   /** Per-test timeout in milliseconds. */
   timeout: number;
+  /** Bytes the store has written so far, when the adapter reports them (the `writtenBytes` option of runStorageConformance). */
+  writtenBytes?: (storage: Storage) => number;
 }
 
 /**

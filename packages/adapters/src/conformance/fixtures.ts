@@ -1,6 +1,9 @@
 import type {
+  DocumentRecord,
   EvaluationRecord,
   IterationRecord,
+  PredictionRecord,
+  PredictionTotals,
   ProcessorRecord,
   RecordCollection,
   Storage,
@@ -43,15 +46,7 @@ export function evaluationRecord(
     schema_id: tag2,
     schema_data_id: 'sch_data_id_0123456789abcdef',
     default_inference_settings: { model: 'gpt-4o', temperature: 0 },
-    documents: [
-      {
-        id: 'file_0123456789abcdef',
-        filename: 'invoice.pdf',
-        annotation: { total: 12.5, tricky },
-        annotation_metadata: { extraction_id: null, likelihoods: { total: 0.9 } },
-        revision: 'rev_1',
-      },
-    ],
+    document_count: 1,
     iteration_ids: [],
   };
 }
@@ -82,9 +77,11 @@ export function iterationRecord(
     json_schema: { type: 'object' },
     schema_id: 'sch_id_0123456789abcdef',
     schema_data_id: 'sch_data_id_0123456789abcdef',
-    predictions: {
-      file_0123456789abcdef: { prediction: { total: 12.5, tricky }, metadata: null },
-    },
+    status: 'completed',
+    started_at: at(0),
+    finished_at: at(1),
+    error: null,
+    lease: null,
   };
 }
 
@@ -144,7 +141,7 @@ export const COLLECTION_CASES: CollectionCase[] = [
     tag2Field: 'evaluation_id',
     change: (r, mark) => {
       const it = r as IterationRecord;
-      return { ...it, predictions: { ...it.predictions, [mark]: { prediction: { mark }, metadata: null } } } as StoredRecordBase;
+      return { ...it, status: 'failed', error: `failed ${mark}`, lease: { owner: mark, expires_at: at(9) } } as StoredRecordBase;
     },
   },
   {
@@ -180,4 +177,65 @@ export function pseudoRandomBytes(length: number, seed = 1): Uint8Array {
 /** Plain array of a byte view, so that `toEqual` compares values and ignores Buffer vs Uint8Array. */
 export function byteList(bytes: Uint8Array): number[] {
   return Array.from(bytes);
+}
+
+/** A document of evaluation `parentId`; `size` also goes into `totals.size`, so documents exercise totals too. */
+export function documentRecord(organizationId: string, parentId: string, id: string, size = 100, updatedAt = at(0)): DocumentRecord {
+  return {
+    id,
+    organization_id: organizationId,
+    parent_id: parentId,
+    updated_at: updatedAt,
+    filename: `${id}.pdf`,
+    mime_type: 'application/pdf',
+    size,
+    annotation: { total: size, tricky },
+    annotation_metadata: { extraction_id: null, likelihoods: { total: 0.9 } },
+    revision: `rev_${id}`,
+    totals: { size },
+  };
+}
+
+/** The totals a prediction with this outcome carries (PredictionTotals). */
+export function predictionTotals(similarity: number, succeeded = true, cost = 0.01, tokens = 10): PredictionTotals {
+  return {
+    succeeded: succeeded ? 1 : 0,
+    failed: succeeded ? 0 : 1,
+    similarity: succeeded ? similarity : 0,
+    aligned_similarity: succeeded ? similarity : 0,
+    cost,
+    input_tokens: tokens,
+    output_tokens: tokens * 2,
+  };
+}
+
+/** A prediction of iteration `parentId` for document `id`, with `similarity` in its metrics and totals. */
+export function predictionRecord(
+  organizationId: string,
+  parentId: string,
+  id: string,
+  similarity = 0.5,
+  succeeded = true,
+  updatedAt = at(0),
+): PredictionRecord {
+  return {
+    id,
+    organization_id: organizationId,
+    parent_id: parentId,
+    evaluation_id: 'eval_1',
+    updated_at: updatedAt,
+    status: succeeded ? 'succeeded' : 'failed',
+    prediction: succeeded ? { total: similarity, tricky } : {},
+    metadata: succeeded ? null : { error: 'the model answered 500' },
+    metrics: {
+      annotation_revision: `rev_${id}`,
+      similarity,
+      flat_similarities: { total: similarity },
+      similarities: { total: similarity },
+      aligned_similarity: similarity,
+      aligned_flat_similarities: { total: similarity },
+      aligned_similarities: { total: similarity },
+    },
+    totals: predictionTotals(similarity, succeeded),
+  };
 }

@@ -1,11 +1,15 @@
 import type { Storage } from '@docevals/core';
 import { afterEach, describe } from 'vitest';
+import { batchFileTests } from './batch-file-tests.js';
+import { childTests } from './child-tests.js';
+import { closedTests } from './closed-tests.js';
 import { concurrencyTests } from './concurrency-tests.js';
 import type { ConformanceContext } from './context.js';
 import { fileTests } from './file-tests.js';
 import { listTests } from './list-tests.js';
 import { persistenceTests } from './persistence-tests.js';
 import { recordTests } from './record-tests.js';
+import { writeSizeTests } from './write-size-tests.js';
 
 /** Options of {@link runStorageConformance}. */
 export interface StorageConformanceOptions {
@@ -27,12 +31,25 @@ export interface StorageConformanceOptions {
    * @default 30000
    */
   timeout?: number;
+  /**
+   * How many bytes `storage` has written to its medium so far (records, index entries, journal; file contents
+   * apart). Given, the suite checks that one small write touches records of bounded size, whatever the size of the
+   * parent. Adapters of this package report writes through their `onWrite` option.
+   * @default undefined (write-size test skipped)
+   * @example
+   * const written = new WeakMap<Storage, { bytes: number }>();
+   * runStorageConformance({ name: 'x', create: () => { const meter = { bytes: 0 }; const s = myStorage({ onWrite: (w) => { meter.bytes += w.bytes; } }); written.set(s, meter); return s; }, writtenBytes: (s) => written.get(s)!.bytes });
+   */
+  writtenBytes?: (storage: Storage) => number;
 }
 
 /**
  * Registers the storage conformance suite with vitest (`describe`/`it`): CRUD and compare-and-set on the three
- * record collections, ordering and cursors, `where` filters, tenant scoping, the reference-counted file store,
- * concurrent writers (none lost), copies, persistence across reopen, and idempotent `close()`.
+ * record collections, ordering and cursors, `where` filters, tenant scoping; the two child collections (insertion
+ * order, all-or-nothing `insertMany`, `put`'s three modes, `deleteAll`, paging, totals exact after every write and
+ * under concurrent writers); the reference-counted file store and its batches; concurrent writers (none lost),
+ * copies, persistence across reopen, `close()` (idempotent; every later call rejects with `storage_error`), and,
+ * with `writtenBytes`, that one small write stays small in a large parent.
  * Call it at the top level of a test file. vitest is an optional peer dependency, needed only here.
  *
  * @example
@@ -56,6 +73,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     open: async () => track(await options.create()),
     reopen: options.reopen ? async (previous) => track(await options.reopen!(previous)) : undefined,
     timeout: options.timeout ?? 30_000,
+    writtenBytes: options.writtenBytes,
   };
 
   describe(`storage conformance: ${options.name}`, () => {
@@ -68,8 +86,12 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
 
     describe('records', () => recordTests(ctx));
     describe('lists', () => listTests(ctx));
+    describe('child collections', () => childTests(ctx));
     describe('files', () => fileTests(ctx));
+    describe('file batches', () => batchFileTests(ctx));
     describe('concurrency', () => concurrencyTests(ctx));
     describe('persistence and close', () => persistenceTests(ctx));
+    describe('after close', () => closedTests(ctx));
+    describe('write size', () => writeSizeTests(ctx));
   });
 }

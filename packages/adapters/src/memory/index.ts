@@ -1,1 +1,2 @@
 export { memoryStorage } from './memory-storage.js';
+export type { MemoryStorageOptions } from './memory-storage.js';

@@ -1,4 +1,7 @@
 import type {
+  ChildCollection,
+  ChildRecordBase,
+  ChildTotals,
   FileStore,
   RecordCollection,
   RecordListQuery,
@@ -8,31 +11,61 @@ import type {
   StoredRecordBase,
   Versioned,
 } from '@docevals/core';
+import { ChildFamilies } from '../shared/child-families.js';
 import { copyBytes } from '../shared/copy-bytes.js';
-import { idTaken } from '../shared/errors.js';
+import { idTaken, storageClosed } from '../shared/errors.js';
 import { pageRecords } from '../shared/page-records.js';
+import type { WriteObserver } from '../shared/write-observer.js';
+
+/** Options of {@link memoryStorage}. */
+export interface MemoryStorageOptions {
+  /** Called after each write with the size of the records written (JSON bytes); for meters and tests. */
+  onWrite?: WriteObserver;
+}
 
 /**
  * A store that lives in this process's memory and ends with it: for tests, demos and hosts that persist elsewhere.
- * Records sit in one Map per organization and are copied with `structuredClone` on the way in and out, so a caller
- * never holds a reference into the store. Every method checks and writes without an `await` in between, which
- * makes each one atomic and `replace` a true compare-and-set.
+ * Records sit in Maps per organization (children in one insertion-ordered Map per parent, with running totals) and
+ * each record is copied with `structuredClone` on the way in and out, so a caller never holds a reference into the
+ * store. Records are small (one document, one prediction), so a read copies one document's worth, never an
+ * evaluation. Every method checks and writes without an `await` in between, which makes each one atomic and
+ * `replace` / `put` true compare-and-sets. After `close()` every call rejects with a `storage_error`.
  *
  * @example
  * import { createDocevals } from '@docevals/core';
  * import { memoryStorage } from '@docevals/adapters/memory';
  * const docevals = createDocevals({ storage: memoryStorage() });
  */
-export function memoryStorage(): Storage {
+export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
+  const state: MemoryState = { closed: false, onWrite: options.onWrite };
   return {
     name: 'memory',
-    evaluations: memoryCollection('evaluations'),
-    iterations: memoryCollection('iterations'),
-    processors: memoryCollection('processors'),
-    files: memoryFileStore(),
-    // Nothing to release; the data stays readable, like a closed connection whose process is still running.
-    close: async () => undefined,
+    evaluations: memoryCollection(state, 'evaluations'),
+    documents: memoryChildCollection(state, 'documents'),
+    iterations: memoryCollection(state, 'iterations'),
+    predictions: memoryChildCollection(state, 'predictions'),
+    processors: memoryCollection(state, 'processors'),
+    files: memoryFileStore(state),
+    close: async () => {
+      state.closed = true;
+    },
   };
+}
+
+interface MemoryState {
+  closed: boolean;
+  onWrite: WriteObserver | undefined;
+}
+
+function checkOpen(state: MemoryState): void {
+  if (state.closed) throw storageClosed('memory');
+}
+
+function report(state: MemoryState, collection: string, values: readonly unknown[]): void {
+  if (!state.onWrite) return;
+  let bytes = 0;
+  for (const value of values) bytes += Buffer.byteLength(JSON.stringify(value));
+  state.onWrite({ collection, bytes });
 }
 
 interface Entry<T> {
@@ -40,21 +73,24 @@ interface Entry<T> {
   version: number;
 }
 
-function memoryCollection<T extends StoredRecordBase>(collection: string): RecordCollection<T> {
+const out = <T>(entry: Entry<T>): Versioned<T> => ({ value: structuredClone(entry.value), version: entry.version });
+
+function memoryCollection<T extends StoredRecordBase>(state: MemoryState, collection: string): RecordCollection<T> {
   const byOrganization = new Map<string, Map<string, Entry<T>>>();
   const recordsOf = (organizationId: string, create = false) => {
     let records = byOrganization.get(organizationId);
     if (!records && create) byOrganization.set(organizationId, (records = new Map()));
     return records;
   };
-  const out = (entry: Entry<T>): Versioned<T> => ({ value: structuredClone(entry.value), version: entry.version });
 
   return {
     async get(organizationId, id) {
+      checkOpen(state);
       const entry = recordsOf(organizationId)?.get(id);
       return entry ? out(entry) : null;
     },
     async getMany(organizationId, ids) {
+      checkOpen(state);
       const records = recordsOf(organizationId);
       return ids.map((id) => {
         const entry = records?.get(id);
@@ -62,34 +98,103 @@ function memoryCollection<T extends StoredRecordBase>(collection: string): Recor
       });
     },
     async insert(record) {
+      checkOpen(state);
       const records = recordsOf(record.organization_id, true)!;
       if (records.has(record.id)) throw idTaken(collection, record.id);
       const entry = { value: structuredClone(record), version: 1 };
       records.set(record.id, entry);
+      report(state, collection, [record]);
       return out(entry);
     },
     async replace(record, expectedVersion) {
+      checkOpen(state);
       const records = recordsOf(record.organization_id);
       const current = records?.get(record.id);
       if (!records || !current || current.version !== expectedVersion) return null;
       const entry = { value: structuredClone(record), version: current.version + 1 };
       records.set(record.id, entry);
+      report(state, collection, [record]);
       return out(entry);
     },
     async delete(organizationId, id, expectedVersion) {
+      checkOpen(state);
       const records = recordsOf(organizationId);
       const current = records?.get(id);
       if (!records || !current) return false;
       if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
       records.delete(id);
       if (records.size === 0) byOrganization.delete(organizationId);
+      report(state, collection, []);
       return true;
     },
     async list(organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null> {
+      checkOpen(state);
       const records = recordsOf(organizationId) ?? new Map<string, Entry<T>>();
       const values = Array.from(records.values(), (e) => e.value);
       const page = pageRecords(values, query, (id) => records.get(id)?.value);
       return page && { items: page.items.map((r) => structuredClone(r)), has_more: page.has_more };
+    },
+  };
+}
+
+function memoryChildCollection<T extends ChildRecordBase>(state: MemoryState, collection: string): ChildCollection<T> {
+  const families = new ChildFamilies<T>(collection);
+
+  return {
+    async get(organizationId, parentId, id) {
+      checkOpen(state);
+      const entry = families.entry(organizationId, parentId, id);
+      return entry ? out(entry) : null;
+    },
+    async getMany(organizationId, parentId, ids) {
+      checkOpen(state);
+      return ids.map((id) => {
+        const entry = families.entry(organizationId, parentId, id);
+        return entry ? out(entry) : null;
+      });
+    },
+    async insertMany(records) {
+      checkOpen(state);
+      if (records.length === 0) return [];
+      const firstSeq = families.checkInsertMany(records);
+      // Copied before anything is stored, so a record that cannot be cloned leaves the parent untouched.
+      const entries = records.map((record, i) => ({ value: structuredClone(record), version: 1, seq: firstSeq + i }));
+      for (const entry of entries) families.set(entry);
+      report(state, collection, records);
+      return entries.map(out);
+    },
+    async put(record, expectedVersion) {
+      checkOpen(state);
+      const current = families.entry(record.organization_id, record.parent_id, record.id);
+      if (!ChildFamilies.mayPut(current, expectedVersion)) return null;
+      const seq = current?.seq ?? families.nextSeq(record.organization_id, record.parent_id);
+      const entry = { value: structuredClone(record), version: (current?.version ?? 0) + 1, seq };
+      families.set(entry);
+      report(state, collection, [record]);
+      return out(entry);
+    },
+    async delete(organizationId, parentId, id, expectedVersion) {
+      checkOpen(state);
+      const current = families.entry(organizationId, parentId, id);
+      if (!current) return false;
+      if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
+      families.remove(organizationId, parentId, id);
+      report(state, collection, []);
+      return true;
+    },
+    async deleteAll(organizationId, parentId) {
+      checkOpen(state);
+      const removed = families.removeAll(organizationId, parentId);
+      report(state, collection, []);
+      return removed.length;
+    },
+    async list(organizationId, parentId, query) {
+      checkOpen(state);
+      return families.page(organizationId, parentId, query.limit, query.after, (value) => structuredClone(value));
+    },
+    async totals(organizationId, parentId): Promise<ChildTotals> {
+      checkOpen(state);
+      return families.totals(organizationId, parentId);
     },
   };
 }
@@ -100,33 +205,62 @@ interface FileEntry {
   references: number;
 }
 
-function memoryFileStore(): FileStore {
+function memoryFileStore(state: MemoryState): FileStore {
   const byOrganization = new Map<string, Map<string, FileEntry>>();
+
+  const retainOne = (organizationId: string, fileId: string, content?: StoredFile): boolean => {
+    let files = byOrganization.get(organizationId);
+    const existing = files?.get(fileId);
+    if (existing) {
+      existing.references++;
+      return true;
+    }
+    if (!content) return false;
+    if (!files) byOrganization.set(organizationId, (files = new Map()));
+    files.set(fileId, { bytes: copyBytes(content.bytes), mime_type: content.mime_type, references: 1 });
+    return true;
+  };
+  const releaseOne = (organizationId: string, fileId: string): void => {
+    const files = byOrganization.get(organizationId);
+    const entry = files?.get(fileId);
+    if (!files || !entry) return;
+    if (--entry.references > 0) return;
+    files.delete(fileId);
+    if (files.size === 0) byOrganization.delete(organizationId);
+  };
+  const reportFiles = (entries: ReadonlyArray<{ content?: StoredFile }>) => {
+    if (!state.onWrite) return;
+    let bytes = 0;
+    for (const entry of entries) bytes += entry.content?.bytes.byteLength ?? 0;
+    state.onWrite({ collection: 'files', bytes });
+  };
 
   return {
     async retain(organizationId, fileId, content?: StoredFile) {
-      let files = byOrganization.get(organizationId);
-      const existing = files?.get(fileId);
-      if (existing) {
-        existing.references++;
-        return true;
-      }
-      if (!content) return false;
-      if (!files) byOrganization.set(organizationId, (files = new Map()));
-      files.set(fileId, { bytes: copyBytes(content.bytes), mime_type: content.mime_type, references: 1 });
-      return true;
+      checkOpen(state);
+      const retained = retainOne(organizationId, fileId, content);
+      reportFiles([{ content }]);
+      return retained;
     },
     async release(organizationId, fileId) {
-      const files = byOrganization.get(organizationId);
-      const entry = files?.get(fileId);
-      if (!files || !entry) return;
-      if (--entry.references > 0) return;
-      files.delete(fileId);
-      if (files.size === 0) byOrganization.delete(organizationId);
+      checkOpen(state);
+      releaseOne(organizationId, fileId);
     },
     async get(organizationId, fileId) {
+      checkOpen(state);
       const entry = byOrganization.get(organizationId)?.get(fileId);
       return entry ? { bytes: copyBytes(entry.bytes), mime_type: entry.mime_type } : null;
+    },
+    async retainMany(organizationId, entries) {
+      checkOpen(state);
+      // Synchronous from here on: nothing else runs between the first and the last reference.
+      const retained = entries.map((entry) => retainOne(organizationId, entry.fileId, entry.content));
+      reportFiles(entries);
+      return retained;
+    },
+    async releaseMany(organizationId, fileIds) {
+      checkOpen(state);
+      for (const fileId of fileIds) releaseOne(organizationId, fileId);
     },
   };
 }
