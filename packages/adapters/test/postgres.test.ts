@@ -17,6 +17,16 @@ const admin = new Pool({ connectionString: url, max: 2 });
 /** A host's pool, shared by every store of the host-pool conformance run. */
 const hostPool = new Pool({ connectionString: url, max: 10 });
 const schemaOf = new WeakMap<Storage, string>();
+const written = new WeakMap<Storage, { bytes: number }>();
+
+/** A store on `schema` whose writes are metered for the conformance suite's bounded-write check. */
+function metered(open: (onWrite: (w: { bytes: number }) => void) => Storage, schema: string): Storage {
+  const meter = { bytes: 0 };
+  const storage = open((w) => (meter.bytes += w.bytes));
+  written.set(storage, meter);
+  schemaOf.set(storage, schema);
+  return storage;
+}
 
 afterAll(async () => {
   const { rows } = await admin.query<{ nspname: string }>('SELECT nspname FROM pg_namespace WHERE starts_with(nspname, $1)', [filePrefix]);
@@ -29,34 +39,28 @@ runStorageConformance({
   name: 'postgres (connectionString)',
   create: () => {
     const schema = freshSchema();
-    const storage = postgresStorage({ connectionString: url, schema });
-    schemaOf.set(storage, schema);
-    return storage;
+    return metered((onWrite) => postgresStorage({ connectionString: url, schema, onWrite }), schema);
   },
   reopen: async (previous) => {
     await previous.close();
     const schema = schemaOf.get(previous)!;
-    const storage = postgresStorage({ connectionString: url, schema });
-    schemaOf.set(storage, schema);
-    return storage;
+    return metered((onWrite) => postgresStorage({ connectionString: url, schema, onWrite }), schema);
   },
+  writtenBytes: (storage) => written.get(storage)!.bytes,
 });
 
 runStorageConformance({
   name: 'postgres (host pool)',
   create: () => {
     const schema = freshSchema();
-    const storage = postgresStorage({ pool: hostPool, schema });
-    schemaOf.set(storage, schema);
-    return storage;
+    return metered((onWrite) => postgresStorage({ pool: hostPool, schema, onWrite }), schema);
   },
   reopen: async (previous) => {
     await previous.close();
     const schema = schemaOf.get(previous)!;
-    const storage = postgresStorage({ pool: hostPool, schema });
-    schemaOf.set(storage, schema);
-    return storage;
+    return metered((onWrite) => postgresStorage({ pool: hostPool, schema, onWrite }), schema);
   },
+  writtenBytes: (storage) => written.get(storage)!.bytes,
 });
 
 /** Resolves to what `promise` rejected with; fails when it resolved. */

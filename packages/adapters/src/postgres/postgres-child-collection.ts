@@ -1,6 +1,6 @@
-import { DocevalsError } from '@docevals/core';
-import type { ChildCollection, ChildRecordBase, ChildTotals, Versioned } from '@docevals/core';
-import { idTaken } from '../shared/errors.js';
+import type { ChildCollection, ChildRecordBase, ChildTotals } from '@docevals/core';
+import { addInto, noTotals } from '../shared/child-totals.js';
+import { idRepeated, idTaken, mixedBatch } from '../shared/errors.js';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
 
 interface ChildRow {
@@ -91,20 +91,19 @@ export function postgresChildCollection<T extends ChildRecordBase>(
     },
 
     insertMany(records) {
+      if (records.length === 0) return connection.run(`${label}.insertMany`, async () => []);
       return connection.transaction(`${label}.insertMany`, async (db) => {
-        if (records.length === 0) return [];
         const { organization_id: organizationId, parent_id: parentId } = records[0];
         const seen = new Set<string>();
         for (const record of records) {
-          if (record.organization_id !== organizationId || record.parent_id !== parentId) {
-            throw new DocevalsError('validation_error', `insertMany takes records of one organization and one parent.`);
-          }
-          if (seen.has(record.id)) throw idTaken(label, record.id);
+          if (record.organization_id !== organizationId || record.parent_id !== parentId) throw mixedBatch(label);
+          if (seen.has(record.id)) throw idRepeated(label, record.id);
           seen.add(record.id);
         }
         const parent = await lockOrCreateParent(db, organizationId, parentId);
         const sums = { ...parent.sums };
-        for (const record of records) addTotals(sums, record.totals, 1);
+        for (const record of records) addInto(sums, record.totals, 1);
+        const bodies = records.map((r) => JSON.stringify(r));
         const { rows } = await db.query<ChildRow & { ord: string }>(
           `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
            SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
@@ -117,7 +116,7 @@ export function postgresChildCollection<T extends ChildRecordBase>(
             parent.next_position,
             records.map((r) => r.id),
             records.map((r) => JSON.stringify(r.totals ?? {})),
-            records.map((r) => JSON.stringify(r)),
+            bodies,
           ],
         );
         if (rows.length < records.length) {
@@ -125,6 +124,7 @@ export function postgresChildCollection<T extends ChildRecordBase>(
           throw idTaken(label, records.find((r) => !written.has(r.id))!.id); // rolls the whole batch back
         }
         await saveParent(db, organizationId, parentId, { positions: records.length, count: records.length, sums });
+        connection.reportWrite(label, bodies.reduce((n, body) => n + Buffer.byteLength(body), 0));
         const byId = new Map(rows.map((row) => [row.id, row]));
         return records.map((record) => {
           const row = byId.get(record.id)!;
@@ -148,12 +148,12 @@ export function postgresChildCollection<T extends ChildRecordBase>(
         const current = existing[0];
         if (expectedVersion !== undefined && (current?.version ?? 0) !== expectedVersion) return null;
         const sums = { ...parent.sums };
-        addTotals(sums, record.totals, 1);
+        addInto(sums, record.totals, 1);
         const body = JSON.stringify(record);
         const totals = JSON.stringify(record.totals ?? {});
         let rows: ChildRow[];
         if (current) {
-          addTotals(sums, current.totals, -1);
+          addInto(sums, current.totals, -1);
           ({ rows } = await db.query<ChildRow>(
             `UPDATE ${c} SET version = version + 1, totals = $4::jsonb, body = $5::json
              WHERE organization_id = $1 AND parent_id = $2 AND id = $3
@@ -170,6 +170,7 @@ export function postgresChildCollection<T extends ChildRecordBase>(
           ));
           await saveParent(db, organizationId, parentId, { positions: 1, count: 1, sums });
         }
+        connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(totals));
         return { value: rows[0].body as T, version: rows[0].version };
       });
     },
@@ -187,12 +188,13 @@ export function postgresChildCollection<T extends ChildRecordBase>(
         );
         if (!rows[0]) return false;
         const sums = { ...parent.sums };
-        addTotals(sums, rows[0].totals, -1);
+        addInto(sums, rows[0].totals, -1);
         await saveParent(db, organizationId, parentId, {
           positions: 0,
           count: -1,
           sums: Number(parent.count) === 1 ? {} : sums,
         });
+        connection.reportWrite(label, Buffer.byteLength(id));
         return true;
       });
     },
@@ -237,13 +239,8 @@ export function postgresChildCollection<T extends ChildRecordBase>(
           `SELECT count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2`,
           [organizationId, parentId],
         );
-        return rows[0] ? { count: Number(rows[0].count), sums: rows[0].sums } : { count: 0, sums: {} };
+        return rows[0] ? { count: Number(rows[0].count), sums: rows[0].sums } : noTotals();
       });
     },
   };
-}
-
-/** Adds (`sign` 1) or removes (`sign` -1) one child's totals into `sums`, in place. */
-function addTotals(sums: Record<string, number>, totals: Record<string, number> | undefined, sign: 1 | -1): void {
-  for (const [key, value] of Object.entries(totals ?? {})) sums[key] = (sums[key] ?? 0) + sign * value;
 }

@@ -1,5 +1,7 @@
 import { DocevalsError, storageError } from '@docevals/core';
 import { Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
+import { storageClosed } from '../shared/errors.js';
+import type { WriteObserver } from '../shared/write-observer.js';
 
 /** What one operation may send: a single statement, or several in one transaction. */
 export interface Queryable {
@@ -16,6 +18,8 @@ export interface PostgresConnection {
   run<T>(operation: string, work: (db: Queryable) => Promise<T>): Promise<T>;
   /** As `run`, inside BEGIN ... COMMIT on one pooled connection; any throw rolls back. */
   transaction<T>(operation: string, work: (db: Queryable) => Promise<T>): Promise<T>;
+  /** Tells the host's `onWrite` observer, if any, that a write of `collection` sent `bytes` of record data. */
+  reportWrite(collection: string, bytes: number): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ const MAX_ATTEMPTS = 3;
 export function openPostgresConnection(
   source: { pool: Pool } | { connectionString: string; poolConfig?: PoolConfig },
   prepare: (pool: Pool) => Promise<void>,
+  onWrite?: WriteObserver,
 ): PostgresConnection {
   const owned = !('pool' in source);
   const pool =
@@ -51,7 +56,7 @@ export function openPostgresConnection(
   }
 
   async function guarded<T>(operation: string, work: () => Promise<T>): Promise<T> {
-    if (closed) throw storageError('postgres', operation, new Error('the storage is closed'));
+    if (closed) throw storageClosed('postgres');
     for (let attempt = 1; ; attempt++) {
       try {
         await ensureReady();
@@ -74,6 +79,9 @@ export function openPostgresConnection(
       return guarded(operation, async () => {
         return inTransaction(pool, (client) => work(client as unknown as Queryable));
       });
+    },
+    reportWrite(collection, bytes) {
+      onWrite?.({ collection, bytes });
     },
     close() {
       if (closing) return closing;

@@ -55,6 +55,10 @@ export function postgresFileStore(connection: PostgresConnection, schema: string
         without.map(([, e]) => e.refs),
       ],
     );
+    connection.reportWrite(
+      'files',
+      withContent.reduce((n, [, e]) => n + e.content!.bytes.byteLength, 0) + grouped.size * 16,
+    );
     return new Set(rows.map((row) => row.file_id));
   }
 
@@ -78,6 +82,7 @@ export function postgresFileStore(connection: PostgresConnection, schema: string
       [organizationId, ids, ids.map((id) => counts.get(id)!)],
     );
     await db.query(`DELETE FROM ${f} WHERE organization_id = $1 AND file_id = ANY($2::text[]) AND refs <= 0`, [organizationId, ids]);
+    connection.reportWrite('files', ids.length * 16);
   }
 
   return {

@@ -64,6 +64,7 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
           [record.organization_id, record.id, record.updated_at, strings, body],
         );
         if (!rows[0]) throw idTaken(label, record.id);
+        connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(strings));
         return toVersioned(rows[0]);
       });
     },
@@ -77,7 +78,9 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
            RETURNING id, version, body`,
           [record.organization_id, record.id, record.updated_at, strings, body, expectedVersion],
         );
-        return rows[0] ? toVersioned(rows[0]) : null;
+        if (!rows[0]) return null;
+        connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(strings));
+        return toVersioned(rows[0]);
       });
     },
 
@@ -91,7 +94,9 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
                 id,
                 expectedVersion,
               ]);
-        return (result.rowCount ?? 0) > 0;
+        const deleted = (result.rowCount ?? 0) > 0;
+        if (deleted) connection.reportWrite(label, Buffer.byteLength(id));
+        return deleted;
       });
     },
 

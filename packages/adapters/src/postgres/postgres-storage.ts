@@ -13,6 +13,7 @@ import { postgresChildCollection } from './postgres-child-collection.js';
 import { openPostgresConnection } from './postgres-connection.js';
 import { postgresFileStore } from './postgres-file-store.js';
 import { postgresRecordCollection } from './postgres-record-collection.js';
+import type { WriteObserver } from '../shared/write-observer.js';
 
 /** Options of {@link postgresStorage}: exactly one of `pool` and `connectionString`. */
 export interface PostgresStorageOptions {
@@ -49,6 +50,13 @@ export interface PostgresStorageOptions {
    * @example postgresStorage({ pool, migrate: false })
    */
   migrate?: boolean;
+  /**
+   * Called after each write with the collection and the bytes of record data it sent (bodies, filter fields,
+   * totals; file contents under `files`), for metering. Must not throw.
+   * @default undefined
+   * @example postgresStorage({ pool, onWrite: ({ collection, bytes }) => metrics.add(collection, bytes) })
+   */
+  onWrite?: WriteObserver;
 }
 
 /**
@@ -83,7 +91,11 @@ export function postgresStorage(options: PostgresStorageOptions): Storage {
     throw new DocevalsError('validation_error', 'postgresStorage `schema` must be a name of 1 to 63 characters.');
   }
   const prepare = options.migrate === false ? async () => undefined : async (p: Pool) => void (await migrate(p, schema));
-  const connection = openPostgresConnection(pool ? { pool } : { connectionString: connectionString!, poolConfig }, prepare);
+  const connection = openPostgresConnection(
+    pool ? { pool } : { connectionString: connectionString!, poolConfig },
+    prepare,
+    options.onWrite,
+  );
   const s = escapeIdentifier(schema);
   return {
     name: 'postgres',
