@@ -7,15 +7,20 @@ import {
   DocevalsError,
   documentRefInputSchema,
   documentSchema,
+  documentSummarySchema,
   evaluationRefInputSchema,
   evaluationSchema,
+  evaluationSummarySchema,
   iterationRefInputSchema,
   iterationSchema,
+  iterationSummarySchema,
   listDocumentsInputSchema,
   listEvaluationsInputSchema,
   listIterationsInputSchema,
+  listPredictionsInputSchema,
   listResultSchema,
   listProcessorsInputSchema,
+  predictionPageSchema,
   processIterationInputSchema,
   processorRefInputSchema,
   processorSchema,
@@ -91,7 +96,7 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
         .query(({ ctx, input }) => docevals.evals.get(ctx.organizationId, input)),
       list: procedure
         .input(listEvaluationsInputSchema.optional())
-        .output(pageOf(evaluationSchema))
+        .output(pageOf(evaluationSummarySchema))
         .query(({ ctx, input }) => docevals.evals.list(ctx.organizationId, input)),
       update: procedure
         .input(updateEvaluationInputSchema)
@@ -109,7 +114,7 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           .mutation(({ ctx, input }) => docevals.evals.documents.add(ctx.organizationId, input)),
         list: procedure
           .input(listDocumentsInputSchema)
-          .output(pageOf(documentSchema))
+          .output(pageOf(z.union([documentSummarySchema, documentSchema])))
           .query(({ ctx, input }) => docevals.evals.documents.list(ctx.organizationId, input)),
         get: procedure
           .input(documentRefInputSchema)
@@ -127,9 +132,14 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
 
       iterations: t.router({
         list: procedure
-          .input(listIterationsInputSchema)
+          .input(listIterationsInputSchema.omit({ view: true }))
           .output(z.object({ data: z.array(iterationSchema) }))
-          .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, input)),
+          .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, { ...input, view: 'full' })),
+        /** REST's `?view=summary` as its own procedure, so that each has one output type. */
+        listSummaries: procedure
+          .input(listIterationsInputSchema.omit({ view: true }))
+          .output(z.object({ data: z.array(iterationSummarySchema) }))
+          .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, { ...input, view: 'summary' })),
         create: procedure
           .input(createIterationInputSchema)
           .output(iterationSchema)
@@ -137,7 +147,15 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
         get: procedure
           .input(iterationRefInputSchema)
           .output(iterationSchema)
-          .query(({ ctx, input }) => docevals.evals.iterations.get(ctx.organizationId, input)),
+          .query(({ ctx, input }) => docevals.evals.iterations.get(ctx.organizationId, { ...input, view: 'full' })),
+        getSummary: procedure
+          .input(iterationRefInputSchema)
+          .output(iterationSummarySchema)
+          .query(({ ctx, input }) => docevals.evals.iterations.get(ctx.organizationId, { ...input, view: 'summary' })),
+        predictions: procedure
+          .input(listPredictionsInputSchema)
+          .output(predictionPageSchema)
+          .query(({ ctx, input }) => docevals.evals.iterations.predictions(ctx.organizationId, input)),
         delete: procedure
           .input(iterationRefInputSchema)
           .output(deletedSchema)

@@ -32,7 +32,9 @@ export function faultyStorage(inner: Storage): Storage & { fault: Fault } {
   return {
     name: 'faulty-memory',
     evaluations: guard(inner.evaluations, 'evaluations'),
+    documents: guard(inner.documents, 'documents'),
     iterations: guard(inner.iterations, 'iterations'),
+    predictions: guard(inner.predictions, 'predictions'),
     processors: guard(inner.processors, 'processors'),
     files: guard(inner.files, 'files'),
     close: () => inner.close(),

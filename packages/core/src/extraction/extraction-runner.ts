@@ -29,6 +29,11 @@ export interface DocumentPrediction {
 export interface ExtractAllOptions {
   /** Called after every extractor attempt, retries included. Errors it throws are ignored. */
   onCall?: (event: ExtractionCallEvent) => void;
+  /**
+   * Called with each document's result as soon as it is ready (before the others finish), and awaited: a caller
+   * saves each prediction as it completes. An error it throws rejects the whole call.
+   */
+  onDocument?: (documentIndex: number, result: DocumentPrediction) => Promise<void> | void;
 }
 
 export interface ExtractionRunner {
@@ -111,7 +116,9 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
             }),
           ),
         );
-        return runs === 1 ? single(results[0]!) : consensus(results);
+        const result = runs === 1 ? single(results[0]!) : consensus(results);
+        if (callOptions.onDocument) await callOptions.onDocument(documentIndex, result);
+        return result;
       }),
     );
   }

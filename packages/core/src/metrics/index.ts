@@ -7,6 +7,8 @@ export { solveAssignment } from './solve-assignment.js';
 export {
   computeItemMetric,
   computeMetricResults,
+  metricMeans,
   metricResultsFromItems,
   type MetricDocument,
+  type SimilaritySums,
 } from './metric-results.js';

@@ -38,9 +38,40 @@ export function metricResultsFromItems(itemMetrics: ItemMetric[]): MetricResults
   const n = itemMetrics.length;
   return {
     item_metrics: itemMetrics,
-    mean_similarity: n === 0 ? 1 : plain / n,
-    aligned_mean_similarity: n === 0 ? 1 : aligned / n,
+    ...metricMeans({ similarity: plain, aligned_similarity: aligned, scored: n }, n),
     metric_type: 'levenshtein',
+  };
+}
+
+/** Sums over the scored documents of an iteration: what {@link metricMeans} divides. */
+export interface SimilaritySums {
+  /** Sum of the scored documents' `similarity`. */
+  similarity: number;
+  /** Sum of the scored documents' `aligned_similarity`. */
+  aligned_similarity: number;
+  /** How many documents were scored (in the service: those whose extraction succeeded). */
+  scored: number;
+}
+
+/**
+ * The two means of an iteration from running sums (docs/spec/service.md, Iterations): over the scored documents
+ * only, so a service can keep sums per iteration and never re-read every document. 1 when the evaluation has no
+ * documents at all; 0 when it has some but none was scored (every extraction failed or is pending).
+ *
+ * @example
+ * metricMeans({ similarity: 1.5, aligned_similarity: 2, scored: 2 }, 3); // { mean_similarity: 0.75, aligned_mean_similarity: 1 }
+ */
+export function metricMeans(
+  sums: SimilaritySums,
+  documentCount: number,
+): Pick<MetricResults, 'mean_similarity' | 'aligned_mean_similarity'> {
+  if (sums.scored <= 0) {
+    const empty = documentCount === 0 ? 1 : 0;
+    return { mean_similarity: empty, aligned_mean_similarity: empty };
+  }
+  return {
+    mean_similarity: sums.similarity / sums.scored,
+    aligned_mean_similarity: sums.aligned_similarity / sums.scored,
   };
 }
 

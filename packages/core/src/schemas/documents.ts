@@ -41,10 +41,26 @@ export const updateDocumentInputSchema = documentRefInputSchema.extend({
 });
 export type UpdateDocumentInput = z.input<typeof updateDocumentInputSchema>;
 
+/** A document in a list (docs/spec/service.md, Reads): no annotation, no content; `?expand=documents` for those. */
+export const documentSummarySchema = z.object({
+  id: z.string(),
+  filename: z.string(),
+  mime_type: z.string(),
+  size: z.number().int(),
+});
+export type DocumentSummary = z.infer<typeof documentSummarySchema>;
+
+/** Most objects a list page may carry when it expands every document to its content (data URL). */
+export const MAX_EXPANDED_PAGE = 10;
+
+/** `?expand=documents`: lists carry whole documents (annotation and data URL), at most {@link MAX_EXPANDED_PAGE} a page. */
+export const expandField = { expand: z.enum(['documents']).optional() };
+
 /** Documents list in the evaluation's document order (`asc`, the default) or its reverse. */
 export const listDocumentsInputSchema = z.object({
   evaluation_id: idParam,
   ...listQueryFields,
   order: z.enum(['asc', 'desc']).default('asc'),
+  ...expandField,
 });
 export type ListDocumentsInput = z.input<typeof listDocumentsInputSchema>;

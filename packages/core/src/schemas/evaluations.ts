@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { documentInputSchema, documentSchema } from './documents.js';
+import { documentInputSchema, documentSchema, documentSummarySchema, expandField } from './documents.js';
 import { defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
-import { importedIterationInputSchema, iterationSchema } from './iterations.js';
+import { importedIterationInputSchema, iterationSchema, iterationSummarySchema } from './iterations.js';
 import { clientId, idParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 
@@ -37,6 +37,7 @@ export const listEvaluationsInputSchema = z.object({
   name: z.string().max(512).optional(),
   schema_id: z.string().max(256).optional(),
   schema_data_id: z.string().max(256).optional(),
+  ...expandField,
 });
 export type ListEvaluationsInput = z.input<typeof listEvaluationsInputSchema>;
 
@@ -53,3 +54,14 @@ export const evaluationSchema = z.object({
   schema_id: z.string(),
 });
 export type Evaluation = z.infer<typeof evaluationSchema>;
+
+/**
+ * An evaluation in a list (docs/spec/service.md, Reads): documents as summaries (whole documents with
+ * `?expand=documents`) and iterations as summaries, so a list never carries file contents or per-document metrics.
+ */
+export const evaluationSummarySchema = evaluationSchema.extend({
+  document_count: z.number().int(),
+  documents: z.array(z.union([documentSchema, documentSummarySchema])),
+  iterations: z.array(iterationSummarySchema),
+});
+export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema } from './inference-settings.js';
 import { idParam, jsonObject } from './json.js';
+import { listMetadataSchema } from './lists.js';
 import { metadataSchema } from './metadata.js';
 
 /** A prediction in a response: one per document of the evaluation, in document order (docs/spec/service.md). */
@@ -69,14 +70,82 @@ export const createIterationInputSchema = z.object({
 });
 export type CreateIterationInput = z.input<typeof createIterationInputSchema>;
 
+/**
+ * `view`: `full` (the default, interface.md 2.5: every prediction and ItemMetric) or `summary` (settings, status,
+ * means, progress and usage: no per-document arrays; docs/spec/service.md, Reads).
+ */
+export const iterationViewSchema = z.enum(['full', 'summary']).default('full');
+export type IterationView = z.output<typeof iterationViewSchema>;
+
 export const listIterationsInputSchema = z.object({
   evaluation_id: idParam,
   model: z.string().min(1).max(256).optional(),
+  view: iterationViewSchema,
 });
 export type ListIterationsInput = z.input<typeof listIterationsInputSchema>;
 
 export const iterationRefInputSchema = z.object({ evaluation_id: idParam, iteration_id: idParam });
 export type IterationRefInput = z.input<typeof iterationRefInputSchema>;
+
+export const getIterationInputSchema = iterationRefInputSchema.extend({ view: iterationViewSchema });
+export type GetIterationInput = z.input<typeof getIterationInputSchema>;
+
+export const iterationStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+
+/** Documents of an iteration by outcome; `pending` ones have no prediction yet (added later, or not run yet). */
+export const iterationProgressSchema = z.object({
+  total: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  pending: z.number().int(),
+});
+export type IterationProgress = z.infer<typeof iterationProgressSchema>;
+
+/** Summed over the iteration's predictions: tokens and `api_cost.value` as the extractors reported them. */
+export const iterationUsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost: z.number() });
+
+/**
+ * An iteration without its per-document arrays (`?view=summary`): settings, status, progress counts, usage and
+ * the two means, read from the iteration's running totals (docs/spec/service.md, Reads).
+ */
+export const iterationSummarySchema = z.object({
+  id: z.string(),
+  updated_at: z.string(),
+  created_at: z.string(),
+  inference_settings: inferenceSettingsSchema,
+  json_schema: jsonObject(),
+  schema_data_id: z.string(),
+  schema_id: z.string(),
+  status: iterationStatusSchema,
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  error: z.string().nullable(),
+  progress: iterationProgressSchema,
+  usage: iterationUsageSchema,
+  metric_results: metricResultsSchema.omit({ item_metrics: true }),
+});
+export type IterationSummary = z.infer<typeof iterationSummarySchema>;
+
+/** `GET .../iterations/{iteration_id}/predictions?limit=&after=`: a page in the evaluation's document order. */
+export const listPredictionsInputSchema = iterationRefInputSchema.extend({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** A document id: the page starts just after it. */
+  after: z.string().min(1).max(256).optional(),
+});
+export type ListPredictionsInput = z.input<typeof listPredictionsInputSchema>;
+
+/** One document's outcome in an iteration, with its metrics (its ItemMetric). */
+export const predictionWithMetricsSchema = predictionSchema.extend({
+  status: z.enum(['succeeded', 'failed', 'pending']),
+  metrics: itemMetricSchema,
+});
+export type PredictionWithMetrics = z.infer<typeof predictionWithMetricsSchema>;
+
+export const predictionPageSchema = z.object({
+  data: z.array(predictionWithMetricsSchema),
+  list_metadata: listMetadataSchema,
+});
+export type PredictionPage = z.infer<typeof predictionPageSchema>;
 
 /** Re-run an iteration's documents: all by default, or the given ones, or only those without a prediction. */
 export const processIterationInputSchema = iterationRefInputSchema.extend({

@@ -64,8 +64,9 @@ export function createDocevals(options: DocevalsOptions): Docevals {
   return {
     evals: {
       ...scoped(evaluationOperations(ctx)),
-      documents: scoped(documentOperations(ctx)),
-      iterations: scoped(iterationOperations(ctx)),
+      // The operations return the union of their views; the interface's overloads narrow it by the input.
+      documents: scoped(documentOperations(ctx)) as unknown as Docevals['evals']['documents'],
+      iterations: scoped(iterationOperations(ctx)) as unknown as Docevals['evals']['iterations'],
     },
     processors: scoped(processorOperations(ctx)),
     models: () => ctx.runner.servedModels(),

@@ -1,11 +1,13 @@
 import { computeFileId } from '../identifiers/index.js';
-import { DocevalsError, type ErrorIssue } from '../errors.js';
+import pLimit from 'p-limit';
+import type { ErrorIssue } from '../errors.js';
 import type { ExtractionDocument } from '../extractor.js';
 import type { JsonObject } from '../json/assert-json.js';
 import type { Metadata } from '../schemas/metadata.js';
-import type { StoredDocument, StoredFile } from '../storage.js';
+import type { DocumentRecord, StoredFile } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { isIssue, parseDataUrl } from './data-url.js';
+import { FILE_READ_CONCURRENCY, missingFile } from './reads.js';
 import { invalidRequest } from './validate.js';
 
 /** Joins a dotted path; the empty path is the request body itself. */
@@ -95,37 +97,71 @@ export function prepareDocuments(documents: readonly DocumentLike[], path: strin
 }
 
 /**
- * Takes one reference on each document's file (storing the content when given). A reference to an unknown file is
- * a 422; on any failure every reference taken here is released again, so nothing is left behind.
+ * Takes one reference on each document's file (storing the content when given) in one storage commit. A reference
+ * to an unknown file is a 422; then every reference taken here is released again (one commit), so nothing is left
+ * behind. A store failure leaves nothing taken (retainMany is all or nothing).
  */
 export async function retainFiles(
   ctx: ServiceContext,
   organizationId: string,
   documents: readonly PreparedDocument[],
 ): Promise<void> {
-  const results = await Promise.allSettled(
-    documents.map((d) => ctx.storage.files.retain(organizationId, d.file_id, d.content)),
+  if (documents.length === 0) return;
+  const results = await ctx.storage.files.retainMany(
+    organizationId,
+    documents.map((d) => ({ fileId: d.file_id, content: d.content })),
   );
-  const retained = documents.filter((_, i) => results[i]!.status === 'fulfilled' && (results[i] as PromiseFulfilledResult<boolean>).value);
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   const unknown: ErrorIssue[] = documents
-    .filter((_, i) => results[i]!.status === 'fulfilled' && !(results[i] as PromiseFulfilledResult<boolean>).value)
+    .filter((_, i) => !results[i])
     .map((d) => ({ path: at(d.path, 'mime_data.file_id'), message: `no file ${d.file_id} is stored in this organization` }));
-  if (!failure && unknown.length === 0) return;
-  await releaseFiles(ctx, organizationId, retained.map((d) => d.file_id));
-  if (failure) throw failure.reason;
+  if (unknown.length === 0) return;
+  await releaseFiles(ctx, organizationId, documents.filter((_, i) => results[i]).map((d) => d.file_id));
   throw invalidRequest(unknown);
 }
 
-/** Releases one reference per id; failures are swallowed (a leaked file is kept, never a lost one). */
+/** Releases one reference per id in one commit; a failure is swallowed (a leaked file is kept, never a lost one). */
 export async function releaseFiles(ctx: ServiceContext, organizationId: string, fileIds: readonly string[]) {
-  await Promise.allSettled(fileIds.map((id) => ctx.storage.files.release(organizationId, id)));
+  if (fileIds.length === 0) return;
+  await ctx.storage.files.releaseMany(organizationId, fileIds).catch(() => undefined);
 }
 
-export function toStoredDocument(document: PreparedDocument, revision: string): StoredDocument {
+/**
+ * The media type and size of each document's file: from the request's content when it carried the bytes, else read
+ * from the file store (a reference to a stored file), at most {@link FILE_READ_CONCURRENCY} at once.
+ */
+export async function describeFiles(
+  ctx: ServiceContext,
+  organizationId: string,
+  documents: readonly PreparedDocument[],
+): Promise<Array<{ mime_type: string; size: number }>> {
+  const limit = pLimit(FILE_READ_CONCURRENCY);
+  return Promise.all(
+    documents.map((d) =>
+      limit(async () => {
+        const file = d.content ?? (await ctx.storage.files.get(organizationId, d.file_id));
+        if (!file) throw missingFile(ctx, d.file_id);
+        return { mime_type: file.mime_type, size: file.bytes.byteLength };
+      }),
+    ),
+  );
+}
+
+/** The stored record of a prepared document in an evaluation. */
+export function toDocumentRecord(
+  document: PreparedDocument,
+  file: { mime_type: string; size: number },
+  parent: { organization_id: string; evaluation_id: string },
+  revision: string,
+  now: string,
+): DocumentRecord {
   return {
     id: document.file_id,
+    organization_id: parent.organization_id,
+    parent_id: parent.evaluation_id,
+    updated_at: now,
     filename: document.filename,
+    mime_type: file.mime_type,
+    size: file.size,
     annotation: document.annotation,
     annotation_metadata: document.annotation_metadata,
     revision,
@@ -136,11 +172,9 @@ export function toStoredDocument(document: PreparedDocument, revision: string): 
 export async function loadExtractionDocument(
   ctx: ServiceContext,
   organizationId: string,
-  document: StoredDocument,
+  document: DocumentRecord,
 ): Promise<ExtractionDocument> {
   const file = await ctx.storage.files.get(organizationId, document.id);
-  if (!file) {
-    throw new DocevalsError('storage_error', `The ${ctx.storage.name} storage has no content for file ${document.id}.`);
-  }
+  if (!file) throw missingFile(ctx, document.id);
   return { id: document.id, filename: document.filename, mime_type: file.mime_type, bytes: file.bytes };
 }

@@ -1,161 +1,170 @@
-import pLimit from 'p-limit';
 import { notFound } from '../errors.js';
 import {
   addDocumentInputSchema,
   documentRefInputSchema,
   listDocumentsInputSchema,
+  MAX_EXPANDED_PAGE,
   updateDocumentInputSchema,
   type AddDocumentInput,
   type Deleted,
   type Document,
   type DocumentRefInput,
+  type DocumentSummary,
   type ListDocumentsInput,
   type ListResult,
   type UpdateDocumentInput,
 } from '../schemas/index.js';
-import type { EvaluationRecord, StoredDocument } from '../storage.js';
+import type { DocumentRecord, RecordPage } from '../storage.js';
 import type { ServiceContext } from './context.js';
-import { prepareDocument, releaseFiles, retainFiles, toStoredDocument } from './document-files.js';
-import { requireEvaluation } from './evaluations.js';
+import { describeFiles, prepareDocument, releaseFiles, retainFiles, toDocumentRecord } from './document-files.js';
+import { forEachIteration, refreshPrediction } from './every-iteration.js';
 import { newRevision } from './ids.js';
 import { assertOneCursor, listMetadata, pageOf, unknownCursor } from './lists.js';
-import { computeDocumentMetrics, renderDocuments } from './render.js';
-import { updateRecord } from './update-record.js';
+import { readAllDocuments, requireDocument, requireEvaluation } from './reads.js';
+import { documentSummary, renderDocuments } from './render.js';
+import { updateChild, updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
 
-/** How many iteration records a metrics refresh or a purge writes at once. */
-const REFRESH_CONCURRENCY = 8;
-
-function findDocument(evaluation: EvaluationRecord, documentId: string): StoredDocument {
-  const document = evaluation.documents.find((d) => d.id === documentId);
-  if (!document) throw notFound('document', documentId);
-  return document;
-}
-
-/**
- * Brings the cached metrics of one document up to date in every iteration of the evaluation (docs/spec/service.md: changing
- * an annotation recomputes every iteration's metrics). Each iteration is its own compare-and-set, so a re-run
- * writing predictions at the same time is never overwritten; a cache computed for an older revision is never
- * served (render checks the revision), so the order of concurrent refreshes does not matter.
- */
-export async function refreshDocumentMetrics(
-  ctx: ServiceContext,
-  evaluation: EvaluationRecord,
-  document: StoredDocument,
-): Promise<void> {
-  const limit = pLimit(REFRESH_CONCURRENCY);
-  await Promise.all(
-    evaluation.iteration_ids.map((iterationId) =>
-      limit(() =>
-        updateRecord(ctx.storage.iterations, evaluation.organization_id, iterationId, (iteration) => {
-          const entry = iteration.predictions[document.id];
-          if (!entry || entry.metrics?.annotation_revision === document.revision) return { skip: true, result: undefined };
-          const metrics = computeDocumentMetrics(document.annotation, entry.prediction, document.revision);
-          return {
-            write: { ...iteration, predictions: { ...iteration.predictions, [document.id]: { ...entry, metrics } } },
-            result: undefined,
-          };
-        }),
-      ),
-    ),
-  );
+/** 422 for a page of whole documents larger than {@link MAX_EXPANDED_PAGE} (docs/spec/service.md, Reads). */
+export function assertExpandLimit(input: { expand?: string; limit: number }): void {
+  if (input.expand !== undefined && input.limit > MAX_EXPANDED_PAGE) {
+    throw invalidRequest([{ path: 'limit', message: `at most ${MAX_EXPANDED_PAGE} per page with expand=documents` }]);
+  }
 }
 
 export function documentOperations(ctx: ServiceContext) {
+  /** Moves the evaluation's reservation counter by `delta`; false when the evaluation is gone. */
+  async function adjustCount(organizationId: string, evaluationId: string, delta: number): Promise<boolean> {
+    const updated = await updateRecord(ctx.storage.evaluations, organizationId, evaluationId, (current) => ({
+      write: { ...current, document_count: Math.max(0, current.document_count + delta), updated_at: ctx.now() },
+      result: undefined,
+    }));
+    return updated !== null;
+  }
+
   return {
+    /**
+     * Reserves a place under the limit (compare-and-set on `document_count`), takes the file reference, inserts the
+     * document record only if the evaluation does not hold that file yet; every step is undone if a later one fails.
+     * A document added after an iteration ran is pending there.
+     */
     async add(organizationId: string, raw: AddDocumentInput): Promise<Document> {
       const input = parseInput(addDocumentInputSchema, raw);
       const document = prepareDocument(input, '');
       if (Array.isArray(document)) throw invalidRequest(document);
       await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      await retainFiles(ctx, organizationId, [document]);
-      const stored = toStoredDocument(document, newRevision());
+      const reserved = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
+        if (current.document_count >= ctx.limits.maxDocumentsPerEvaluation) {
+          throw invalidRequest([{ path: '', message: `the evaluation already has ${current.document_count} documents, the limit` }]);
+        }
+        return { write: { ...current, document_count: current.document_count + 1, updated_at: ctx.now() }, result: undefined };
+      });
+      if (!reserved) throw notFound('evaluation', input.evaluation_id);
+      let retained = false;
       try {
-        const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
-          if (current.documents.some((d) => d.id === stored.id)) {
-            throw invalidRequest([{ path: 'id', message: `the evaluation already holds this file (${stored.id})` }]);
-          }
-          if (current.documents.length >= ctx.limits.maxDocumentsPerEvaluation) {
-            throw invalidRequest([{ path: '', message: `the evaluation already has ${current.documents.length} documents, the limit` }]);
-          }
-          return {
-            write: { ...current, documents: [...current.documents, stored], updated_at: ctx.now() },
-            result: undefined,
-          };
-        });
-        if (!updated) throw notFound('evaluation', input.evaluation_id);
+        await retainFiles(ctx, organizationId, [document]);
+        retained = true;
+        const [file] = await describeFiles(ctx, organizationId, [document]);
+        const record = toDocumentRecord(
+          document,
+          file!,
+          { organization_id: organizationId, evaluation_id: input.evaluation_id },
+          newRevision(),
+          ctx.now(),
+        );
+        const stored = await ctx.storage.documents.put(record, 0);
+        if (!stored) throw invalidRequest([{ path: 'id', message: `the evaluation already holds this file (${record.id})` }]);
+        // The evaluation may have been deleted meanwhile: then this document must not outlive it.
+        if (!(await ctx.storage.evaluations.get(organizationId, input.evaluation_id))) {
+          const removed = await ctx.storage.documents.delete(organizationId, input.evaluation_id, record.id, stored.version);
+          retained = removed;
+          throw notFound('evaluation', input.evaluation_id);
+        }
+        const [rendered] = await renderDocuments(ctx, organizationId, [record], new Map(document.content ? [[record.id, document.content]] : []));
+        return rendered!;
       } catch (error) {
-        await releaseFiles(ctx, organizationId, [stored.id]);
+        if (retained) await releaseFiles(ctx, organizationId, [document.file_id]);
+        await adjustCount(organizationId, input.evaluation_id, -1).catch(() => undefined);
         throw error;
       }
-      const [rendered] = await renderDocuments(ctx, organizationId, [stored]);
-      return rendered!;
     },
 
-    async list(organizationId: string, raw: ListDocumentsInput): Promise<ListResult<Document>> {
+    async list(organizationId: string, raw: ListDocumentsInput): Promise<ListResult<Document | DocumentSummary>> {
       const input = parseInput(listDocumentsInputSchema, raw);
       assertOneCursor(input);
-      const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const page = pageOf(evaluation.value.documents, input);
+      assertExpandLimit(input);
+      await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      let page: RecordPage<DocumentRecord> | null;
+      if (input.order === 'asc' && input.before === undefined) {
+        // The store's own order and cursor: reads one page.
+        page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
+      } else {
+        // The reverse order or a `before` cursor: the store pages forward only, so walk the documents (small records).
+        page = pageOf(await readAllDocuments(ctx, organizationId, input.evaluation_id), input);
+      }
       if (!page) throw unknownCursor(input);
       return {
-        data: await renderDocuments(ctx, organizationId, page.items),
+        data: input.expand ? await renderDocuments(ctx, organizationId, page.items) : page.items.map(documentSummary),
         list_metadata: listMetadata(page, input),
       };
     },
 
     async get(organizationId: string, raw: DocumentRefInput): Promise<Document> {
       const input = parseInput(documentRefInputSchema, raw);
-      const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const [rendered] = await renderDocuments(ctx, organizationId, [findDocument(evaluation.value, input.document_id)]);
+      await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const found = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
+      const [rendered] = await renderDocuments(ctx, organizationId, [found.value]);
       return rendered!;
     },
 
+    /**
+     * An annotation edit: the document record by compare-and-set, then its prediction in every iteration refreshed
+     * (metrics and totals): O(iterations) small writes.
+     */
     async update(organizationId: string, raw: UpdateDocumentInput): Promise<Document> {
       const input = parseInput(updateDocumentInputSchema, raw);
-      const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
-        const document = findDocument(current, input.document_id);
-        const next: StoredDocument = {
-          ...document,
+      await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const updated = await updateChild(ctx.storage.documents, organizationId, input.evaluation_id, input.document_id, (current) => ({
+        write: {
+          ...current,
           annotation: input.annotation,
-          annotation_metadata: input.annotation_metadata !== undefined ? input.annotation_metadata : document.annotation_metadata,
-          revision: newRevision(),
-        };
-        return {
-          write: { ...current, documents: current.documents.map((d) => (d.id === next.id ? next : d)), updated_at: ctx.now() },
-          result: next,
-        };
-      });
-      if (!updated) throw notFound('evaluation', input.evaluation_id);
-      await refreshDocumentMetrics(ctx, updated.record.value, updated.result);
-      const [rendered] = await renderDocuments(ctx, organizationId, [updated.result]);
+          annotation_metadata: input.annotation_metadata !== undefined ? input.annotation_metadata : current.annotation_metadata,
+          revision: newRevision(current.revision),
+          updated_at: ctx.now(),
+        },
+        result: undefined,
+      }));
+      if (!updated) throw notFound('document', input.document_id);
+      // The iterations as listed after the write: one attached before it is refreshed here, one attached after it
+      // settles its own predictions against the documents it reads then.
+      const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id).then((e) => e.value);
+      await forEachIteration(ctx, evaluation, (iterationId) =>
+        refreshPrediction(ctx, organizationId, evaluation.id, iterationId, input.document_id),
+      );
+      const [rendered] = await renderDocuments(ctx, organizationId, [updated.record.value]);
       return rendered!;
     },
 
+    /**
+     * The document record first (whoever deletes it releases its file, so a file is released once), then its
+     * prediction in every iteration, then the evaluation's counter.
+     */
     async delete(organizationId: string, raw: DocumentRefInput): Promise<Deleted> {
       const input = parseInput(documentRefInputSchema, raw);
-      const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
-        findDocument(current, input.document_id);
-        return {
-          write: { ...current, documents: current.documents.filter((d) => d.id !== input.document_id), updated_at: ctx.now() },
-          result: undefined,
-        };
-      });
-      if (!updated) throw notFound('evaluation', input.evaluation_id);
-      // Predictions of a deleted document are removed everywhere (docs/spec/service.md); renders already leave them out.
-      const limit = pLimit(REFRESH_CONCURRENCY);
-      await Promise.all(
-        updated.record.value.iteration_ids.map((iterationId) =>
-          limit(() =>
-            updateRecord(ctx.storage.iterations, organizationId, iterationId, (iteration) => {
-              if (!(input.document_id in iteration.predictions)) return { skip: true, result: undefined };
-              const { [input.document_id]: _removed, ...rest } = iteration.predictions;
-              return { write: { ...iteration, predictions: rest }, result: undefined };
-            }),
-          ),
-        ),
-      );
-      await releaseFiles(ctx, organizationId, [input.document_id]);
+      await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      if (!(await ctx.storage.documents.delete(organizationId, input.evaluation_id, input.document_id))) {
+        throw notFound('document', input.document_id);
+      }
+      // Iterations as listed after the delete (see update): a prediction of this document never outlives it.
+      const evaluation = await ctx.storage.evaluations.get(organizationId, input.evaluation_id);
+      if (evaluation) {
+        await forEachIteration(ctx, evaluation.value, (iterationId) =>
+          ctx.storage.predictions.delete(organizationId, iterationId, input.document_id),
+        );
+      }
+      // When the evaluation went meanwhile, its delete may or may not have listed this document: keep the file
+      // (a leak the orphan sweep reclaims) rather than risk releasing it twice.
+      if (await adjustCount(organizationId, input.evaluation_id, -1)) await releaseFiles(ctx, organizationId, [input.document_id]);
       return { id: input.document_id, deleted: true };
     },
   };

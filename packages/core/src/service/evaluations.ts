@@ -1,5 +1,4 @@
 import { DocevalsError, notFound, type ErrorIssue } from '../errors.js';
-import type { JsonObject } from '../json/assert-json.js';
 import {
   createEvaluationInputSchema,
   evaluationRefInputSchema,
@@ -9,82 +8,80 @@ import {
   type Deleted,
   type Evaluation,
   type EvaluationRefInput,
+  type EvaluationSummary,
   type ListEvaluationsInput,
   type ListResult,
   type UpdateEvaluationInput,
 } from '../schemas/index.js';
-import type { EvaluationRecord, IterationRecord, StoredDocument, StoredPrediction } from '../storage.js';
+import pLimit from 'p-limit';
+import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
 import type { ServiceContext } from './context.js';
-import { prepareDocuments, releaseFiles, retainFiles, toStoredDocument } from './document-files.js';
+import { describeFiles, prepareDocuments, releaseFiles, retainFiles, toDocumentRecord, type PreparedDocument } from './document-files.js';
+import { assertExpandLimit } from './documents.js';
 import { newEvaluationId, newIterationId, newRevision } from './ids.js';
-import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
+import { newIterationRecord, resolveIterationSchema, type IterationSchema } from './iteration-steps.js';
+import { checkJsonSchema, schemaStructureConflict } from './json-schemas.js';
 import { listMetadata, readPage } from './lists.js';
-import { computeDocumentMetrics, renderEvaluation } from './render.js';
+import { newPredictionRecord } from './metric-cache.js';
+import { readAllDocuments, requireEvaluation } from './reads.js';
+import { renderEvaluation, renderEvaluationSummary } from './render.js';
 import { resolveSettings } from './settings.js';
-import { updateRecord } from './update-record.js';
+import { retryCompareAndSet, updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
 
-/** Reads an evaluation of the organization or throws `not_found`. */
-export async function requireEvaluation(ctx: ServiceContext, organizationId: string, id: string) {
-  const found = await ctx.storage.evaluations.get(organizationId, id);
-  if (!found) throw notFound('evaluation', id);
-  return found;
-}
+export { requireEvaluation } from './reads.js';
 
 type ParsedCreate = ReturnType<typeof createEvaluationInputSchema.parse>;
 
-/** Builds the records of the iterations imported with a new evaluation (docs/spec/service.md, Evaluations). */
-function importIterations(
+/** What a document of the request will be, before its file is described: enough to match and score predictions. */
+interface PlannedDocument {
+  prepared: PreparedDocument;
+  id: string;
+  annotation: PreparedDocument['annotation'];
+  revision: string;
+}
+
+/** An imported iteration (docs/spec/service.md, Evaluations): its record and its predictions' records. */
+interface PlannedIteration {
+  record: IterationRecord;
+  predictions: PredictionRecord[];
+}
+
+/** Builds the records of the iterations imported with a new evaluation; every issue is a 422 before anything is stored. */
+function planIterations(
   ctx: ServiceContext,
   organizationId: string,
   evaluationId: string,
   input: ParsedCreate,
-  schema: { json_schema: JsonObject } & SchemaIds,
-  documents: StoredDocument[],
-): IterationRecord[] {
+  schema: IterationSchema,
+  documents: PlannedDocument[],
+): PlannedIteration[] {
   const now = ctx.now();
   const seenIds = new Set<string>();
   return input.iterations.map((iteration, i) => {
     const path = `iterations.${i}`;
     const settings = resolveSettings(iteration.inference_settings, input.default_inference_settings, `${path}.inference_settings`);
-    let ids: SchemaIds = schema;
-    let jsonSchema = schema.json_schema;
-    if (iteration.json_schema) {
-      ids = checkJsonSchema(iteration.json_schema, `${path}.json_schema`, ctx.limits.maxJsonSchemaBytes);
-      jsonSchema = iteration.json_schema;
-      if (ids.schema_data_id !== schema.schema_data_id) {
-        throw schemaStructureConflict(schema.schema_data_id, ids.schema_data_id, `iterations.${i}.json_schema`);
-      }
-    }
+    const chosen = resolveIterationSchema(ctx, schema, iteration.json_schema, `${path}.json_schema`);
     const id = iteration.id ?? newIterationId();
     if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
       throw invalidRequest([{ path: `${path}.id`, message: 'an id is 1 to 128 letters, digits, "_" or "-"' }]);
     }
     if (seenIds.has(id)) throw invalidRequest([{ path: `${path}.id`, message: `iteration id ${id} appears twice` }]);
     seenIds.add(id);
-    return {
-      id,
-      organization_id: organizationId,
-      evaluation_id: evaluationId,
-      inference_settings: settings,
-      model: settings.model,
-      json_schema: jsonSchema,
-      schema_id: ids.schema_id,
-      schema_data_id: ids.schema_data_id,
-      predictions: matchPredictions(iteration.predictions, documents, path),
-      created_at: now,
-      updated_at: now,
-    };
+    const record = newIterationRecord({ id, organizationId, evaluationId, settings, schema: chosen, status: 'completed', now });
+    return { record, predictions: matchPredictions(record, iteration.predictions, documents, path, now) };
   });
 }
 
 /** Matches imported predictions to documents: by `document_id` when every one has it, else by position. */
 function matchPredictions(
+  iteration: IterationRecord,
   predictions: ParsedCreate['iterations'][number]['predictions'],
-  documents: StoredDocument[],
+  documents: PlannedDocument[],
   path: string,
-): Record<string, StoredPrediction> {
-  const out: Record<string, StoredPrediction> = {};
+  now: string,
+): PredictionRecord[] {
+  const out = new Map<string, PredictionRecord>();
   const byId = predictions.length > 0 && predictions.every((p) => p.document_id !== undefined);
   if (!byId && predictions.length !== documents.length) {
     throw invalidRequest([
@@ -106,22 +103,26 @@ function matchPredictions(
       issues.push({ path: `${path}.predictions.${j}.document_id`, message: `prediction ${j} is for document ${document.id} by position` });
       return;
     }
-    if (out[document.id]) {
+    if (out.has(document.id)) {
       issues.push({ path: `${path}.predictions.${j}.document_id`, message: `a second prediction for document ${document.id}` });
       return;
     }
-    out[document.id] = {
-      prediction: p.prediction,
-      metadata: p.metadata ?? null,
-      metrics: computeDocumentMetrics(document.annotation, p.prediction, document.revision),
-    };
+    out.set(document.id, newPredictionRecord(iteration, document, { prediction: p.prediction, metadata: p.metadata ?? null }, now));
   });
   if (issues.length > 0) throw invalidRequest(issues);
-  return out;
+  // In document order, so that the stored order follows the evaluation's.
+  return documents.map((d) => out.get(d.id)).filter((p): p is PredictionRecord => p !== undefined);
 }
+
+/** How many evaluations of a list page are rendered at once. */
+const LIST_RENDER_CONCURRENCY = 4;
 
 export function evaluationOperations(ctx: ServiceContext) {
   return {
+    /**
+     * One file commit (`retainMany`), one document commit (`insertMany`), one record and one prediction batch per
+     * imported iteration, then the evaluation record, which makes it all visible. Undone in reverse on failure.
+     */
     async create(organizationId: string, raw: CreateEvaluationInput): Promise<Evaluation> {
       const input = parseInput(createEvaluationInputSchema, raw);
       const ids = checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes);
@@ -132,39 +133,55 @@ export function evaluationOperations(ctx: ServiceContext) {
         throw invalidRequest([{ path: 'iterations', message: `at most ${ctx.limits.maxIterationsPerEvaluation} iterations per evaluation` }]);
       }
       const prepared = prepareDocuments(input.documents, 'documents');
-      const documents = prepared.map((d) => toStoredDocument(d, newRevision()));
+      const planned: PlannedDocument[] = prepared.map((d) => ({ prepared: d, id: d.file_id, annotation: d.annotation, revision: newRevision() }));
       const id = input.id ?? newEvaluationId();
-      const iterations = importIterations(ctx, organizationId, id, input, { json_schema: input.json_schema, ...ids }, documents);
-      const now = ctx.now();
-      const record: EvaluationRecord = {
-        id,
-        organization_id: organizationId,
-        name: input.name,
-        project_id: input.project_id,
-        json_schema: input.json_schema,
-        ...ids,
-        default_inference_settings: input.default_inference_settings,
-        documents,
-        iteration_ids: iterations.map((it) => it.id),
-        created_at: now,
-        updated_at: now,
-      };
+      const iterations = planIterations(ctx, organizationId, id, input, { json_schema: input.json_schema, ...ids }, planned);
       // An id that is taken fails before anything is stored.
       if (await ctx.storage.evaluations.get(organizationId, id)) {
         throw new DocevalsError('conflict', `An evaluation with id "${id}" already exists; choose another id or omit it.`);
       }
       await retainFiles(ctx, organizationId, prepared);
-      const inserted: string[] = [];
+      const now = ctx.now();
+      let documentsInserted = false;
+      const inserted: IterationRecord[] = [];
       try {
-        // Iterations first: they are invisible until the evaluation that lists them exists.
-        for (const iteration of iterations) {
-          await ctx.storage.iterations.insert(iteration);
-          inserted.push(iteration.id);
+        const files = await describeFiles(ctx, organizationId, prepared);
+        const documents: DocumentRecord[] = planned.map((d, i) =>
+          toDocumentRecord(d.prepared, files[i]!, { organization_id: organizationId, evaluation_id: id }, d.revision, now),
+        );
+        if (documents.length > 0) {
+          await ctx.storage.documents.insertMany(documents);
+          documentsInserted = true;
         }
+        // Iterations before the evaluation: they are invisible until the evaluation that lists them exists.
+        for (const iteration of iterations) {
+          await ctx.storage.iterations.insert(iteration.record);
+          inserted.push(iteration.record);
+          if (iteration.predictions.length > 0) await ctx.storage.predictions.insertMany(iteration.predictions);
+        }
+        const record: EvaluationRecord = {
+          id,
+          organization_id: organizationId,
+          name: input.name,
+          project_id: input.project_id,
+          json_schema: input.json_schema,
+          ...ids,
+          default_inference_settings: input.default_inference_settings,
+          document_count: documents.length,
+          iteration_ids: iterations.map((it) => it.record.id),
+          created_at: now,
+          updated_at: now,
+        };
         const stored = await ctx.storage.evaluations.insert(record);
-        return await renderEvaluation(ctx, stored.value);
+        const contents = new Map<string, StoredFile>();
+        for (const d of prepared) if (d.content) contents.set(d.file_id, d.content);
+        return await renderEvaluation(ctx, stored.value, { documents, iterations: inserted, contents });
       } catch (error) {
-        await Promise.allSettled(inserted.map((itId) => ctx.storage.iterations.delete(organizationId, itId)));
+        for (const iteration of inserted) {
+          await ctx.storage.predictions.deleteAll(organizationId, iteration.id).catch(() => undefined);
+          await ctx.storage.iterations.delete(organizationId, iteration.id).catch(() => undefined);
+        }
+        if (documentsInserted) await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
         await releaseFiles(ctx, organizationId, prepared.map((d) => d.file_id));
         throw error;
       }
@@ -176,16 +193,19 @@ export function evaluationOperations(ctx: ServiceContext) {
       return renderEvaluation(ctx, found.value);
     },
 
-    async list(organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<Evaluation>> {
+    /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */
+    async list(organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<EvaluationSummary>> {
       const input = parseInput(listEvaluationsInputSchema, raw);
+      assertExpandLimit(input);
       const page = await readPage(ctx.storage.evaluations, organizationId, input, [
         'project_id',
         'name',
         'schema_id',
         'schema_data_id',
       ]);
+      const limit = pLimit(LIST_RENDER_CONCURRENCY);
       return {
-        data: await Promise.all(page.items.map((record) => renderEvaluation(ctx, record))),
+        data: await Promise.all(page.items.map((record) => limit(() => renderEvaluationSummary(ctx, record, input.expand === 'documents')))),
         list_metadata: listMetadata(page, input),
       };
     },
@@ -215,20 +235,25 @@ export function evaluationOperations(ctx: ServiceContext) {
       return renderEvaluation(ctx, updated.record.value);
     },
 
+    /**
+     * The evaluation record first, at the version read (so the iterations deleted are the ones it listed), then its
+     * documents in one step and its iterations' predictions, then one release of the file references. A document
+     * deleted meanwhile released its own file (it deleted its record first), so no file is released twice.
+     */
     async delete(organizationId: string, raw: EvaluationRefInput): Promise<Deleted> {
       const input = parseInput(evaluationRefInputSchema, raw);
-      // Delete exactly the version read, so that the references released below are the ones the deleted record
-      // held: a document removed meanwhile has released its own, and must not be released twice (that could drop
-      // a file another evaluation still uses).
-      let found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      while (!(await ctx.storage.evaluations.delete(organizationId, input.evaluation_id, found.version))) {
-        found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const deleted = await retryCompareAndSet(input.evaluation_id, async () => {
+        const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+        return (await ctx.storage.evaluations.delete(organizationId, input.evaluation_id, found.version)) ? found.value : undefined;
+      });
+      // The evaluation is gone; what it held goes after it. A crash here leaks (the orphan sweep), never loses.
+      const fileIds = (await readAllDocuments(ctx, organizationId, deleted.id)).map((d) => d.id);
+      await ctx.storage.documents.deleteAll(organizationId, deleted.id);
+      for (const iterationId of deleted.iteration_ids) {
+        await ctx.storage.predictions.deleteAll(organizationId, iterationId).catch(() => undefined);
+        await ctx.storage.iterations.delete(organizationId, iterationId).catch(() => undefined);
       }
-      // The evaluation is gone; its iterations and file references go after it. A crash here leaks, never loses.
-      await Promise.allSettled(
-        found.value.iteration_ids.map((itId) => ctx.storage.iterations.delete(organizationId, itId)),
-      );
-      await releaseFiles(ctx, organizationId, found.value.documents.map((d) => d.id));
+      await releaseFiles(ctx, organizationId, fileIds);
       return { id: input.evaluation_id, deleted: true };
     },
   };

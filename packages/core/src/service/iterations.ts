@@ -1,164 +1,109 @@
-import { DocevalsError, notFound } from '../errors.js';
-import type { DocumentPrediction } from '../extraction/index.js';
-import type { JsonObject } from '../json/assert-json.js';
 import {
   createIterationInputSchema,
+  getIterationInputSchema,
   iterationRefInputSchema,
   listIterationsInputSchema,
+  listPredictionsInputSchema,
   processIterationInputSchema,
   type CreateIterationInput,
   type Deleted,
-  type InferenceSettings,
+  type GetIterationInput,
   type Iteration,
   type IterationRefInput,
+  type IterationSummary,
   type ListIterationsInput,
+  type ListPredictionsInput,
+  type PredictionPage,
   type ProcessIterationInput,
 } from '../schemas/index.js';
-import type { EvaluationRecord, IterationRecord, StoredDocument, StoredPrediction } from '../storage.js';
+import { notFound } from '../errors.js';
 import type { ServiceContext } from './context.js';
-import { loadExtractionDocument } from './document-files.js';
-import { refreshDocumentMetrics } from './documents.js';
-import { requireEvaluation } from './evaluations.js';
 import { newIterationId } from './ids.js';
-import { checkJsonSchema, schemaStructureConflict } from './json-schemas.js';
-import { computeDocumentMetrics, loadIterations, renderIteration } from './render.js';
+import {
+  attachIteration,
+  discardIteration,
+  finishIteration,
+  newIterationRecord,
+  reconcileWithDocuments,
+  resolveIterationSchema,
+  restartIteration,
+  runDocuments,
+  tooManyIterations,
+} from './iteration-steps.js';
+import { listMetadata, unknownCursor } from './lists.js';
+import { documentCount, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
+import { loadIterations, predictionsFor, readAllDocuments, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
 import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
 
-/**
- * Runs the extractor over documents, in chunks so that only a bounded number of files is held in memory at once;
- * within a chunk the runner keeps its concurrency limit full. Each prediction carries metrics computed against the
- * annotation revision that was read with it.
- */
-async function extractDocuments(
-  ctx: ServiceContext,
-  organizationId: string,
-  documents: readonly StoredDocument[],
-  jsonSchema: JsonObject,
-  settings: InferenceSettings,
-): Promise<Record<string, StoredPrediction>> {
-  const out: Record<string, StoredPrediction> = {};
-  const chunkSize = Math.max(64, ctx.concurrency * 8);
-  for (let start = 0; start < documents.length; start += chunkSize) {
-    const chunk = documents.slice(start, start + chunkSize);
-    const loaded = await Promise.all(chunk.map((d) => loadExtractionDocument(ctx, organizationId, d)));
-    const predictions: DocumentPrediction[] = await ctx.runner.extractAll(loaded, jsonSchema, settings);
-    chunk.forEach((document, i) => {
-      const { prediction, metadata } = predictions[i]!;
-      out[document.id] = {
-        prediction,
-        metadata,
-        metrics: computeDocumentMetrics(document.annotation, prediction, document.revision),
-      };
-    });
-  }
-  return out;
-}
-
-/** After writing predictions computed against a snapshot, bring their metrics up to any annotation edited since. */
-async function refreshStale(
-  ctx: ServiceContext,
-  snapshot: readonly StoredDocument[],
-  organizationId: string,
-  evaluationId: string,
-): Promise<EvaluationRecord | null> {
-  const latest = await ctx.storage.evaluations.get(organizationId, evaluationId);
-  if (!latest) return null;
-  const before = new Map(snapshot.map((d) => [d.id, d.revision]));
-  const changed = latest.value.documents.filter((d) => before.has(d.id) && before.get(d.id) !== d.revision);
-  for (const document of changed) await refreshDocumentMetrics(ctx, latest.value, document);
-  return latest.value;
-}
-
-function requireIterationOf(evaluation: EvaluationRecord, iterationId: string): void {
-  if (!evaluation.iteration_ids.includes(iterationId)) throw notFound('iteration', iterationId);
-}
-
 export function iterationOperations(ctx: ServiceContext) {
-  async function load(organizationId: string, evaluationId: string, iterationId: string) {
-    const evaluation = await requireEvaluation(ctx, organizationId, evaluationId);
-    requireIterationOf(evaluation.value, iterationId);
-    const iteration = await ctx.storage.iterations.get(organizationId, iterationId);
-    if (!iteration || iteration.value.evaluation_id !== evaluationId) throw notFound('iteration', iterationId);
-    return { evaluation: evaluation.value, iteration: iteration.value };
-  }
-
   return {
-    async list(organizationId: string, raw: ListIterationsInput): Promise<{ data: Iteration[] }> {
+    async list(organizationId: string, raw: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }> {
       const input = parseInput(listIterationsInputSchema, raw);
       const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const iterations = await loadIterations(ctx, evaluation.value);
-      return {
-        data: iterations
-          .filter((it) => input.model === undefined || it.inference_settings.model === input.model)
-          .map((it) => renderIteration(evaluation.value, it)),
-      };
+      const iterations = (await loadIterations(ctx, evaluation.value)).filter(
+        (it) => input.model === undefined || it.inference_settings.model === input.model,
+      );
+      if (input.view === 'summary') {
+        const count = await documentCount(ctx, evaluation.value);
+        return { data: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, count))) };
+      }
+      const documents = await readAllDocuments(ctx, organizationId, evaluation.value.id);
+      const data: Iteration[] = [];
+      for (const iteration of iterations) data.push(await renderIteration(ctx, iteration, documents));
+      return { data };
     },
 
     async create(organizationId: string, raw: CreateIterationInput): Promise<Iteration> {
       const input = parseInput(createIterationInputSchema, raw);
-      const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const evaluation = found.value;
+      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const settings = resolveSettings(input.inference_settings, evaluation.default_inference_settings, 'inference_settings');
       ctx.runner.assertServed(settings.model, 'inference_settings.model');
-      let jsonSchema = evaluation.json_schema;
-      let ids = { schema_id: evaluation.schema_id, schema_data_id: evaluation.schema_data_id };
-      if (input.json_schema) {
-        ids = checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes);
-        jsonSchema = input.json_schema;
-        if (ids.schema_data_id !== evaluation.schema_data_id) {
-          throw schemaStructureConflict(evaluation.schema_data_id, ids.schema_data_id, 'json_schema');
-        }
-      }
-      if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) {
-        throw tooManyIterations(ctx);
-      }
+      const schema = resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema');
+      if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
 
-      const snapshot = evaluation.documents;
-      const predictions = await extractDocuments(ctx, organizationId, snapshot, jsonSchema, settings);
-      const now = ctx.now();
-      const record: IterationRecord = {
+      const snapshot = await readAllDocuments(ctx, organizationId, evaluation.id);
+      const record = newIterationRecord({
         id: newIterationId(),
-        organization_id: organizationId,
-        evaluation_id: evaluation.id,
-        inference_settings: settings,
-        model: settings.model,
-        json_schema: jsonSchema,
-        ...ids,
-        predictions,
-        created_at: now,
-        updated_at: now,
-      };
-      // The record is invisible until the evaluation lists it; appending is one compare-and-set that re-checks the
-      // rules against the evaluation as it is now (its schema may have changed while the extractor ran).
+        organizationId,
+        evaluationId: evaluation.id,
+        settings,
+        schema,
+        status: 'running',
+        now: ctx.now(),
+      });
+      // The record and its predictions are invisible until the evaluation lists the iteration.
       await ctx.storage.iterations.insert(record);
+      let outcome;
       try {
-        const appended = await updateRecord(ctx.storage.evaluations, organizationId, evaluation.id, (current) => {
-          if (current.schema_data_id !== record.schema_data_id) {
-            throw schemaStructureConflict(current.schema_data_id, record.schema_data_id, 'json_schema');
-          }
-          if (current.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
-          return {
-            write: { ...current, iteration_ids: [...current.iteration_ids, record.id], updated_at: ctx.now() },
-            result: undefined,
-          };
-        });
-        if (!appended) throw notFound('evaluation', evaluation.id);
+        outcome = await runDocuments(ctx, record, snapshot, 'insert');
+        await attachIteration(ctx, record);
       } catch (error) {
-        await ctx.storage.iterations.delete(organizationId, record.id).catch(() => undefined);
+        await discardIteration(ctx, record);
         throw error;
       }
-      // Render against the evaluation as it is now: a figure cached for an older annotation is recomputed there,
-      // so the record in hand answers as the stored one would.
-      const latest = (await refreshStale(ctx, snapshot, organizationId, evaluation.id)) ?? evaluation;
-      return renderIteration(latest, record);
+      const documents = await reconcileWithDocuments(ctx, record, snapshot);
+      const finished = await finishIteration(ctx, record, outcome);
+      return renderIteration(ctx, finished, documents);
     },
 
-    async get(organizationId: string, raw: IterationRefInput): Promise<Iteration> {
-      const input = parseInput(iterationRefInputSchema, raw);
-      const { evaluation, iteration } = await load(organizationId, input.evaluation_id, input.iteration_id);
-      return renderIteration(evaluation, iteration);
+    async get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
+      const input = parseInput(getIterationInputSchema, raw);
+      const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, await documentCount(ctx, evaluation));
+      return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
+    },
+
+    async predictions(organizationId: string, raw: ListPredictionsInput): Promise<PredictionPage> {
+      const input = parseInput(listPredictionsInputSchema, raw);
+      const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      const page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
+      if (!page) throw unknownCursor(input);
+      return {
+        data: await renderPredictionPage(ctx, iteration, page.items),
+        list_metadata: listMetadata(page, input),
+      };
     },
 
     async delete(organizationId: string, raw: IterationRefInput): Promise<Deleted> {
@@ -166,24 +111,21 @@ export function iterationOperations(ctx: ServiceContext) {
       const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
         requireIterationOf(current, input.iteration_id);
         return {
-          write: {
-            ...current,
-            iteration_ids: current.iteration_ids.filter((id) => id !== input.iteration_id),
-            updated_at: ctx.now(),
-          },
+          write: { ...current, iteration_ids: current.iteration_ids.filter((id) => id !== input.iteration_id), updated_at: ctx.now() },
           result: undefined,
         };
       });
       if (!updated) throw notFound('evaluation', input.evaluation_id);
+      await ctx.storage.predictions.deleteAll(organizationId, input.iteration_id);
       await ctx.storage.iterations.delete(organizationId, input.iteration_id);
       return { id: input.iteration_id, deleted: true };
     },
 
     async process(organizationId: string, raw: ProcessIterationInput): Promise<Iteration> {
       const input = parseInput(processIterationInputSchema, raw);
-      const { evaluation, iteration } = await load(organizationId, input.evaluation_id, input.iteration_id);
-      ctx.runner.assertServed(iteration.inference_settings.model, 'inference_settings.model');
-      let documents = evaluation.documents;
+      const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      ctx.runner.assertServed(found.iteration.inference_settings.model, 'inference_settings.model');
+      let documents = await readAllDocuments(ctx, organizationId, found.evaluation.id);
       if (input.document_ids) {
         const known = new Set(documents.map((d) => d.id));
         const unknown = input.document_ids
@@ -195,35 +137,16 @@ export function iterationOperations(ctx: ServiceContext) {
         documents = documents.filter((d) => wanted.has(d.id));
       }
       if (input.only_missing) {
-        documents = documents.filter((d) => {
-          const entry = iteration.predictions[d.id];
-          return !entry || entry.metadata === null || typeof entry.metadata?.error === 'string';
+        const predictions = await predictionsFor(ctx, organizationId, found.iteration.id, documents);
+        documents = documents.filter((_, i) => {
+          const p = predictions[i];
+          return !p || p.status === 'failed' || p.metadata === null;
         });
       }
-      const predictions = await extractDocuments(
-        ctx,
-        organizationId,
-        documents,
-        iteration.json_schema,
-        iteration.inference_settings,
-      );
-      // Merge only this run's documents into the iteration as it is now: a concurrent re-run of other documents
-      // keeps its predictions.
-      const updated = await updateRecord(ctx.storage.iterations, organizationId, iteration.id, (current) => ({
-        write: { ...current, predictions: { ...current.predictions, ...predictions }, updated_at: ctx.now() },
-        result: undefined,
-      }));
-      if (!updated) throw notFound('iteration', iteration.id);
-      const latest = (await refreshStale(ctx, documents, organizationId, evaluation.id)) ?? evaluation;
-      return renderIteration(latest, updated.record.value);
+      const iteration = await restartIteration(ctx, found.iteration);
+      const outcome = await runDocuments(ctx, iteration, documents, 'replace');
+      const finished = await finishIteration(ctx, iteration, outcome);
+      return renderIteration(ctx, finished, await readAllDocuments(ctx, organizationId, found.evaluation.id));
     },
   };
-}
-
-function tooManyIterations(ctx: ServiceContext) {
-  return new DocevalsError(
-    'validation_error',
-    `The evaluation already has ${ctx.limits.maxIterationsPerEvaluation} iterations, the limit; delete some first.`,
-    { issues: [{ path: '', message: 'iteration limit reached' }] },
-  );
 }

@@ -1,130 +1,206 @@
-import { DocevalsError } from '../errors.js';
-import type { JsonObject } from '../json/assert-json.js';
-import { compareDocuments } from '../metrics/index.js';
-import type { Document, Evaluation, ItemMetric, Iteration, MetricResults } from '../schemas/index.js';
+import pLimit from 'p-limit';
+import { metricMeans } from '../metrics/index.js';
 import type {
-  CachedDocumentMetrics,
-  EvaluationRecord,
-  IterationRecord,
-  StoredDocument,
-  StoredPrediction,
-} from '../storage.js';
+  Document,
+  DocumentSummary,
+  Evaluation,
+  EvaluationSummary,
+  ItemMetric,
+  Iteration,
+  IterationSummary,
+  PredictionWithMetrics,
+} from '../schemas/index.js';
+import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { toDataUrl } from './data-url.js';
+import { currentItemMetric, EMPTY_PREDICTION } from './metric-cache.js';
+import { FILE_READ_CONCURRENCY, loadIterations, missingFile, predictionsFor, READ_PAGE, readAllDocuments } from './reads.js';
 import { renderDefaultSettings } from './settings.js';
 
-const EMPTY_PREDICTION: JsonObject = Object.freeze({}) as JsonObject;
+export function documentSummary(document: DocumentRecord): DocumentSummary {
+  return { id: document.id, filename: document.filename, mime_type: document.mime_type, size: document.size };
+}
 
-/** The metrics of one document, computed against the annotation revision given. */
-export function computeDocumentMetrics(
-  annotation: JsonObject,
-  prediction: JsonObject,
-  annotationRevision: string,
-): CachedDocumentMetrics {
-  return { annotation_revision: annotationRevision, ...compareDocuments(annotation, prediction) };
+/** Documents with their content as data URLs, at most {@link FILE_READ_CONCURRENCY} files read at once. */
+export async function renderDocuments(
+  ctx: ServiceContext,
+  organizationId: string,
+  documents: readonly DocumentRecord[],
+  /** Contents already in hand (a create's request), by file id: not read again. */
+  known: ReadonlyMap<string, StoredFile> = new Map(),
+): Promise<Document[]> {
+  const limit = pLimit(FILE_READ_CONCURRENCY);
+  return Promise.all(
+    documents.map((document) =>
+      limit(async () => {
+        const file = known.get(document.id) ?? (await ctx.storage.files.get(organizationId, document.id));
+        if (!file) throw missingFile(ctx, document.id);
+        return {
+          id: document.id,
+          mime_data: { filename: document.filename, url: toDataUrl(file) },
+          annotation: document.annotation,
+          annotation_metadata: document.annotation_metadata,
+        };
+      }),
+    ),
+  );
+}
+
+/** One document's outcome in an iteration; `null` = no prediction (pending there). */
+function outcome(document: DocumentRecord, prediction: PredictionRecord | null): PredictionWithMetrics {
+  return {
+    document_id: document.id,
+    prediction: prediction?.prediction ?? EMPTY_PREDICTION,
+    metadata: prediction?.metadata ?? null,
+    status: prediction?.status ?? 'pending',
+    metrics: currentItemMetric(document, prediction),
+  };
+}
+
+/** Outcomes of the iteration for the documents given, reading predictions {@link READ_PAGE} at a time. */
+async function outcomes(
+  ctx: ServiceContext,
+  iteration: IterationRecord,
+  documents: readonly DocumentRecord[],
+): Promise<PredictionWithMetrics[]> {
+  const out: PredictionWithMetrics[] = [];
+  for (let start = 0; start < documents.length; start += READ_PAGE) {
+    const page = documents.slice(start, start + READ_PAGE);
+    const predictions = await predictionsFor(ctx, iteration.organization_id, iteration.id, page);
+    page.forEach((document, i) => out.push(outcome(document, predictions[i]!)));
+  }
+  return out;
 }
 
 /**
- * Metrics for a document as stored now: the cached figures when they were computed against the document's current
- * annotation revision, else computed afresh. So metrics always describe the stored annotation and prediction, even
- * when a refresh after an edit has not happened (or never will, after a crash).
+ * The interface's Iteration (2.5): every prediction and ItemMetric, in document order, built page by page. Means
+ * are over the documents whose extraction succeeded (docs/spec/service.md, Iterations), by the metrics module.
  */
-export function currentMetrics(document: StoredDocument, entry: StoredPrediction | undefined): CachedDocumentMetrics {
-  if (entry?.metrics && entry.metrics.annotation_revision === document.revision) return entry.metrics;
-  return computeDocumentMetrics(document.annotation, entry?.prediction ?? EMPTY_PREDICTION, document.revision);
-}
-
-export function renderIteration(evaluation: EvaluationRecord, iteration: IterationRecord): Iteration {
+export async function renderIteration(
+  ctx: ServiceContext,
+  iteration: IterationRecord,
+  documents: readonly DocumentRecord[],
+): Promise<Iteration> {
+  const all = await outcomes(ctx, iteration, documents);
   const predictions: Iteration['predictions'] = [];
   const items: ItemMetric[] = [];
-  let sum = 0;
-  let alignedSum = 0;
-  for (const document of evaluation.documents) {
-    const entry = iteration.predictions[document.id];
-    predictions.push({
-      document_id: document.id,
-      prediction: entry?.prediction ?? {},
-      metadata: entry?.metadata ?? null,
-    });
-    const m = currentMetrics(document, entry);
-    sum += m.similarity;
-    alignedSum += m.aligned_similarity;
-    items.push({
-      id: document.id,
-      name: document.filename,
-      similarity: m.similarity,
-      similarities: m.similarities,
-      flat_similarities: m.flat_similarities,
-      aligned_similarity: m.aligned_similarity,
-      aligned_similarities: m.aligned_similarities,
-      aligned_flat_similarities: m.aligned_flat_similarities,
-    });
+  const sums = { similarity: 0, aligned_similarity: 0, scored: 0 };
+  for (const o of all) {
+    predictions.push({ document_id: o.document_id, prediction: o.prediction, metadata: o.metadata });
+    items.push(o.metrics);
+    if (o.status === 'succeeded') {
+      sums.similarity += o.metrics.similarity;
+      sums.aligned_similarity += o.metrics.aligned_similarity;
+      sums.scored += 1;
+    }
   }
-  const n = evaluation.documents.length;
-  const metric_results: MetricResults = {
-    item_metrics: items,
-    mean_similarity: n === 0 ? 1 : sum / n,
-    aligned_mean_similarity: n === 0 ? 1 : alignedSum / n,
-    metric_type: 'levenshtein',
-  };
   return {
     id: iteration.id,
     updated_at: iteration.updated_at,
     inference_settings: iteration.inference_settings,
     json_schema: iteration.json_schema,
     predictions,
-    metric_results,
+    metric_results: { item_metrics: items, ...metricMeans(sums, documents.length), metric_type: 'levenshtein' },
     schema_data_id: iteration.schema_data_id,
     schema_id: iteration.schema_id,
   };
 }
 
-export async function renderDocuments(
+/**
+ * `?view=summary`: the iteration's settings, status, progress, usage and means from its running totals: two small
+ * reads whatever the number of documents.
+ */
+export async function renderIterationSummary(
   ctx: ServiceContext,
-  organizationId: string,
-  documents: readonly StoredDocument[],
-): Promise<Document[]> {
-  return Promise.all(
-    documents.map(async (document) => {
-      const file = await ctx.storage.files.get(organizationId, document.id);
-      if (!file) {
-        throw new DocevalsError(
-          'storage_error',
-          `The ${ctx.storage.name} storage has no content for file ${document.id} that document refers to.`,
-        );
-      }
-      return {
-        id: document.id,
-        mime_data: { filename: document.filename, url: toDataUrl(file) },
-        annotation: document.annotation,
-        annotation_metadata: document.annotation_metadata,
-      };
-    }),
-  );
+  iteration: IterationRecord,
+  documentCount: number,
+): Promise<IterationSummary> {
+  const totals = await ctx.storage.predictions.totals(iteration.organization_id, iteration.id);
+  const sum = (key: string) => totals.sums[key] ?? 0;
+  const succeeded = Math.round(sum('succeeded'));
+  const failed = Math.round(sum('failed'));
+  return {
+    id: iteration.id,
+    updated_at: iteration.updated_at,
+    created_at: iteration.created_at,
+    inference_settings: iteration.inference_settings,
+    json_schema: iteration.json_schema,
+    schema_data_id: iteration.schema_data_id,
+    schema_id: iteration.schema_id,
+    status: iteration.status,
+    started_at: iteration.started_at,
+    finished_at: iteration.finished_at,
+    error: iteration.error,
+    progress: { total: documentCount, succeeded, failed, pending: Math.max(0, documentCount - succeeded - failed) },
+    usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
+    metric_results: {
+      ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, documentCount),
+      metric_type: 'levenshtein',
+    },
+  };
 }
 
-/** Loads an evaluation's iteration records in its order (oldest first), skipping ids whose record is gone. */
-export async function loadIterations(
+/** How many documents an evaluation holds now (the documents' own count, not the reservation counter). */
+export async function documentCount(ctx: ServiceContext, evaluation: EvaluationRecord): Promise<number> {
+  return (await ctx.storage.documents.totals(evaluation.organization_id, evaluation.id)).count;
+}
+
+/** A page of the iteration's outcomes for the documents given (one page of the evaluation's documents). */
+export async function renderPredictionPage(
+  ctx: ServiceContext,
+  iteration: IterationRecord,
+  documents: readonly DocumentRecord[],
+): Promise<PredictionWithMetrics[]> {
+  return outcomes(ctx, iteration, documents);
+}
+
+/** The whole evaluation (interface.md 2.1). `inHand`: records and contents a create just wrote, not read back. */
+export async function renderEvaluation(
   ctx: ServiceContext,
   evaluation: EvaluationRecord,
-): Promise<IterationRecord[]> {
-  if (evaluation.iteration_ids.length === 0) return [];
-  const found = await ctx.storage.iterations.getMany(evaluation.organization_id, evaluation.iteration_ids);
-  return found.filter((v): v is NonNullable<typeof v> => v !== null).map((v) => v.value);
-}
-
-export async function renderEvaluation(ctx: ServiceContext, evaluation: EvaluationRecord): Promise<Evaluation> {
-  const [documents, iterations] = await Promise.all([
-    renderDocuments(ctx, evaluation.organization_id, evaluation.documents),
-    loadIterations(ctx, evaluation),
-  ]);
+  inHand?: { documents: DocumentRecord[]; iterations: IterationRecord[]; contents: ReadonlyMap<string, StoredFile> },
+): Promise<Evaluation> {
+  const [records, iterations] = inHand
+    ? [inHand.documents, inHand.iterations]
+    : await Promise.all([readAllDocuments(ctx, evaluation.organization_id, evaluation.id), loadIterations(ctx, evaluation)]);
+  const documents = await renderDocuments(ctx, evaluation.organization_id, records, inHand?.contents);
+  const rendered: Iteration[] = [];
+  for (const iteration of iterations) rendered.push(await renderIteration(ctx, iteration, records));
   return {
     id: evaluation.id,
     updated_at: evaluation.updated_at,
     name: evaluation.name,
     project_id: evaluation.project_id,
     documents,
-    iterations: iterations.map((it) => renderIteration(evaluation, it)),
+    iterations: rendered,
+    json_schema: evaluation.json_schema,
+    default_inference_settings: renderDefaultSettings(evaluation.default_inference_settings),
+    schema_data_id: evaluation.schema_data_id,
+    schema_id: evaluation.schema_id,
+  };
+}
+
+/** An evaluation in a list: documents as summaries (whole with `expand`), iterations as summaries. */
+export async function renderEvaluationSummary(
+  ctx: ServiceContext,
+  evaluation: EvaluationRecord,
+  expandDocuments: boolean,
+): Promise<EvaluationSummary> {
+  const [records, iterations] = await Promise.all([
+    readAllDocuments(ctx, evaluation.organization_id, evaluation.id),
+    loadIterations(ctx, evaluation),
+  ]);
+  const documents = expandDocuments
+    ? await renderDocuments(ctx, evaluation.organization_id, records)
+    : records.map(documentSummary);
+  return {
+    id: evaluation.id,
+    updated_at: evaluation.updated_at,
+    name: evaluation.name,
+    project_id: evaluation.project_id,
+    document_count: records.length,
+    documents,
+    iterations: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, records.length))),
     json_schema: evaluation.json_schema,
     default_inference_settings: renderDefaultSettings(evaluation.default_inference_settings),
     schema_data_id: evaluation.schema_data_id,

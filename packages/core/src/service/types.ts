@@ -7,15 +7,21 @@ import type {
   Deleted,
   Document,
   DocumentRefInput,
+  DocumentSummary,
   Evaluation,
   EvaluationRefInput,
+  EvaluationSummary,
+  GetIterationInput,
   Iteration,
   IterationRefInput,
+  IterationSummary,
   ListDocumentsInput,
   ListEvaluationsInput,
   ListIterationsInput,
+  ListPredictionsInput,
   ListProcessorsInput,
   ListResult,
+  PredictionPage,
   ProcessIterationInput,
   Processor,
   ProcessorRefInput,
@@ -74,20 +80,31 @@ export interface Docevals {
   readonly evals: {
     create(organizationId: string, input: CreateEvaluationInput): Promise<Evaluation>;
     get(organizationId: string, input: EvaluationRefInput): Promise<Evaluation>;
-    list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<Evaluation>>;
+    /** Summaries (docs/spec/service.md, Reads): documents without contents unless `expand: 'documents'`. */
+    list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<EvaluationSummary>>;
     update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
     delete(organizationId: string, input: EvaluationRefInput): Promise<Deleted>;
     readonly documents: {
       add(organizationId: string, input: AddDocumentInput): Promise<Document>;
-      list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<Document>>;
+      /** Summaries `{id, filename, mime_type, size}`; whole documents with `expand: 'documents'`. */
+      list(organizationId: string, input: ListDocumentsInput & { expand: 'documents' }): Promise<ListResult<Document>>;
+      list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<DocumentSummary | Document>>;
       get(organizationId: string, input: DocumentRefInput): Promise<Document>;
       update(organizationId: string, input: UpdateDocumentInput): Promise<Document>;
       delete(organizationId: string, input: DocumentRefInput): Promise<Deleted>;
     };
     readonly iterations: {
-      list(organizationId: string, input: ListIterationsInput): Promise<{ data: Iteration[] }>;
+      /** Every iteration, oldest first: the interface's shape, or summaries with `view: 'summary'`. */
+      list(organizationId: string, input: ListIterationsInput & { view: 'summary' }): Promise<{ data: IterationSummary[] }>;
+      list(organizationId: string, input: ListIterationsInput & { view?: 'full' }): Promise<{ data: Iteration[] }>;
+      list(organizationId: string, input: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }>;
       create(organizationId: string, input: CreateIterationInput): Promise<Iteration>;
-      get(organizationId: string, input: IterationRefInput): Promise<Iteration>;
+      /** The interface's shape, or a summary with `view: 'summary'`. */
+      get(organizationId: string, input: GetIterationInput & { view: 'summary' }): Promise<IterationSummary>;
+      get(organizationId: string, input: GetIterationInput & { view?: 'full' }): Promise<Iteration>;
+      get(organizationId: string, input: GetIterationInput): Promise<Iteration | IterationSummary>;
+      /** A page of predictions with their metrics, in the evaluation's document order. */
+      predictions(organizationId: string, input: ListPredictionsInput): Promise<PredictionPage>;
       delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
       process(organizationId: string, input: ProcessIterationInput): Promise<Iteration>;
     };

@@ -1,13 +1,38 @@
 import { DocevalsError } from '../errors.js';
-import type { RecordCollection, StoredRecordBase, Versioned } from '../storage.js';
+import type { ChildCollection, ChildRecordBase, RecordCollection, StoredRecordBase, Versioned } from '../storage.js';
 
 /** Result of a mutation step: the new record to write, or a value to return without writing. */
 export type Mutation<T, R> = { write: T; result: R } | { skip: true; result: R };
 
 /**
+ * The one retry policy of every compare-and-set loop in the service: up to 200 attempts, backing off a little
+ * (more with each attempt, with jitter) after the third lost race, then a `storage_error` saying why.
+ */
+export const CAS_ATTEMPTS = 200;
+
+/**
+ * Runs `attempt` until it returns something other than `undefined` (a lost race), under {@link CAS_ATTEMPTS}.
+ *
+ * @example
+ * const written = await retryCompareAndSet('doc_1', async () => (await collection.replace(next, version)) ?? undefined);
+ */
+export async function retryCompareAndSet<R>(what: string, attempt: () => Promise<R | undefined>): Promise<R> {
+  for (let i = 0; i < CAS_ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+    // Lost the race: back off a little (more with each attempt) so that contenders spread out.
+    if (i > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, i * 2)));
+  }
+  throw new DocevalsError(
+    'storage_error',
+    `Gave up writing ${what} after ${CAS_ATTEMPTS} attempts: too many concurrent writers on the same record.`,
+  );
+}
+
+/**
  * Read-modify-write with compare-and-set: reads the record, calls `mutate` (synchronous, so nothing else runs
  * between the read and the decision), and replaces it only if its version did not move; otherwise reads again and
- * retries. `mutate` may throw a DocevalsError to refuse (nothing is written).
+ * retries ({@link retryCompareAndSet}). `mutate` may throw a DocevalsError to refuse (nothing is written).
  *
  * @returns `null` when the record does not exist, else what `mutate` returned as `result` with the new version.
  * @example
@@ -18,21 +43,36 @@ export async function updateRecord<T extends StoredRecordBase, R>(
   organizationId: string,
   id: string,
   mutate: (current: T, version: number) => Mutation<T, R>,
-  options: { attempts?: number } = {},
 ): Promise<{ result: R; record: Versioned<T> } | null> {
-  const attempts = options.attempts ?? 200;
-  for (let attempt = 0; attempt < attempts; attempt++) {
+  return retryCompareAndSet(id, async () => {
     const current = await collection.get(organizationId, id);
     if (!current) return null;
     const step = mutate(current.value, current.version);
     if ('skip' in step) return { result: step.result, record: current };
     const written = await collection.replace(step.write, current.version);
-    if (written) return { result: step.result, record: written };
-    // Lost the race: back off a little (more with each attempt) so that contenders spread out.
-    if (attempt > 2) await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, attempt * 2)));
-  }
-  throw new DocevalsError(
-    'storage_error',
-    `Gave up writing ${id} after ${attempts} attempts: too many concurrent writers on the same record.`,
-  );
+    return written ? { result: step.result, record: written } : undefined;
+  });
+}
+
+/**
+ * {@link updateRecord} for one child record (a document, a prediction): the same compare-and-set on its version.
+ *
+ * @example
+ * await updateChild(storage.documents, org, evaluationId, fileId, (doc) => ({ write: { ...doc, filename: 'a' }, result: undefined }));
+ */
+export async function updateChild<T extends ChildRecordBase, R>(
+  collection: ChildCollection<T>,
+  organizationId: string,
+  parentId: string,
+  id: string,
+  mutate: (current: T, version: number) => Mutation<T, R>,
+): Promise<{ result: R; record: Versioned<T> } | null> {
+  return retryCompareAndSet(id, async () => {
+    const current = await collection.get(organizationId, parentId, id);
+    if (!current) return null;
+    const step = mutate(current.value, current.version);
+    if ('skip' in step) return { result: step.result, record: current };
+    const written = await collection.put(step.write, current.version);
+    return written ? { result: step.result, record: written } : undefined;
+  });
 }

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { memoryStorage } from '@docevals/adapters/memory';
+import { memoryStorage } from '../support/memory-storage.js';
 import { createDocevals, ExtractionFailure, type Extractor, type DocevalsOptions } from '@docevals/core';
 
 export const ORG = 'org_a';

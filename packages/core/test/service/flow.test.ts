@@ -64,7 +64,11 @@ describe('the in-process flow', () => {
     const withC = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iteration.id });
     expect(withC.predictions[2]).toEqual({ document_id: added.id, prediction: {}, metadata: null });
     expect(withC.metric_results.item_metrics[2]!.similarity).toBe(0);
-    expect(withC.metric_results.mean_similarity).toBeCloseTo(2 / 3, 12);
+    // Pending in this iteration: shown, scored as {} in its ItemMetric, but not averaged in (docs/spec/service.md).
+    expect(withC.metric_results.mean_similarity).toBe(1);
+    const summary = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iteration.id, view: 'summary' });
+    expect(summary.progress).toEqual({ total: 3, succeeded: 2, failed: 0, pending: 1 });
+    expect(summary.metric_results.mean_similarity).toBe(1);
 
     const rerun = await docevals.evals.iterations.process(ORG, {
       evaluation_id: evaluation.id,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryStorage } from '@docevals/adapters/memory';
+import { memoryStorage } from '../support/memory-storage.js';
 import type { Storage } from '@docevals/core';
 import { invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 

@@ -29,7 +29,9 @@ export function faultyStorage(inner: Storage): { storage: Storage; fail(fault: F
   const storage: Storage = {
     name: inner.name,
     evaluations: wrap(inner.evaluations, 'evaluations'),
+    documents: wrap(inner.documents, 'documents'),
     iterations: wrap(inner.iterations, 'iterations'),
+    predictions: wrap(inner.predictions, 'predictions'),
     processors: wrap(inner.processors, 'processors'),
     files: wrap(inner.files, 'files'),
     close: () => inner.close(),

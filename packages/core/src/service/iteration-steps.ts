@@ -1,0 +1,190 @@
+import { DocevalsError, notFound } from '../errors.js';
+import type { JsonObject } from '../json/assert-json.js';
+import type { InferenceSettings } from '../schemas/index.js';
+import type { DocumentRecord, EvaluationRecord, IterationRecord, IterationStatus } from '../storage.js';
+import type { ServiceContext } from './context.js';
+import { loadExtractionDocument } from './document-files.js';
+import { refreshPrediction } from './every-iteration.js';
+import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
+import { newPredictionRecord } from './metric-cache.js';
+import { documentPages } from './reads.js';
+import { updateRecord } from './update-record.js';
+
+/**
+ * The named steps of running an iteration, shared by iteration create, re-run (process) and the evaluation import:
+ * choose the schema, build the record, run documents saving each prediction as it completes, attach the iteration to
+ * its evaluation, reconcile with edits made meanwhile, and record the outcome. A job runner calls the same steps.
+ */
+
+export type IterationSchema = { json_schema: JsonObject } & SchemaIds;
+
+/**
+ * The iteration's schema: the evaluation's, or an override that must keep the evaluation's structure
+ * (schema_data_id; 409 otherwise, docs/spec/service.md).
+ */
+export function resolveIterationSchema(
+  ctx: ServiceContext,
+  evaluation: IterationSchema,
+  override: JsonObject | undefined,
+  path: string,
+): IterationSchema {
+  if (!override) return { json_schema: evaluation.json_schema, schema_id: evaluation.schema_id, schema_data_id: evaluation.schema_data_id };
+  const ids = checkJsonSchema(override, path, ctx.limits.maxJsonSchemaBytes);
+  if (ids.schema_data_id !== evaluation.schema_data_id) throw schemaStructureConflict(evaluation.schema_data_id, ids.schema_data_id, path);
+  return { json_schema: override, ...ids };
+}
+
+/** The iteration record, written in one place. `running` records get `started_at`; `completed` ones both times. */
+export function newIterationRecord(fields: {
+  id: string;
+  organizationId: string;
+  evaluationId: string;
+  settings: InferenceSettings;
+  schema: IterationSchema;
+  status: Extract<IterationStatus, 'running' | 'completed'>;
+  now: string;
+}): IterationRecord {
+  return {
+    id: fields.id,
+    organization_id: fields.organizationId,
+    evaluation_id: fields.evaluationId,
+    inference_settings: fields.settings,
+    model: fields.settings.model,
+    json_schema: fields.schema.json_schema,
+    schema_id: fields.schema.schema_id,
+    schema_data_id: fields.schema.schema_data_id,
+    status: fields.status,
+    started_at: fields.now,
+    finished_at: fields.status === 'completed' ? fields.now : null,
+    error: null,
+    lease: null,
+    created_at: fields.now,
+    updated_at: fields.now,
+  };
+}
+
+export function tooManyIterations(ctx: ServiceContext) {
+  return new DocevalsError(
+    'validation_error',
+    `The evaluation already has ${ctx.limits.maxIterationsPerEvaluation} iterations, the limit; delete some first.`,
+    { issues: [{ path: '', message: 'iteration limit reached' }] },
+  );
+}
+
+/** What a run of documents gave: the first error, for an iteration where every document failed. */
+export interface RunOutcome {
+  firstError: string | null;
+}
+
+/**
+ * Runs the extractor over these documents of this iteration and saves each prediction as soon as it is ready, in
+ * chunks so that only a bounded number of files is held in memory at once (within a chunk the runner keeps its
+ * concurrency limit full). `mode`:
+ * - `insert`: the iteration is new and not yet attached to its evaluation; each prediction is inserted
+ *   (`put(..., 0)`); {@link reconcileWithDocuments} later settles edits and deletions made meanwhile.
+ * - `replace`: a re-run of an attached iteration; each prediction overwrites the old one and is then settled against
+ *   the document as stored now (removed if the document went, metrics refreshed if its annotation changed).
+ */
+export async function runDocuments(
+  ctx: ServiceContext,
+  iteration: IterationRecord,
+  documents: readonly DocumentRecord[],
+  mode: 'insert' | 'replace',
+): Promise<RunOutcome> {
+  const organizationId = iteration.organization_id;
+  let firstError: string | null = null;
+  const chunkSize = Math.max(64, ctx.concurrency * 8);
+  for (let start = 0; start < documents.length; start += chunkSize) {
+    const chunk = documents.slice(start, start + chunkSize);
+    const loaded = await Promise.all(chunk.map((d) => loadExtractionDocument(ctx, organizationId, d)));
+    await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
+      onDocument: async (index, result) => {
+        const document = chunk[index]!;
+        const record = newPredictionRecord(iteration, document, result, ctx.now());
+        if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);
+        await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
+        if (mode === 'replace') await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+      },
+    });
+  }
+  return { firstError };
+}
+
+/**
+ * Attaches a new iteration to its evaluation: one compare-and-set that re-checks the rules against the evaluation as
+ * it is now (its schema may have changed while the extractor ran; the limit on iterations).
+ */
+export async function attachIteration(ctx: ServiceContext, iteration: IterationRecord): Promise<EvaluationRecord> {
+  const appended = await updateRecord(ctx.storage.evaluations, iteration.organization_id, iteration.evaluation_id, (current) => {
+    if (current.schema_data_id !== iteration.schema_data_id) {
+      throw schemaStructureConflict(current.schema_data_id, iteration.schema_data_id, 'json_schema');
+    }
+    if (current.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
+    return {
+      write: { ...current, iteration_ids: [...current.iteration_ids, iteration.id], updated_at: ctx.now() },
+      result: undefined,
+    };
+  });
+  if (!appended) throw notFound('evaluation', iteration.evaluation_id);
+  return appended.record.value;
+}
+
+/** Removes an iteration that could not be attached: its predictions, then its record. */
+export async function discardIteration(ctx: ServiceContext, iteration: IterationRecord): Promise<void> {
+  await ctx.storage.predictions.deleteAll(iteration.organization_id, iteration.id).catch(() => undefined);
+  await ctx.storage.iterations.delete(iteration.organization_id, iteration.id).catch(() => undefined);
+}
+
+/**
+ * After an iteration was attached: every document of `snapshot` that was deleted, added anew or edited since the
+ * snapshot was read gets its prediction settled ({@link refreshPrediction}). Documents read page by page; only the
+ * changed ones cost a write. From here on, document changes see the iteration and keep it in line themselves.
+ */
+export async function reconcileWithDocuments(
+  ctx: ServiceContext,
+  iteration: IterationRecord,
+  snapshot: readonly DocumentRecord[],
+): Promise<DocumentRecord[]> {
+  const before = new Map(snapshot.map((d) => [d.id, d.revision]));
+  const current: DocumentRecord[] = [];
+  for await (const page of documentPages(ctx, iteration.organization_id, iteration.evaluation_id)) current.push(...page);
+  const now = new Map(current.map((d) => [d.id, d.revision]));
+  const changed = [...before].filter(([id, revision]) => now.get(id) !== revision).map(([id]) => id);
+  for (const documentId of changed) {
+    await refreshPrediction(ctx, iteration.organization_id, iteration.evaluation_id, iteration.id, documentId);
+  }
+  return current;
+}
+
+/**
+ * Records the outcome on the iteration record (compare-and-set): `failed` with the first error when no document of
+ * the iteration has succeeded and some failed, else `completed`; `finished_at` now; the lease dropped.
+ */
+export async function finishIteration(ctx: ServiceContext, iteration: IterationRecord, outcome: RunOutcome): Promise<IterationRecord> {
+  const totals = await ctx.storage.predictions.totals(iteration.organization_id, iteration.id);
+  const failedAll = (totals.sums.succeeded ?? 0) === 0 && (totals.sums.failed ?? 0) > 0;
+  const finished = await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
+    write: {
+      ...current,
+      status: (failedAll ? 'failed' : 'completed') as IterationStatus,
+      error: failedAll ? (outcome.firstError ?? 'every document failed') : null,
+      finished_at: ctx.now(),
+      lease: null,
+      updated_at: ctx.now(),
+    },
+    result: undefined,
+  }));
+  if (!finished) throw notFound('iteration', iteration.id);
+  return finished.record.value;
+}
+
+/** Marks an attached iteration as running again (a re-run), by compare-and-set. */
+export async function restartIteration(ctx: ServiceContext, iteration: IterationRecord): Promise<IterationRecord> {
+  const now = ctx.now();
+  const started = await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
+    write: { ...current, status: 'running' as IterationStatus, started_at: now, finished_at: null, error: null, updated_at: now },
+    result: undefined,
+  }));
+  if (!started) throw notFound('iteration', iteration.id);
+  return started.record.value;
+}

@@ -1,0 +1,69 @@
+/** Pieces of about this many characters are handed to the response stream. */
+const CHUNK_CHARS = 64 * 1024;
+/** Containers nested deeper than this are serialized whole (one document's prediction, one ItemMetric...). */
+const STREAM_DEPTH = 3;
+
+/**
+ * The JSON text of `value`, piece by piece: containers down to {@link STREAM_DEPTH} levels are written one member
+ * at a time, deeper values with `JSON.stringify`. So a response of 10,000 predictions is never one giant string:
+ * memory holds one member's text at a time. Same output as `JSON.stringify(value)`.
+ */
+export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
+  if (depth >= STREAM_DEPTH || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    yield JSON.stringify(value) ?? 'null';
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) yield ',';
+      const item = value[i];
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
+      else yield* jsonPieces(item, depth + 1);
+    }
+    yield ']';
+    return;
+  }
+  yield '{';
+  let first = true;
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    first = false;
+    yield* jsonPieces(item, depth + 1);
+  }
+  yield '}';
+}
+
+/**
+ * A JSON response body: a string when the text is small (one chunk, so the response keeps its Content-Length),
+ * else a stream that serializes the rest as the client reads it.
+ */
+export function jsonBody(value: unknown): string | ReadableStream<Uint8Array> {
+  const pieces = jsonPieces(value);
+  let head = '';
+  for (;;) {
+    const next = pieces.next();
+    if (next.done) return head;
+    head += next.value;
+    if (head.length >= CHUNK_CHARS) break;
+  }
+  const encoder = new TextEncoder();
+  let pending: string | null = head;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      let text = pending ?? '';
+      pending = null;
+      while (text.length < CHUNK_CHARS) {
+        const next = pieces.next();
+        if (next.done) {
+          if (text.length > 0) controller.enqueue(encoder.encode(text));
+          controller.close();
+          return;
+        }
+        text += next.value;
+      }
+      controller.enqueue(encoder.encode(text));
+    },
+  });
+}
