@@ -43,12 +43,14 @@ export interface PostgresServerHandle {
 /**
  * Starts a PostgreSQL server on a free loopback port and waits until it accepts connections. Also used by tests
  * that need a server of their own to kill and restart: pass the `dir` and `port` of the previous one to start it
- * again on the same cluster (no initdb then).
+ * again on the same cluster (no initdb then). `extraArgs` go last (`['-c', 'fsync=on']` overrides the default).
  *
  * Postgres refuses to run as root: under root, the folder is given to the `postgres` user (or `nobody`) and
  * initdb/postgres run as that user.
  */
-export async function startPostgresServer(options: { port?: number; dir?: string } = {}): Promise<PostgresServerHandle> {
+export async function startPostgresServer(
+  options: { port?: number; dir?: string; extraArgs?: string[] } = {},
+): Promise<PostgresServerHandle> {
   const bin = serverBinDir();
   const owner = process.getuid?.() === 0 ? unprivilegedUser() : undefined;
   const ownDir = options.dir === undefined;
@@ -72,7 +74,7 @@ export async function startPostgresServer(options: { port?: number; dir?: string
   const port = options.port ?? (await freePort());
   // fsync off: a killed server keeps every commit (the OS has the WAL); only a machine crash would lose any.
   const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-k', dir, '-c', 'fsync=off'];
-  const child = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...as });
+  const child = spawn(join(bin, 'postgres'), [...args, ...(options.extraArgs ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...as });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
