@@ -3,6 +3,7 @@
  * (each with its own 4 KB file):
  * - an annotation update through the service (`evals.documents.update`: the document's compare-and-set, and the
  *   prediction of each iteration with its metrics and the iteration's running totals);
+ * - the storage half of that update: the document's `get` and `put` at the version read;
  * - a prediction `put` at the storage level (one child write with its parent's totals, one transaction);
  * and, once, the creation of a 10,000-document evaluation through the service (one `retainMany`, one `insertMany`,
  * one record).
@@ -35,9 +36,13 @@ const ORG = 'org_bench';
 let server: PostgresServerHandle | undefined;
 /** BENCH_FSYNC=on measures with the disk flush of each commit (a constant per commit, whatever the database's size). */
 const FSYNC = process.env.BENCH_FSYNC === 'on';
-const url = process.env.DATABASE_URL ?? (server = await startPostgresServer({ extraArgs: ['-c', `fsync=${FSYNC ? 'on' : 'off'}`] })).url;
+const url =
+  process.env.DATABASE_URL ??
+  (server = await startPostgresServer({ extraArgs: ['-c', `fsync=${FSYNC ? 'on' : 'off'}`, '-c', 'autovacuum=off'] })).url;
 const schema = `docevals_bench_${randomBytes(4).toString('hex')}`;
-const storage = postgresStorage({ connectionString: url, schema });
+/** One connection: every call of the benchmark is sequential, and its block counts can be flushed on demand. */
+const pool = new Pool({ connectionString: url, max: 1 });
+const storage = postgresStorage({ pool, schema });
 const admin = new Pool({ connectionString: url, max: 1 });
 const docevals = createDocevals({ storage, extractors: [localRulesExtractor()] });
 const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
@@ -48,6 +53,7 @@ interface Row {
   documents: number;
   databaseMb: number;
   update: Stats;
+  documentCas: Stats;
   predictionPut: Stats;
 }
 
@@ -81,12 +87,22 @@ try {
         annotation: { invoice_number: `T-${i % TARGET_DOCUMENTS}`, total: i },
       });
     });
+    let k = 0;
+    const documentCas = await measure(async () => {
+      // The storage half of an annotation update: read the document, write it back at the version read.
+      const id = target.documents[k % TARGET_DOCUMENTS]!.id;
+      const current = (await storage.documents.get(ORG, target.id, id))!;
+      const annotation = { ...current.value.annotation, total: k++ };
+      await storage.documents.put({ ...current.value, annotation, revision: `rev_${k}` }, current.version);
+    });
     let m = 0;
     const predictionPut = await measure(() => storage.predictions.put(pgPrediction(ORG, 'it_target', `doc_${m++ % TARGET_DOCUMENTS}`, Math.random())));
     const size_ = await admin.query<{ mb: number }>('SELECT pg_database_size(current_database()) / 1048576.0 AS mb');
-    rows.push({ documents: size, databaseMb: Number(size_.rows[0]!.mb), update, predictionPut });
+    rows.push({ documents: size, databaseMb: Number(size_.rows[0]!.mb), update, documentCas, predictionPut });
     console.log(
-      `${size} documents: annotation update median ${update.median.toFixed(3)} ms; prediction put median ${predictionPut.median.toFixed(3)} ms`,
+      `${size} documents: annotation update median ${update.median.toFixed(3)} ms (${update.blocks.toFixed(0)} blocks); ` +
+        `document get + put median ${documentCas.median.toFixed(3)} ms (${documentCas.blocks.toFixed(0)} blocks); ` +
+        `prediction put median ${predictionPut.median.toFixed(3)} ms (${predictionPut.blocks.toFixed(0)} blocks)`,
     );
   }
 
@@ -108,6 +124,7 @@ try {
 } finally {
   await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   await storage.close();
+  await pool.end();
   await admin.end();
   await server?.stop();
 }
@@ -150,10 +167,12 @@ async function addEvaluation(id: string, count: number): Promise<void> {
 
 /**
  * Shared-buffer blocks the database has touched so far (hit or read): a measure of work that does not depend on
- * what else the machine runs. Backends report their counts within a second or so; hence the pause.
+ * what else the machine runs. The store's one connection is made to report its counts first (a backend otherwise
+ * reports them up to 10 s late).
  */
 async function blocksTouched(): Promise<number> {
-  await new Promise((r) => setTimeout(r, 1_500));
+  await pool.query('SELECT pg_stat_force_next_flush()');
+  await pool.query('SELECT 1');
   const { rows } = await admin.query<{ blocks: string }>(
     'SELECT blks_hit + blks_read AS blocks FROM pg_stat_database WHERE datname = current_database()',
   );
@@ -187,9 +206,11 @@ async function measure(call: () => Promise<unknown>): Promise<Stats> {
 function renderTable(rows: Row[]): string {
   const ms = (s: Stats) => `${s.median.toFixed(2)} / ${s.p95.toFixed(2)} / ${s.p99.toFixed(2)} ms, ${s.blocks.toFixed(0)} blocks`;
   return [
-    '| documents in other evaluations | database size | annotation update (service): median / p95 / p99, blocks per call | prediction put (storage): same |',
-    '|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.documents.toLocaleString('en-US')} | ${r.databaseMb.toFixed(0)} MB | ${ms(r.update)} | ${ms(r.predictionPut)} |`),
+    '| documents in other evaluations | database size | annotation update (service): median / p95 / p99, blocks per call | document get + put at its version (storage): same | prediction put (storage): same |',
+    '|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) => `| ${r.documents.toLocaleString('en-US')} | ${r.databaseMb.toFixed(0)} MB | ${ms(r.update)} | ${ms(r.documentCas)} | ${ms(r.predictionPut)} |`,
+    ),
   ].join('\n');
 }
 
@@ -203,7 +224,9 @@ function writeReport(table: string, createTimes: number[], version: string): voi
 
 Generated by \`pnpm bench postgres\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, PostgreSQL ${version} on
 loopback${process.env.DATABASE_URL ? ' (DATABASE_URL)' : `, started by the benchmark with fsync ${FSYNC ? 'on' : 'off'}`}, ${cpus().length} × ${cpu}; load average at the end ${loadavg()[0].toFixed(1)}.
-${ROUNDS} rounds of ${UPDATES_PER_ROUND} sequential calls after ${WARMUP} untimed ones; each figure is the median of its per-round values.
+${ROUNDS} rounds of ${UPDATES_PER_ROUND} sequential calls after ${WARMUP} untimed ones, on one connection; each time is the median of its
+per-round values; blocks are the shared-buffer blocks (hit or read) the database touched per call, a measure of work
+that the machine's load does not move. Autovacuum off (the benchmark runs VACUUM ANALYZE after each growth step).
 
 ${table}
 

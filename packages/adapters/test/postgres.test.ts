@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { updateRecord, type Storage } from '@docevals/core';
 import { runStorageConformance } from '@docevals/adapters/conformance';
 import { migrate, MIGRATIONS, postgresStorage } from '@docevals/adapters/postgres';
 import { Pool } from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startPostgresServer, type PostgresServerHandle } from '../../../test-support/postgres-global-setup.js';
 import { pgEvaluation, pgPrediction } from './support/postgres-fixtures.js';
 
 const url = inject('databaseUrl');
@@ -334,6 +336,68 @@ describe('postgresStorage across pools and processes', () => {
     await Promise.all([storage.close(), reopened.close()]);
   }, 60_000);
 });
+
+describe('postgresStorage when PostgreSQL is killed mid-use', () => {
+  let server: PostgresServerHandle;
+  afterAll(async () => {
+    await server?.stop();
+    if (server) rmSync(server.dir, { recursive: true, force: true }); // the restarted server does not own its folder
+  });
+
+  it('fails in-flight and new operations with storage_error, then finds every acknowledged write after a restart', async () => {
+    server = await startPostgresServer();
+    const storage = postgresStorage({ connectionString: server.url, schema: 'docevals' });
+    await storage.evaluations.insert(pgEvaluation('org_1', 'eval_pg'));
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let stop = false;
+    let counter = 0;
+    const writers = Array.from({ length: 4 }, async () => {
+      while (!stop) {
+        const tag = `w-${counter++}`;
+        try {
+          await updateRecord(storage.evaluations, 'org_1', 'eval_pg', (current) => ({
+            write: { ...current, iteration_ids: [...current.iteration_ids, tag], updated_at: new Date().toISOString() },
+            result: undefined,
+          }));
+          await storage.predictions.put(pgPrediction('org_1', 'it_pg', tag));
+          acknowledged.push(tag);
+        } catch (error) {
+          failures.push((error as { code?: string }).code ?? String(error));
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    });
+    await eventually(async () => expect(acknowledged.length).toBeGreaterThan(30));
+    await server.stop({ kill: true, keep: true }); // kill -9 of the postmaster: a crash, no shutdown checkpoint
+    await eventually(async () => expect(failures.length).toBeGreaterThan(3));
+    stop = true;
+    await Promise.all(writers);
+    expect(new Set(failures)).toEqual(new Set(['storage_error']));
+
+    server = await startPostgresServer({ dir: server.dir, port: server.port });
+    const back = (await eventually(() => storage.evaluations.get('org_1', 'eval_pg')))!;
+    expect(back.value.iteration_ids).toEqual(expect.arrayContaining(acknowledged));
+    expect(back.version).toBe(back.value.iteration_ids.length + 1);
+    expect((await storage.predictions.getMany('org_1', 'it_pg', acknowledged)).every((p) => p !== null)).toBe(true);
+    await storage.predictions.put(pgPrediction('org_1', 'it_pg', 'after_restart'));
+    expect(await storage.predictions.get('org_1', 'it_pg', 'after_restart')).not.toBeNull();
+    await storage.close();
+  }, 60_000);
+});
+
+/** Retries `probe` until it resolves (the pool opens fresh connections by itself). */
+async function eventually<T>(probe: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const writerScript = fileURLToPath(new URL('./support/postgres-writer.ts', import.meta.url));

@@ -96,6 +96,12 @@ export function openPostgresConnection(
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A checked-out client has no listener of the pool's: without one, a connection dropped between two queries
+  // would be an uncaught 'error' event. The query in flight (or the next one) fails on its own.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -109,6 +115,7 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     }
     throw error;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }
