@@ -117,6 +117,17 @@ describe('postgresStorage', () => {
     await storage.close();
   });
 
+  it('keeps and filters on strings jsonb cannot hold (NUL, lone surrogates), exactly', async () => {
+    const storage = postgresStorage({ pool: hostPool, schema: freshSchema() });
+    const odd = 'a\u0000b\ud800c\\u0000';
+    await storage.evaluations.insert({ ...pgEvaluation('org_1', 'eval_odd'), name: odd });
+    await storage.evaluations.insert({ ...pgEvaluation('org_1', 'eval_near'), name: 'a\\u0000b\\ud800c\\u0000' });
+    expect((await storage.evaluations.get('org_1', 'eval_odd'))!.value.name).toBe(odd);
+    const page = await storage.evaluations.list('org_1', { limit: 10, order: 'asc', where: { name: odd } });
+    expect(page!.items.map((r) => r.id)).toEqual(['eval_odd']);
+    await storage.close();
+  });
+
   it('leaves a host pool open on close(), ends its own, and refuses to work once closed', async () => {
     const mine = postgresStorage({ pool: hostPool, schema: freshSchema() });
     await mine.evaluations.insert(pgEvaluation('org_1', 'eval_1'));

@@ -136,7 +136,7 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
     if (query.after !== undefined) bound(later, keys.get(query.after)!);
     if (query.before !== undefined) bound(earlier, keys.get(query.before)!);
     if (query.where && Object.keys(query.where).length > 0) {
-      values.push(JSON.stringify(query.where));
+      values.push(JSON.stringify(filterFields(query.where)));
       conditions.push(`strings @> $${values.length}::jsonb`);
     }
     const ascending = (query.order === 'asc') !== backward;
@@ -155,9 +155,26 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
 
 /** The record as stored: its JSON text, and its top-level string fields (what `where` filters on). */
 function encode(record: StoredRecordBase): { body: string; strings: string } {
-  const strings: Record<string, string> = {};
+  const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(record)) {
-    if (typeof value === 'string') strings[name] = value;
+    if (typeof value === 'string') fields[name] = value;
   }
-  return { body: JSON.stringify(record), strings: JSON.stringify(strings) };
+  return { body: JSON.stringify(record), strings: JSON.stringify(filterFields(fields)) };
+}
+
+/**
+ * String fields as the `strings` column holds them. jsonb refuses `\u0000` and lone surrogates (which `json` bodies
+ * keep), so those are written as `\uXXXX` text, and `\` as `\\` so that the escape stays unambiguous. Filters go
+ * through the same function, so a match is still exact.
+ */
+function filterFields(fields: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) out[jsonbSafe(name)] = jsonbSafe(value);
+  return out;
+}
+
+const JSONB_UNSAFE = /\\|\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function jsonbSafe(value: string): string {
+  return value.replace(JSONB_UNSAFE, (c) => (c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
