@@ -188,3 +188,15 @@ export async function restartIteration(ctx: ServiceContext, iteration: Iteration
   if (!started) throw notFound('iteration', iteration.id);
   return started.record.value;
 }
+
+/**
+ * Best effort, after a run stopped on an error (a store or a file failing): the iteration is `failed` with that
+ * error instead of staying `running`. The predictions saved so far are kept; `process` with `only_missing` resumes.
+ */
+export async function stopIteration(ctx: ServiceContext, iteration: IterationRecord, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
+    write: { ...current, status: 'failed' as IterationStatus, error: message, finished_at: ctx.now(), lease: null, updated_at: ctx.now() },
+    result: undefined,
+  })).catch(() => undefined);
+}

@@ -28,6 +28,7 @@ import {
   resolveIterationSchema,
   restartIteration,
   runDocuments,
+  stopIteration,
   tooManyIterations,
 } from './iteration-steps.js';
 import { listMetadata, unknownCursor } from './lists.js';
@@ -83,15 +84,22 @@ export function iterationOperations(ctx: ServiceContext) {
         await discardIteration(ctx, record);
         throw error;
       }
-      const documents = await reconcileWithDocuments(ctx, record, snapshot);
-      const finished = await finishIteration(ctx, record, outcome);
+      let documents;
+      let finished;
+      try {
+        documents = await reconcileWithDocuments(ctx, record, snapshot);
+        finished = await finishIteration(ctx, record, outcome);
+      } catch (error) {
+        await stopIteration(ctx, record, error);
+        throw error;
+      }
       return renderIteration(ctx, finished, documents);
     },
 
     async get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
       const input = parseInput(getIterationInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, await documentCount(ctx, evaluation));
+      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentCount(ctx, evaluation));
       return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
     },
 
@@ -144,7 +152,13 @@ export function iterationOperations(ctx: ServiceContext) {
         });
       }
       const iteration = await restartIteration(ctx, found.iteration);
-      const outcome = await runDocuments(ctx, iteration, documents, 'replace');
+      let outcome;
+      try {
+        outcome = await runDocuments(ctx, iteration, documents, 'replace');
+      } catch (error) {
+        await stopIteration(ctx, iteration, error);
+        throw error;
+      }
       const finished = await finishIteration(ctx, iteration, outcome);
       return renderIteration(ctx, finished, await readAllDocuments(ctx, organizationId, found.evaluation.id));
     },

@@ -230,4 +230,18 @@ describe('the per-document data model', () => {
     for (const it of iterations) expect(await storage.predictions.totals(ORG, it.id)).toMatchObject({ count: 0 });
     expect(await storage.files.get(ORG, evaluation.documents[0]!.id)).toBeNull();
   });
+
+  it('marks a re-run that stops on a storage failure as failed, keeping what was saved', async () => {
+    const storage = memoryStorage();
+    const docevals = makeService({ storage });
+    const { evaluation, iterations } = await evaluationWith(docevals, 2, 1);
+    const ref = { evaluation_id: evaluation.id, iteration_id: iterations[0]!.id };
+    // The file of the second document disappears from the store (as after a lost disk): its extraction cannot start.
+    await storage.files.release(ORG, evaluation.documents[1]!.id);
+    await expect(docevals.evals.iterations.process(ORG, ref)).rejects.toMatchObject({ code: 'storage_error' });
+    const summary = await docevals.evals.iterations.get(ORG, { ...ref, view: 'summary' });
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatch(/no content for file/);
+    expect(summary.progress.succeeded).toBe(2);
+  });
 });
