@@ -1,4 +1,4 @@
-import { DocevalsError, storageError } from '@docevals/core';
+import { DocevalsError } from '@docevals/core';
 import { Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
 import { storageClosed } from '../shared/errors.js';
 import type { WriteObserver } from '../shared/write-observer.js';
@@ -65,7 +65,7 @@ export function openPostgresConnection(
         if (error instanceof DocevalsError) throw error;
         // A deadlock victim or serialization failure was rolled back whole by the server: running it again is safe.
         if (attempt < MAX_ATTEMPTS && RETRIED_CODES.has((error as { code?: string }).code ?? '')) continue;
-        throw storageError('postgres', operation, error);
+        throw postgresFailure(operation, error);
       }
     }
   }
@@ -118,4 +118,15 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     client.off('error', onError);
     client.release(broken);
   }
+}
+
+/**
+ * The one place where a failure of PostgreSQL becomes the caller's error: a `storage_error` naming the operation and
+ * a short reason (the SQLSTATE or errno code, else the error's name), never the host, port or server message
+ * (issue 13 L1); the original error is the `cause`, for logs.
+ */
+export function postgresFailure(operation: string, cause: unknown): DocevalsError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const reason = typeof code === 'string' ? code : cause instanceof Error ? cause.name : 'unknown error';
+  return new DocevalsError('storage_error', `The postgres storage failed during ${operation} (${reason}).`, { cause });
 }
