@@ -7,7 +7,30 @@ import { migrate, MIGRATIONS, postgresStorage } from '@docevals/adapters/postgre
 import { Pool } from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startPostgresServer, type PostgresServerHandle } from '../../../test-support/postgres-global-setup.js';
-import { pgEvaluation, pgPrediction } from './support/postgres-fixtures.js';
+import { pgDocument, pgEvaluation, pgPrediction } from './support/postgres-fixtures.js';
+import type { IterationRecord } from '@docevals/core';
+
+/** A minimal iteration record of `evaluationId` (the sweep reads only ids, evaluation_id and updated_at). */
+function iterationOf(evaluationId: string, id: string): IterationRecord {
+  const now = new Date().toISOString();
+  return {
+    id,
+    organization_id: 'org_1',
+    updated_at: now,
+    created_at: now,
+    evaluation_id: evaluationId,
+    model: 'local-rules',
+    inference_settings: { model: 'local-rules' } as IterationRecord['inference_settings'],
+    json_schema: { type: 'object' },
+    schema_id: 'sch',
+    schema_data_id: 'sch_data',
+    status: 'completed',
+    started_at: now,
+    finished_at: now,
+    error: null,
+    lease: null,
+  } as IterationRecord;
+}
 
 const url = inject('databaseUrl');
 /** Every schema this file creates starts with it; afterAll drops them. */
@@ -216,6 +239,47 @@ describe('postgresStorage', () => {
     expect(await storage.files.get('org_1', 'f1')).toEqual(content);
     await storage.files.release('org_1', 'f1');
     expect(await storage.files.get('org_1', 'f1')).toBeNull();
+    await storage.close();
+  });
+});
+
+describe('postgresStorage sweep()', () => {
+  it('reclaims what a crash left (unlisted iterations, children of gone parents, wrong file counts), old enough only', async () => {
+    const schema = freshSchema();
+    const storage = postgresStorage({ pool: hostPool, schema });
+    const old = new Date(Date.now() - 3_600_000).toISOString();
+    const content = { bytes: new Uint8Array([7]), mime_type: 'application/pdf' };
+    // A live evaluation listing it_live, with one document holding f_held.
+    await storage.evaluations.insert({ ...pgEvaluation('org_1', 'eval_live', old), iteration_ids: ['it_live'] });
+    await storage.iterations.insert({ ...iterationOf('eval_live', 'it_live'), updated_at: old });
+    await storage.files.retainMany('org_1', [{ fileId: 'f_held', content }, { fileId: 'f_held' }, { fileId: 'f_none', content }]);
+    await storage.documents.insertMany([{ ...pgDocument('org_1', 'eval_live', 'f_held'), updated_at: old }]);
+    // Orphans: an iteration no evaluation lists (with a prediction), documents and predictions of gone parents.
+    await storage.iterations.insert({ ...iterationOf('eval_live', 'it_orphan'), updated_at: old });
+    await storage.predictions.insertMany([{ ...pgPrediction('org_1', 'it_orphan', 'f_held'), updated_at: old }]);
+    await storage.documents.insertMany([{ ...pgDocument('org_1', 'eval_gone', 'f_x'), updated_at: old }]);
+    await storage.predictions.insertMany([{ ...pgPrediction('org_1', 'it_gone', 'f_x'), updated_at: old }]);
+    // Recent ones, maybe an operation under way on another server: kept.
+    await storage.iterations.insert(iterationOf('eval_live', 'it_recent'));
+    await storage.documents.insertMany([pgDocument('org_1', 'eval_recent_gone', 'f_y')]);
+
+    // The records are an hour old; the files were touched just now, so their counts are left alone.
+    expect(await storage.sweep()).toEqual({ orphanChildren: 3, orphanIterations: 1, fileReferencesFixed: 0 });
+    expect(await storage.files.get('org_1', 'f_none')).not.toBeNull();
+    // Files count as old once their touched_at is; this test ages them instead of waiting.
+    await admin.query(`UPDATE "${schema}".files SET touched_at = now() - interval '1 hour'`);
+    expect(await storage.sweep({ olderThanMs: 60_000 })).toEqual({ orphanChildren: 0, orphanIterations: 0, fileReferencesFixed: 2 });
+    expect(await storage.iterations.get('org_1', 'it_orphan')).toBeNull();
+    expect(await storage.iterations.get('org_1', 'it_live')).not.toBeNull();
+    expect(await storage.iterations.get('org_1', 'it_recent')).not.toBeNull();
+    expect((await storage.documents.totals('org_1', 'eval_gone')).count).toBe(0);
+    expect((await storage.documents.totals('org_1', 'eval_recent_gone')).count).toBe(1);
+    expect((await storage.predictions.totals('org_1', 'it_gone')).count).toBe(0);
+    // f_held had 2 references for 1 document: now 1 (one release removes it); f_none had no document: gone.
+    expect(await storage.files.get('org_1', 'f_none')).toBeNull();
+    await storage.files.release('org_1', 'f_held');
+    expect(await storage.files.get('org_1', 'f_held')).toBeNull();
+    expect(await storage.sweep({ olderThanMs: 60_000 })).toEqual({ orphanChildren: 0, orphanIterations: 0, fileReferencesFixed: 0 });
     await storage.close();
   });
 });

@@ -74,6 +74,14 @@ CREATE TABLE ${s}.files (
 ALTER TABLE ${s}.files ALTER COLUMN bytes SET STORAGE EXTERNAL;
 `,
   },
+  {
+    version: 2,
+    name: 'what sweep() needs: when a file reference last moved, documents by file id',
+    sql: (s) => `
+ALTER TABLE ${s}.files ADD COLUMN touched_at timestamptz NOT NULL DEFAULT now();
+CREATE INDEX documents_by_file ON ${s}.documents (organization_id, id);
+`,
+  },
 ];
 
 /** What {@link migrate} did. */

@@ -36,10 +36,10 @@ export function postgresFileStore(connection: PostgresConnection, schema: string
          INSERT INTO ${f} (organization_id, file_id, mime_type, bytes, refs)
          SELECT $1, u.file_id, u.mime_type, u.bytes, u.refs
          FROM unnest($2::text[], $3::text[], $4::bytea[], $5::int[]) AS u(file_id, mime_type, bytes, refs)
-         ON CONFLICT (organization_id, file_id) DO UPDATE SET refs = ${f}.refs + excluded.refs
+         ON CONFLICT (organization_id, file_id) DO UPDATE SET refs = ${f}.refs + excluded.refs, touched_at = now()
          RETURNING file_id
        ), counted AS (
-         UPDATE ${f} AS t SET refs = t.refs + u.refs
+         UPDATE ${f} AS t SET refs = t.refs + u.refs, touched_at = now()
          FROM unnest($6::text[], $7::int[]) AS u(file_id, refs)
          WHERE t.organization_id = $1 AND t.file_id = u.file_id
          RETURNING t.file_id
@@ -76,7 +76,7 @@ export function postgresFileStore(connection: PostgresConnection, schema: string
       ids,
     ]);
     await db.query(
-      `UPDATE ${f} AS t SET refs = t.refs - u.refs
+      `UPDATE ${f} AS t SET refs = t.refs - u.refs, touched_at = now()
        FROM unnest($2::text[], $3::int[]) AS u(file_id, refs)
        WHERE t.organization_id = $1 AND t.file_id = u.file_id`,
       [organizationId, ids, ids.map((id) => counts.get(id)!)],

@@ -13,6 +13,7 @@ import { postgresChildCollection } from './postgres-child-collection.js';
 import { openPostgresConnection } from './postgres-connection.js';
 import { postgresFileStore } from './postgres-file-store.js';
 import { postgresRecordCollection } from './postgres-record-collection.js';
+import { sweepOrphans, type PostgresSweepOptions, type PostgresSweepReport } from './postgres-maintenance.js';
 import type { WriteObserver } from '../shared/write-observer.js';
 
 /** Options of {@link postgresStorage}: exactly one of `pool` and `connectionString`. */
@@ -59,6 +60,17 @@ export interface PostgresStorageOptions {
   onWrite?: WriteObserver;
 }
 
+/** The Postgres store: a {@link Storage}, plus the reclaiming of a crash's leftovers. */
+export interface PostgresStorage extends Storage {
+  /**
+   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
+   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
+   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
+   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
+   */
+  sweep(options?: PostgresSweepOptions): Promise<PostgresSweepReport>;
+}
+
 /**
  * A {@link Storage} on PostgreSQL, shared safely by any number of processes and servers: records are rows with a
  * version (compare-and-set is one `UPDATE ... WHERE version = $n`), documents and predictions are rows with a
@@ -79,7 +91,7 @@ export interface PostgresStorageOptions {
  * // Or the adapter's own pool: close() ends it.
  * const owned = postgresStorage({ connectionString: 'postgres://127.0.0.1:5432/app' });
  */
-export function postgresStorage(options: PostgresStorageOptions): Storage {
+export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const { pool, connectionString, schema = 'docevals', poolConfig } = options;
   if ((pool === undefined) === (connectionString === undefined)) {
     throw new DocevalsError(
@@ -97,14 +109,18 @@ export function postgresStorage(options: PostgresStorageOptions): Storage {
     options.onWrite,
   );
   const s = escapeIdentifier(schema);
+  const iterations = postgresRecordCollection<IterationRecord>(connection, s, 'iterations', 'iterations');
+  const documents = postgresChildCollection<DocumentRecord>(connection, s, 'documents', 'documents');
+  const predictions = postgresChildCollection<PredictionRecord>(connection, s, 'predictions', 'predictions');
   return {
     name: 'postgres',
     evaluations: postgresRecordCollection<EvaluationRecord>(connection, s, 'evaluations', 'evaluations'),
-    documents: postgresChildCollection<DocumentRecord>(connection, s, 'documents', 'documents'),
-    iterations: postgresRecordCollection<IterationRecord>(connection, s, 'iterations', 'iterations'),
-    predictions: postgresChildCollection<PredictionRecord>(connection, s, 'predictions', 'predictions'),
+    documents,
+    iterations,
+    predictions,
     processors: postgresRecordCollection<ProcessorRecord>(connection, s, 'processors', 'processors'),
     files: postgresFileStore(connection, s),
+    sweep: (sweepOptions) => sweepOrphans(connection, s, { iterations, documents, predictions }, sweepOptions),
     close: () => connection.close(),
   };
 }
