@@ -18,8 +18,8 @@ import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'pg';
-import { createDocevals, localRulesExtractor, type DocumentRecord } from '../../core/src/index.js';
-import { postgresStorage } from '../src/postgres/index.js';
+import { createDocevals, localRulesExtractor, type DocumentRecord } from '@docevals/core';
+import { postgresStorage } from '@docevals/adapters/postgres';
 import { pgPrediction } from '../test/support/postgres-fixtures.js';
 import { startPostgresServer, type PostgresServerHandle } from '../../../test-support/postgres-global-setup.js';
 
