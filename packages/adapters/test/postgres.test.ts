@@ -368,7 +368,8 @@ describe('postgresStorage across pools and processes', () => {
     const schema = freshSchema();
     const storage = postgresStorage({ connectionString: url, schema });
     await storage.evaluations.insert(pgEvaluation('org_1', 'eval_pg'));
-    const [outA, outB] = await Promise.all([runWriter(schema, 'a', '60'), runWriter(schema, 'b', '60')]);
+    // Four writers in each process: they contend within and across processes (the retries below).
+    const [outA, outB] = await Promise.all([runWriter(schema, 'a', '60', '4'), runWriter(schema, 'b', '60', '4')]);
     const stored = await storage.evaluations.get('org_1', 'eval_pg');
     expect(new Set(stored!.value.iteration_ids).size).toBe(120);
     expect(stored!.version).toBe(121);
@@ -477,8 +478,8 @@ async function eventually<T>(probe: () => Promise<T>, timeoutMs = 20_000): Promi
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const writerScript = fileURLToPath(new URL('./support/postgres-writer.ts', import.meta.url));
 
-function spawnWriter(schema: string, tag: string, count: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', writerScript, url, schema, 'org_1', tag, count], {
+function spawnWriter(schema: string, tag: string, count: string, concurrency = '1') {
+  const child = spawn(process.execPath, ['--import', 'tsx', writerScript, url, schema, 'org_1', tag, count, concurrency], {
     cwd: root, // tsx resolves @docevals/core through the root tsconfig paths
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -520,8 +521,8 @@ function spawnWriter(schema: string, tag: string, count: string) {
   };
 }
 
-async function runWriter(schema: string, tag: string, count: string): Promise<string> {
-  const child = spawnWriter(schema, tag, count);
+async function runWriter(schema: string, tag: string, count: string, concurrency: string): Promise<string> {
+  const child = spawnWriter(schema, tag, count, concurrency);
   const code = await child.exited;
   if (code !== 0) throw new Error(`writer ${tag} exited ${code}: ${child.stderr()}`);
   return child.output();

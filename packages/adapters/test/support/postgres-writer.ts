@@ -1,6 +1,6 @@
 /**
  * A separate process writing to a Postgres store, for the cross-process tests:
- * `node --import tsx postgres-writer.ts <url> <schema> <org> <tag> <count|forever>`.
+ * `node --import tsx postgres-writer.ts <url> <schema> <org> <tag> <count|forever> [concurrency]`.
  * Each step appends `<tag>-<n>` to evaluation `eval_pg` (an `updateRecord`: read, then compare-and-set), puts a
  * prediction `<tag>-<n>` into iteration `it_pg`, retains file `file_<tag>-<n>`, and then prints `ack <tag>-<n>`:
  * a printed step is acknowledged. At the end prints `{"appended":N,"retries":R}`.
@@ -9,13 +9,15 @@ import { updateRecord } from '@docevals/core';
 import { postgresStorage } from '../../src/postgres/index.js';
 import { pgPrediction } from './postgres-fixtures.js';
 
-const [url, schema, org, tag, countArg] = process.argv.slice(2);
+const [url, schema, org, tag, countArg, concurrencyArg = '1'] = process.argv.slice(2);
 const count = countArg === 'forever' ? Infinity : Number(countArg);
 const storage = postgresStorage({ connectionString: url, schema });
 
+let next = 0;
 let attempts = 0;
-try {
-  for (let n = 0; n < count; n++) {
+async function worker(): Promise<void> {
+  while (next < count) {
+    const n = next++;
     const name = `${tag}-${n}`;
     const done = await updateRecord(storage.evaluations, org, 'eval_pg', (current) => {
       attempts++;
@@ -29,6 +31,10 @@ try {
     await storage.files.retain(org, `file_${name}`, { bytes: new Uint8Array([n % 256, 1, 2]), mime_type: 'application/pdf' });
     process.stdout.write(`ack ${name}\n`);
   }
+}
+
+try {
+  await Promise.all(Array.from({ length: Number(concurrencyArg) }, worker));
   process.stdout.write(JSON.stringify({ appended: count, retries: attempts - count }) + '\n');
 } finally {
   await storage.close();
