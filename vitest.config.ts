@@ -6,7 +6,7 @@ const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 // Tests import the packages by name and run against their sources: no build step before `pnpm test`.
 const alias = [
   { find: /^@docevals\/core$/, replacement: src('./packages/core/src/index.ts') },
-  { find: /^@docevals\/adapters\/(memory|lowdb|redis|conformance)$/, replacement: src('./packages/adapters/src/$1/index.ts') },
+  { find: /^@docevals\/adapters\/(memory|lowdb|redis|postgres|conformance)$/, replacement: src('./packages/adapters/src/$1/index.ts') },
   { find: /^@docevals\/adapters$/, replacement: src('./packages/adapters/src/index.ts') },
   { find: /^@docevals\/openai$/, replacement: src('./packages/openai/src/index.ts') },
   { find: /^@docevals\/rest\/node$/, replacement: src('./packages/rest/src/node/index.ts') },
@@ -21,7 +21,7 @@ const project = (name: string, dir: string, extra: Record<string, unknown> = {})
 
 export default defineConfig({
   test: {
-    globalSetup: [src('./test-support/redis-global-setup.ts')],
+    globalSetup: [src('./test-support/redis-global-setup.ts'), src('./test-support/postgres-global-setup.ts')],
     projects: [
       project('core', './packages/core'),
       project('adapters', './packages/adapters', { testTimeout: 30_000, hookTimeout: 30_000 }),

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine for docevals: pnpm (pinned), redis-server for the Redis adapter's tests (Debian package,
-# only when missing and no REDIS_URL is given), and the workspace's dependencies from the lockfile.
+# Sets up a fresh machine for docevals: pnpm (pinned), the Debian packages the tests and the README use (only those
+# missing, in one apt-get run), and the workspace's dependencies from the lockfile.
+# - redis-server: the Redis adapter's tests start their own (unless REDIS_URL is given);
+# - postgresql: the Postgres adapter's tests run initdb and start their own (unless DATABASE_URL is given);
+# - fonts-dejavu-core: a font for the pages the OpenAI extractor draws in modality image, when the machine has none;
+# - curl and jq: the README's curl walk-through uses them, and a test runs it as written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,29 +14,22 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$P
   npm install -g "pnpm@$PNPM_VERSION" >/dev/null
 fi
 
-if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1; then
-  echo "setup: installing redis-server (Debian package) for the Redis tests"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
-fi
+PACKAGES=()
+if [ -z "${REDIS_URL:-}" ] && ! command -v redis-server >/dev/null 2>&1; then PACKAGES+=(redis-server); fi
+if [ -z "${DATABASE_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+  && ! [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ]; then PACKAGES+=(postgresql); fi
+if [ -z "$(find /usr/share/fonts /usr/local/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ]; then PACKAGES+=(fonts-dejavu-core); fi
+for tool in curl jq; do command -v "$tool" >/dev/null 2>&1 || PACKAGES+=("$tool"); done
 
-# A font for the pages the OpenAI extractor draws in modality image (text documents, PDFs' non-embedded fonts).
-if [ -z "$(find /usr/share/fonts /usr/local/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ] && command -v apt-get >/dev/null 2>&1; then
-  echo "setup: installing fonts-dejavu-core (Debian package) for rendered pages"
+if [ ${#PACKAGES[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: please install ${PACKAGES[*]} (no apt-get on this machine)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${PACKAGES[*]} (Debian packages)"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq fonts-dejavu-core >/dev/null
-fi
-
-# curl and jq: the README's curl walk-through uses them, and a test runs it as written.
-MISSING_TOOLS=""
-for tool in curl jq; do command -v "$tool" >/dev/null 2>&1 || MISSING_TOOLS="$MISSING_TOOLS $tool"; done
-if [ -n "$MISSING_TOOLS" ]; then
-  echo "setup: installing$MISSING_TOOLS (Debian packages) for the README's curl walk-through"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $MISSING_TOOLS >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${PACKAGES[@]}" >/dev/null
 fi
 
 pnpm install --frozen-lockfile

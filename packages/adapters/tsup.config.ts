@@ -6,8 +6,9 @@ export default packageBuild({
     'memory/index': 'src/memory/index.ts',
     'lowdb/index': 'src/lowdb/index.ts',
     'redis/index': 'src/redis/index.ts',
+    'postgres/index': 'src/postgres/index.ts',
     'conformance/index': 'src/conformance/index.ts',
   },
-  external: ['lowdb', 'ioredis', 'vitest', '@docevals/core'],
+  external: ['lowdb', 'ioredis', 'pg', 'vitest', '@docevals/core'],
   noExternal: ['p-limit', 'yocto-queue'],
 });

@@ -14,6 +14,8 @@ export interface StandaloneConfig {
   dataDir: string;
   /** `REDIS_URL`: store in Redis instead of `DATA_DIR` (the key file stays in `DATA_DIR`). */
   redisUrl?: string;
+  /** `DATABASE_URL`: store in PostgreSQL (schema `docevals`) instead of `DATA_DIR`; not together with `REDIS_URL`. */
+  databaseUrl?: string;
   /** `DOCEVALS_API_KEYS` (`key:organization,key2:organization2`); unset: a generated key kept in `DATA_DIR`. */
   apiKeys?: Record<string, string>;
   /** `OPENAI_API_KEY` / `OPENAI_BASE_URL`: serve every model other than `local-rules` through OpenAI. */
@@ -39,6 +41,9 @@ export function readConfig(env: Env): StandaloneConfig {
   };
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl) config.redisUrl = redisUrl;
+  const databaseUrl = nonEmpty(env.DATABASE_URL);
+  if (databaseUrl) config.databaseUrl = databaseUrl;
+  if (redisUrl && databaseUrl) throw new Error('Set one of DATABASE_URL (PostgreSQL) and REDIS_URL, not both.');
   const keys = nonEmpty(env.DOCEVALS_API_KEYS);
   if (keys) config.apiKeys = parseApiKeys(keys);
   const apiKey = nonEmpty(env.OPENAI_API_KEY);

@@ -2,13 +2,17 @@ import type { Storage } from '@docevals/core';
 import type { StandaloneConfig } from './config.js';
 
 /**
- * Redis when `REDIS_URL` is set, else the lowdb store in `DATA_DIR`. Each adapter is imported only when chosen, so
- * a lowdb install never loads ioredis and the other way round.
+ * PostgreSQL when `DATABASE_URL` is set, Redis when `REDIS_URL` is, else the lowdb store in `DATA_DIR`. Each adapter
+ * is imported only when chosen, so a lowdb install never loads ioredis or pg, and the other way round.
  *
  * @example
  * const storage = await openStorage(readConfig(process.env));
  */
-export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'dataDir'>): Promise<Storage> {
+export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'databaseUrl' | 'dataDir'>): Promise<Storage> {
+  if (config.databaseUrl) {
+    const { postgresStorage } = await import('@docevals/adapters/postgres');
+    return postgresStorage({ connectionString: config.databaseUrl });
+  }
   if (config.redisUrl) {
     const { redisStorage } = await import('@docevals/adapters/redis');
     return redisStorage({ url: config.redisUrl });
@@ -17,14 +21,15 @@ export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'd
   return lowdbStorage({ dir: config.dataDir });
 }
 
-/** Where the data lives, for the start-up message (a Redis URL without its password). */
-export function describeStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'dataDir'>): string {
-  if (!config.redisUrl) return `lowdb in ${config.dataDir}`;
+/** Where the data lives, for the start-up message (a Redis or Postgres URL without its password). */
+export function describeStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'databaseUrl' | 'dataDir'>): string {
+  const [name, raw] = config.databaseUrl ? ['PostgreSQL', config.databaseUrl] : ['Redis', config.redisUrl];
+  if (!raw) return `lowdb in ${config.dataDir}`;
   try {
-    const url = new URL(config.redisUrl);
+    const url = new URL(raw);
     if (url.password) url.password = '***';
-    return `Redis at ${url.toString()}`;
+    return `${name} at ${url.toString()}`;
   } catch {
-    return 'Redis';
+    return name;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
+import { describeStorage } from '../src/storage.js';
 
 describe('readConfig', () => {
   it('puts the default data folder where pnpm start ran, not in the example folder', () => {
@@ -14,5 +15,12 @@ describe('readConfig', () => {
 
   it('reads keys with colons in them, the organization after the last one', () => {
     expect(readConfig({ DOCEVALS_API_KEYS: 'a:b:org1, k2:org2' }).apiKeys).toEqual({ 'a:b': 'org1', k2: 'org2' });
+  });
+
+  it('stores in PostgreSQL with DATABASE_URL, refuses it together with REDIS_URL, and never prints its password', () => {
+    const config = readConfig({ DATABASE_URL: 'postgres://app:secret@db:5432/app', INIT_CWD: '/srv/app' });
+    expect(config.databaseUrl).toBe('postgres://app:secret@db:5432/app');
+    expect(describeStorage(config)).toBe('PostgreSQL at postgres://app:***@db:5432/app');
+    expect(() => readConfig({ DATABASE_URL: 'postgres://db/app', REDIS_URL: 'redis://r:6379' })).toThrow(/DATABASE_URL.*REDIS_URL/);
   });
 });

@@ -237,6 +237,21 @@ describe('the standalone server', () => {
     expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true, success: true });
   });
 
+  it('stores in PostgreSQL when DATABASE_URL is set, and finds it again after a restart', async () => {
+    const organization = `org_standalone_${Date.now().toString(36)}`;
+    const env = { DATABASE_URL: inject('databaseUrl'), DOCEVALS_API_KEYS: `pg-key:${organization}` };
+    const first = await start(env);
+    expect(first.lines.some((l) => l.startsWith('storage: PostgreSQL at postgres://'))).toBe(true);
+    const made = await client(first.url, 'pg-key')('POST', '/v1/processors', { name: 'P', model: 'local-rules', json_schema: SCHEMA });
+    expect(made.body.organization_id).toBe(organization);
+    await first.app.close();
+
+    const second = await start(env);
+    const again = client(second.url, 'pg-key');
+    expect((await again('GET', `/v1/processors/${made.body.id}`)).body).toEqual(made.body);
+    expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true });
+  });
+
   it('serves every other model through OpenAI after local-rules when OPENAI_API_KEY or OPENAI_BASE_URL is set', async () => {
     const plain = await start({ DOCEVALS_API_KEYS: 'k:o' });
     expect(plain.app.docevals.models()).toEqual(['local-rules']);

@@ -1,6 +1,6 @@
 /**
- * The standalone server as several app servers would run it: two instances on one Redis, over real sockets, and a
- * model served by an OpenAI-compatible endpoint on loopback.
+ * The standalone server as several app servers would run it: two instances on one Redis, or on one PostgreSQL,
+ * over real sockets, and a model served by an OpenAI-compatible endpoint on loopback.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,9 +28,23 @@ async function server(env: Record<string, string>): Promise<{ app: StandaloneSer
 
 
 describe('two standalone servers on one Redis', () => {
-  it('lose none of each other\'s writes to one evaluation, made over HTTP at the same time', async () => {
+  it('lose none of each other\'s writes to one evaluation, made over HTTP at the same time', () =>
+    writtenAtOnce({ REDIS_URL: inject('redisUrl') }));
+});
+
+describe('two standalone servers on one PostgreSQL', () => {
+  it('lose none of each other\'s writes to one evaluation, made over HTTP at the same time', () =>
+    writtenAtOnce({ DATABASE_URL: inject('databaseUrl') }));
+});
+
+/**
+ * Two servers on the store `storeEnv` names, written to at once over HTTP: annotation edits, renames, added
+ * documents and iterations. Both read back every write, and metrics consistent with the final annotations.
+ */
+async function writtenAtOnce(storeEnv: Record<string, string>): Promise<void> {
+  {
     const organization = `org_two_${Date.now().toString(36)}`;
-    const env = { REDIS_URL: inject('redisUrl'), DOCEVALS_API_KEYS: `shared-key:${organization}` };
+    const env = { ...storeEnv, DOCEVALS_API_KEYS: `shared-key:${organization}` };
     const [a, b] = [api((await server(env)).url, 'shared-key'), api((await server(env)).url, 'shared-key')];
     const via = (i: number) => (i % 2 === 0 ? a : b);
 
@@ -80,8 +94,8 @@ describe('two standalone servers on one Redis', () => {
         expect(originals.map((m: { similarity: number }) => m.similarity)).toEqual(originals.map(() => 1));
       }
     }
-  });
-});
+  }
+}
 
 describe('a model served through an OpenAI-compatible endpoint', () => {
   it('runs an iteration over HTTP against the endpoint, local-rules keeping its own model', async () => {

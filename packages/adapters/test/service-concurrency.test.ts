@@ -11,7 +11,9 @@ import { createDocevals, type Docevals, type Extractor, type Storage } from '@do
 import { lowdbStorage } from '@docevals/adapters/lowdb';
 import { memoryStorage } from '@docevals/adapters/memory';
 import { redisStorage } from '@docevals/adapters/redis';
+import { postgresStorage } from '@docevals/adapters/postgres';
 import { Redis } from 'ioredis';
+import { Pool } from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { deleteKeys, uniqueKeyPrefix } from './support/redis-test-keys.js';
 
@@ -32,11 +34,15 @@ const jsonExtractor: Extractor = {
 const service = (storage: Storage) => createDocevals({ storage, extractors: [jsonExtractor] });
 
 const redisPrefix = uniqueKeyPrefix('service');
+const postgresSchema = `t_service_${process.pid}_${Date.now().toString(36)}`;
 const folders: string[] = [];
 afterAll(async () => {
   const admin = new Redis(inject('redisUrl'));
   await deleteKeys(admin, redisPrefix);
   await admin.quit();
+  const pg = new Pool({ connectionString: inject('databaseUrl'), max: 1 });
+  await pg.query(`DROP SCHEMA IF EXISTS "${postgresSchema}" CASCADE`);
+  await pg.end();
   for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -57,6 +63,13 @@ const setups: Record<string, () => [Docevals, Docevals, () => Promise<void>]> = 
     const url = inject('redisUrl');
     const a = redisStorage({ url, keyPrefix: redisPrefix });
     const b = redisStorage({ url, keyPrefix: redisPrefix });
+    return [service(a), service(b), async () => void (await Promise.all([a.close(), b.close()]))];
+  },
+  postgres: () => {
+    // Two pools, as two app servers would have.
+    const url = inject('databaseUrl');
+    const a = postgresStorage({ connectionString: url, schema: postgresSchema });
+    const b = postgresStorage({ connectionString: url, schema: postgresSchema });
     return [service(a), service(b), async () => void (await Promise.all([a.close(), b.close()]))];
   },
 };

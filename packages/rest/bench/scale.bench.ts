@@ -1,5 +1,5 @@
 // Benchmark (not a test): issue 12's scale figures over HTTP. `pnpm bench scale`.
-// For each store (BENCH_STORES, default memory,lowdb,redis; a store whose adapter cannot open is reported as skipped):
+// For each store (BENCH_STORES, default memory,lowdb,redis; postgres on request; a store whose adapter cannot open is reported as skipped):
 //   - build: POST /v1/evals with N documents (default 10,000) and 5 imported iterations, in an empty store;
 //   - PUT one annotation, GET one iteration with view=summary, GET one page of 100 predictions (medians of 9);
 //   - create a 1,000-document evaluation in an empty store, then again once the store holds 20 others;
@@ -19,6 +19,7 @@ import { apiKeyAuthenticator, createDocevals, type Storage } from '@docevals/cor
 import { createRestHandler } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
 import { startRedisServer } from '../../../test-support/redis-global-setup.js';
+import { startPostgresServer } from '../../../test-support/postgres-global-setup.js';
 
 const N = Number(process.env.BENCH_DOCUMENTS ?? 10_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5);
@@ -67,6 +68,12 @@ async function openStore(name: string): Promise<Opened> {
     const server = await startRedisServer();
     const { redisStorage } = await import('@docevals/adapters/redis');
     const storage = redisStorage({ url: server.url });
+    return { storage, cleanup: () => server.stop() };
+  }
+  if (name === 'postgres') {
+    const server = await startPostgresServer();
+    const { postgresStorage } = await import('@docevals/adapters/postgres');
+    const storage = postgresStorage({ connectionString: server.url });
     return { storage, cleanup: () => server.stop() };
   }
   throw new Error(`unknown store ${name}`);

@@ -1,0 +1,3 @@
+export { postgresStorage, type PostgresStorage, type PostgresStorageOptions } from './postgres-storage.js';
+export type { PostgresSweepOptions, PostgresSweepReport } from './postgres-maintenance.js';
+export { migrate, MIGRATIONS, type Migration, type MigrationResult } from './migrations.js';

@@ -1,0 +1,246 @@
+import type { ChildCollection, ChildRecordBase, ChildTotals } from '@docevals/core';
+import { addInto, noTotals } from '../shared/child-totals.js';
+import { idRepeated, idTaken, mixedBatch } from '../shared/errors.js';
+import type { PostgresConnection, Queryable } from './postgres-connection.js';
+
+interface ChildRow {
+  id: string;
+  version: number;
+  body: unknown;
+}
+
+interface ParentRow {
+  next_position: string;
+  count: string;
+  sums: Record<string, number>;
+}
+
+/**
+ * One child collection as two tables: `<table>` holds a row per child (version, `position` in the parent's order,
+ * its `totals`, the record as `json`), and `<table>_parents` a row per parent (the next position, the count and
+ * the summed totals). Every write locks the parent's row first, then changes the child and the parent's row in the
+ * same transaction: writes to one parent are serialized, so totals and positions stay exact, and writes to
+ * different parents never wait for each other. Reads take no lock.
+ */
+export function postgresChildCollection<T extends ChildRecordBase>(
+  connection: PostgresConnection,
+  schema: string,
+  table: string,
+  label: string,
+): ChildCollection<T> {
+  const c = `${schema}.${table}`;
+  const p = `${schema}.${table}_parents`;
+
+  /** Locks the parent's row, creating it when absent (an upsert locks the row it conflicts on). */
+  async function lockOrCreateParent(db: Queryable, organizationId: string, parentId: string): Promise<ParentRow> {
+    const { rows } = await db.query<ParentRow>(
+      `INSERT INTO ${p} (organization_id, parent_id) VALUES ($1, $2)
+       ON CONFLICT (organization_id, parent_id) DO UPDATE SET count = ${p}.count
+       RETURNING next_position, count, sums`,
+      [organizationId, parentId],
+    );
+    return rows[0];
+  }
+
+  /** Locks the parent's row when it exists; null means the parent has no children. */
+  async function lockParent(db: Queryable, organizationId: string, parentId: string): Promise<ParentRow | null> {
+    const { rows } = await db.query<ParentRow>(
+      `SELECT next_position, count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2 FOR UPDATE`,
+      [organizationId, parentId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async function saveParent(
+    db: Queryable,
+    organizationId: string,
+    parentId: string,
+    change: { positions: number; count: number; sums: Record<string, number> },
+  ): Promise<void> {
+    await db.query(
+      `UPDATE ${p} SET next_position = next_position + $3, count = count + $4, sums = $5::jsonb
+       WHERE organization_id = $1 AND parent_id = $2`,
+      [organizationId, parentId, change.positions, change.count, JSON.stringify(change.sums)],
+    );
+  }
+
+  return {
+    get(organizationId, parentId, id) {
+      return connection.run(`${label}.get`, async (db) => {
+        const { rows } = await db.query<ChildRow>(
+          `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+          [organizationId, parentId, id],
+        );
+        return rows[0] ? { value: rows[0].body as T, version: rows[0].version } : null;
+      });
+    },
+
+    getMany(organizationId, parentId, ids) {
+      return connection.run(`${label}.getMany`, async (db) => {
+        if (ids.length === 0) return [];
+        const { rows } = await db.query<ChildRow>(
+          `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = ANY($3::text[])`,
+          [organizationId, parentId, [...new Set(ids)]],
+        );
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return ids.map((id) => {
+          const row = byId.get(id);
+          return row ? { value: structuredClone(row.body) as T, version: row.version } : null;
+        });
+      });
+    },
+
+    insertMany(records) {
+      if (records.length === 0) return connection.run(`${label}.insertMany`, async () => []);
+      return connection.transaction(`${label}.insertMany`, async (db) => {
+        const { organization_id: organizationId, parent_id: parentId } = records[0];
+        const seen = new Set<string>();
+        for (const record of records) {
+          if (record.organization_id !== organizationId || record.parent_id !== parentId) throw mixedBatch(label);
+          if (seen.has(record.id)) throw idRepeated(label, record.id);
+          seen.add(record.id);
+        }
+        const parent = await lockOrCreateParent(db, organizationId, parentId);
+        const sums = { ...parent.sums };
+        for (const record of records) addInto(sums, record.totals, 1);
+        const bodies = records.map((r) => JSON.stringify(r));
+        const { rows } = await db.query<ChildRow & { ord: string }>(
+          `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
+           SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
+           FROM unnest($4::text[], $5::jsonb[], $6::json[]) WITH ORDINALITY AS u(id, totals, body, ord)
+           ON CONFLICT (organization_id, parent_id, id) DO NOTHING
+           RETURNING id, version, body`,
+          [
+            organizationId,
+            parentId,
+            parent.next_position,
+            records.map((r) => r.id),
+            records.map((r) => JSON.stringify(r.totals ?? {})),
+            bodies,
+          ],
+        );
+        if (rows.length < records.length) {
+          const written = new Set(rows.map((row) => row.id));
+          throw idTaken(label, records.find((r) => !written.has(r.id))!.id); // rolls the whole batch back
+        }
+        await saveParent(db, organizationId, parentId, { positions: records.length, count: records.length, sums });
+        connection.reportWrite(label, bodies.reduce((n, body) => n + Buffer.byteLength(body), 0));
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return records.map((record) => {
+          const row = byId.get(record.id)!;
+          return { value: row.body as T, version: row.version };
+        });
+      });
+    },
+
+    put(record, expectedVersion) {
+      return connection.transaction(`${label}.put`, async (db) => {
+        const { organization_id: organizationId, parent_id: parentId, id } = record;
+        const replaceOnly = expectedVersion !== undefined && expectedVersion > 0;
+        const parent = replaceOnly
+          ? await lockParent(db, organizationId, parentId)
+          : await lockOrCreateParent(db, organizationId, parentId);
+        if (!parent) return null;
+        const { rows: existing } = await db.query<{ version: number; totals: Record<string, number> }>(
+          `SELECT version, totals FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+          [organizationId, parentId, id],
+        );
+        const current = existing[0];
+        if (expectedVersion !== undefined && (current?.version ?? 0) !== expectedVersion) return null;
+        const sums = { ...parent.sums };
+        addInto(sums, record.totals, 1);
+        const body = JSON.stringify(record);
+        const totals = JSON.stringify(record.totals ?? {});
+        let rows: ChildRow[];
+        if (current) {
+          addInto(sums, current.totals, -1);
+          ({ rows } = await db.query<ChildRow>(
+            `UPDATE ${c} SET version = version + 1, totals = $4::jsonb, body = $5::json
+             WHERE organization_id = $1 AND parent_id = $2 AND id = $3
+             RETURNING id, version, body`,
+            [organizationId, parentId, id, totals, body],
+          ));
+          await saveParent(db, organizationId, parentId, { positions: 0, count: 0, sums });
+        } else {
+          ({ rows } = await db.query<ChildRow>(
+            `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
+             VALUES ($1, $2, $3, 1, $4, $5::jsonb, $6::json)
+             RETURNING id, version, body`,
+            [organizationId, parentId, id, parent.next_position, totals, body],
+          ));
+          await saveParent(db, organizationId, parentId, { positions: 1, count: 1, sums });
+        }
+        connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(totals));
+        return { value: rows[0].body as T, version: rows[0].version };
+      });
+    },
+
+    delete(organizationId, parentId, id, expectedVersion) {
+      return connection.transaction(`${label}.delete`, async (db) => {
+        const parent = await lockParent(db, organizationId, parentId);
+        if (!parent) return false;
+        const values: unknown[] = [organizationId, parentId, id];
+        if (expectedVersion !== undefined) values.push(expectedVersion);
+        const { rows } = await db.query<{ totals: Record<string, number> }>(
+          `DELETE FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3
+           ${expectedVersion !== undefined ? 'AND version = $4' : ''} RETURNING totals`,
+          values,
+        );
+        if (!rows[0]) return false;
+        const sums = { ...parent.sums };
+        addInto(sums, rows[0].totals, -1);
+        await saveParent(db, organizationId, parentId, {
+          positions: 0,
+          count: -1,
+          sums: Number(parent.count) === 1 ? {} : sums,
+        });
+        connection.reportWrite(label, Buffer.byteLength(id));
+        return true;
+      });
+    },
+
+    deleteAll(organizationId, parentId) {
+      return connection.transaction(`${label}.deleteAll`, async (db) => {
+        const parent = await lockParent(db, organizationId, parentId);
+        if (!parent) return 0;
+        const removed = await db.query(`DELETE FROM ${c} WHERE organization_id = $1 AND parent_id = $2`, [
+          organizationId,
+          parentId,
+        ]);
+        await db.query(`DELETE FROM ${p} WHERE organization_id = $1 AND parent_id = $2`, [organizationId, parentId]);
+        return removed.rowCount ?? 0;
+      });
+    },
+
+    list(organizationId, parentId, query) {
+      return connection.run(`${label}.list`, async (db) => {
+        const limit = Math.max(0, Math.floor(query.limit));
+        let from = '0';
+        if (query.after !== undefined) {
+          const { rows } = await db.query<{ position: string }>(
+            `SELECT position FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+            [organizationId, parentId, query.after],
+          );
+          if (!rows[0]) return null;
+          from = rows[0].position;
+        }
+        const { rows } = await db.query<ChildRow>(
+          `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND position > $3
+           ORDER BY position LIMIT $4`,
+          [organizationId, parentId, from, limit + 1],
+        );
+        return { items: rows.slice(0, limit).map((row) => row.body as T), has_more: rows.length > limit };
+      });
+    },
+
+    totals(organizationId, parentId) {
+      return connection.run(`${label}.totals`, async (db): Promise<ChildTotals> => {
+        const { rows } = await db.query<{ count: string; sums: Record<string, number> }>(
+          `SELECT count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2`,
+          [organizationId, parentId],
+        );
+        return rows[0] ? { count: Number(rows[0].count), sums: rows[0].sums } : noTotals();
+      });
+    },
+  };
+}

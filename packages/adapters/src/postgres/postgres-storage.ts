@@ -1,0 +1,126 @@
+import { DocevalsError } from '@docevals/core';
+import type {
+  DocumentRecord,
+  EvaluationRecord,
+  IterationRecord,
+  PredictionRecord,
+  ProcessorRecord,
+  Storage,
+} from '@docevals/core';
+import { escapeIdentifier, type Pool, type PoolConfig } from 'pg';
+import { migrate } from './migrations.js';
+import { postgresChildCollection } from './postgres-child-collection.js';
+import { openPostgresConnection } from './postgres-connection.js';
+import { postgresFileStore } from './postgres-file-store.js';
+import { postgresRecordCollection } from './postgres-record-collection.js';
+import { sweepOrphans, type PostgresSweepOptions, type PostgresSweepReport } from './postgres-maintenance.js';
+import type { WriteObserver } from '../shared/write-observer.js';
+
+/** Options of {@link postgresStorage}: exactly one of `pool` and `connectionString`. */
+export interface PostgresStorageOptions {
+  /**
+   * The host's node-postgres pool. The host owns it: `close()` leaves it open.
+   * @default undefined (give `connectionString` instead)
+   * @example postgresStorage({ pool: new Pool({ connectionString: process.env.DATABASE_URL, max: 20 }) })
+   */
+  pool?: Pool;
+  /**
+   * A `postgres://` URL. The adapter opens its own pool on first use and `close()` ends it.
+   * @default undefined (give `pool` instead)
+   * @example postgresStorage({ connectionString: 'postgres://docevals@127.0.0.1:5432/app' })
+   */
+  connectionString?: string;
+  /**
+   * The Postgres schema that holds the adapter's tables; created on first use. Several stores (or tests) share one
+   * database with one schema each.
+   * @default 'docevals'
+   * @example postgresStorage({ connectionString, schema: 'docevals_staging' })
+   */
+  schema?: string;
+  /**
+   * node-postgres pool options for the pool created from `connectionString` (ignored with `pool`), over the
+   * adapter's `connectionTimeoutMillis: 5000`.
+   * @default {}
+   * @example postgresStorage({ connectionString, poolConfig: { max: 20, statement_timeout: 10_000 } })
+   */
+  poolConfig?: PoolConfig;
+  /**
+   * Whether the first operation migrates the schema to the adapter's version ({@link migrate}). Turn it off when
+   * deployments run `migrate()` themselves and the application's role may not create tables.
+   * @default true
+   * @example postgresStorage({ pool, migrate: false })
+   */
+  migrate?: boolean;
+  /**
+   * Called after each write with the collection and the bytes of record data it sent (bodies, filter fields,
+   * totals; file contents under `files`), for metering. Must not throw.
+   * @default undefined
+   * @example postgresStorage({ pool, onWrite: ({ collection, bytes }) => metrics.add(collection, bytes) })
+   */
+  onWrite?: WriteObserver;
+}
+
+/** The Postgres store: a {@link Storage}, plus the reclaiming of a crash's leftovers. */
+export interface PostgresStorage extends Storage {
+  /**
+   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
+   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
+   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
+   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
+   */
+  sweep(options?: PostgresSweepOptions): Promise<PostgresSweepReport>;
+}
+
+/**
+ * A {@link Storage} on PostgreSQL, shared safely by any number of processes and servers: records are rows with a
+ * version (compare-and-set is one `UPDATE ... WHERE version = $n`), documents and predictions are rows with a
+ * position in their parent's order and per-parent totals kept in the same transaction, files are content-addressed
+ * `bytea` rows with a reference count, and every list is a keyset query on an index. The schema migrates itself
+ * before the first operation (versioned, under an advisory lock; see {@link migrate}). Any failure of Postgres is a
+ * `DocevalsError` with code `storage_error` and the original error as `cause`.
+ *
+ * Tables in `schema`: `evaluations`, `iterations`, `processors`, `documents` + `documents_parents`, `predictions` +
+ * `predictions_parents`, `files`, `schema_migrations` (docs/storage.md). Tested on PostgreSQL 15; needs 11+.
+ *
+ * @example
+ * import { Pool } from 'pg';
+ * import { postgresStorage } from '@docevals/adapters/postgres';
+ *
+ * // The host's pool: close() leaves it open.
+ * const storage = postgresStorage({ pool: new Pool({ connectionString: process.env.DATABASE_URL }), schema: 'docevals' });
+ * // Or the adapter's own pool: close() ends it.
+ * const owned = postgresStorage({ connectionString: 'postgres://127.0.0.1:5432/app' });
+ */
+export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
+  const { pool, connectionString, schema = 'docevals', poolConfig } = options;
+  if ((pool === undefined) === (connectionString === undefined)) {
+    throw new DocevalsError(
+      'validation_error',
+      'postgresStorage needs exactly one of `pool` (a node-postgres Pool) and `connectionString`.',
+    );
+  }
+  if (typeof schema !== 'string' || schema.length === 0 || schema.length > 63) {
+    throw new DocevalsError('validation_error', 'postgresStorage `schema` must be a name of 1 to 63 characters.');
+  }
+  const prepare = options.migrate === false ? async () => undefined : async (p: Pool) => void (await migrate(p, schema));
+  const connection = openPostgresConnection(
+    pool ? { pool } : { connectionString: connectionString!, poolConfig },
+    prepare,
+    options.onWrite,
+  );
+  const s = escapeIdentifier(schema);
+  const iterations = postgresRecordCollection<IterationRecord>(connection, s, 'iterations', 'iterations');
+  const documents = postgresChildCollection<DocumentRecord>(connection, s, 'documents', 'documents');
+  const predictions = postgresChildCollection<PredictionRecord>(connection, s, 'predictions', 'predictions');
+  return {
+    name: 'postgres',
+    evaluations: postgresRecordCollection<EvaluationRecord>(connection, s, 'evaluations', 'evaluations'),
+    documents,
+    iterations,
+    predictions,
+    processors: postgresRecordCollection<ProcessorRecord>(connection, s, 'processors', 'processors'),
+    files: postgresFileStore(connection, s),
+    sweep: (sweepOptions) => sweepOrphans(connection, s, { iterations, documents, predictions }, sweepOptions),
+    close: () => connection.close(),
+  };
+}
