@@ -44,11 +44,25 @@ export class DocevalsError extends Error {
     if (options.issues && options.issues.length > 0) this.issues = options.issues;
   }
 
-  /** The body every transport sends: `{ error: { code, message, issues? } }`. */
+  /**
+   * The message a client may see. A `storage_error` carries what the store said (file paths, host names), so its
+   * client message is generic unless {@link storageError} built it; the full message and `cause` are for the host's
+   * log (docs/spec/limits.md, Errors).
+   */
+  get publicMessage(): string {
+    if (this.code !== 'storage_error' || SAFE_MESSAGES.has(this)) return this.message;
+    return GENERIC_STORAGE_MESSAGE;
+  }
+
+  /** The body every transport sends: `{ error: { code, message, issues? } }`, with {@link publicMessage}. */
   toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } } {
-    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+    return { error: { code: this.code, message: this.publicMessage, ...(this.issues ? { issues: this.issues } : {}) } };
   }
 }
+
+/** Storage errors whose message names no path or host: the ones {@link storageError} built. */
+const SAFE_MESSAGES = new WeakSet<DocevalsError>();
+const GENERIC_STORAGE_MESSAGE = 'The storage failed; the server logged the cause. Retry later.';
 
 export function isDocevalsError(error: unknown): error is DocevalsError {
   return error instanceof DocevalsError;
@@ -64,10 +78,24 @@ export function notFound(kind: string, id: string): DocevalsError {
   return new DocevalsError('not_found', `No ${kind} with id "${id}" exists in this organization.`);
 }
 
-/** Wraps a failure of a store as `storage_error`, naming the adapter and keeping the cause. */
+/**
+ * Wraps a failure of a store as `storage_error`, naming the adapter and the operation and keeping the cause for the
+ * host's log. The message never copies the cause's text (a file path, a host name): a client sees
+ * `The lowdb storage failed during files.get; the server logged the cause.`. An operation that is not a plain name
+ * (`open of "/data"`) is cut to its first word.
+ *
+ * @example
+ * storageError('redis', 'evaluations.get', new Error('connect ECONNREFUSED 10.0.0.7:6379')).message;
+ * // 'The redis storage failed during evaluations.get; the server logged the cause.'
+ */
 export function storageError(adapter: string, operation: string, cause: unknown): DocevalsError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
-  return new DocevalsError('storage_error', `The ${adapter} storage failed during ${operation}: ${reason}`, { cause });
+  const name = /^[\w.-]+$/.test(adapter) ? adapter : 'configured';
+  const action = /^[\w.-]+$/.test(operation) ? operation : (/^[\w.-]+/.exec(operation)?.[0] ?? 'an operation');
+  const error = new DocevalsError('storage_error', `The ${name} storage failed during ${action}; the server logged the cause.`, {
+    cause,
+  });
+  SAFE_MESSAGES.add(error);
+  return error;
 }
 
 /** Joins a path of keys and indices with dots (`["documents", 0, "id"]` -> `documents.0.id`). */
