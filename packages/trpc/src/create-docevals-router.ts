@@ -1,5 +1,6 @@
 import {
   addDocumentInputSchema,
+  assertNoForbiddenKey,
   createEvaluationInputSchema,
   createIterationInputSchema,
   createProcessorInputSchema,
@@ -54,6 +55,11 @@ const organizationProcedure = t.procedure
       );
     }
     return next({ ctx: { organizationId: ctx.organizationId } });
+  })
+  .use(async ({ getRawInput, next }) => {
+    // Before zod sees it: zod would drop an own `__proto__` key without a word (docs/spec/limits.md).
+    assertNoForbiddenKey(await getRawInput());
+    return next();
   });
 
 /** A page of a list operation, from the core's item schema and list metadata. */
