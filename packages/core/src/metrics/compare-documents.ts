@@ -56,8 +56,8 @@ export function compareDocumentsAt(
     alignedP = p;
     fallback = true;
   }
-  // Nothing moved: the same figures, scored again so that the two results share no object.
-  const aligned = scoreDocument(a, alignedP);
+  // Nothing moved (or the budget ran out): the same figures, as a copy so that the two results share no object.
+  const aligned = alignedP === p ? structuredClone(plain) : scoreDocument(a, alignedP);
   return {
     similarity: plain.similarity,
     flat_similarities: plain.flat_similarities,
