@@ -15,7 +15,7 @@ export const LIMITS = Object.freeze({
   /** Validation issues listed in one error; the rest are counted in one more issue. */
   maxIssues: 100,
   /** Work one document's alignment may spend (docs/spec/metrics.md section 4): item pairs weighed by their leaves. */
-  maxAlignmentWork: 500_000,
+  maxAlignmentWork: 250_000,
   /** Calls in one tRPC batch. */
   maxBatchSize: 16,
 });

@@ -12,6 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluationBody, INVOICE_URL, processorBody } from './support/fixtures.js';
 import { KEY_B, startRestServer, type RestServer } from './support/rest-server.js';
 
+/**
+ * The issue's bounds: the attack answered within 2 s, the other organization within 500 ms, times
+ * DOCEVALS_TEST_SLACK (default 2, since this suite runs many workers on 2 cores at once; set 1 on a quiet machine to
+ * check the issue's figures exactly). The stalls they catch lasted 9 to 17 s, or crashed the process.
+ */
+const SLACK = Number(process.env.DOCEVALS_TEST_SLACK ?? '2');
+const ATTACK_BOUND_MS = 2_000 * SLACK;
+const PROBE_BOUND_MS = 500 * SLACK;
+
 let api: RestServer;
 beforeAll(async () => {
   api = await startRestServer();
@@ -52,8 +61,8 @@ describe('H1: list lengths and validation issues are bounded while parsing', () 
     expect(result.status).toBe(413);
     expect(result.body.error.code).toBe('payload_too_large');
     expect(result.body.error.message).toContain(String(LIMITS.maxJsonContainersPerBody));
-    expect(attackMs).toBeLessThan(2_000);
-    expect(probeMs).toBeLessThan(500);
+    expect(attackMs).toBeLessThan(ATTACK_BOUND_MS);
+    expect(probeMs).toBeLessThan(PROBE_BOUND_MS);
   });
 
   it('refuses more documents than the schema allows with one issue at "documents", not one per document', async () => {
@@ -102,8 +111,8 @@ describe('H2: a JSON Schema pattern cannot block the process', () => {
     );
     expect(result.status).toBeLessThan(500 + 3); // a result or the extractor's failure (502), never a stall
     expect(result.status).not.toBe(500);
-    expect(attackMs).toBeLessThan(2_000);
-    expect(probeMs).toBeLessThan(500);
+    expect(attackMs).toBeLessThan(ATTACK_BOUND_MS);
+    expect(probeMs).toBeLessThan(PROBE_BOUND_MS);
   });
 
   it('refuses at schema time a pattern RE2 cannot run (a backreference), with 422 at json_schema', async () => {
@@ -135,8 +144,8 @@ describe('H3: metric alignment has a work budget', () => {
     // compareDocuments; the iteration renderer passes it through once render.ts copies it, see the core test.)
     expect(item.aligned_similarity).toBe(item.similarity);
     expect(item.aligned_flat_similarities).toEqual(item.flat_similarities);
-    expect(attackMs).toBeLessThan(2_000);
-    expect(probeMs).toBeLessThan(500);
+    expect(attackMs).toBeLessThan(ATTACK_BOUND_MS);
+    expect(probeMs).toBeLessThan(PROBE_BOUND_MS);
   });
 
   it('leaves small lists aligned, without the field', async () => {
