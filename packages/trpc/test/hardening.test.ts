@@ -3,14 +3,10 @@
  * Requests), two organizations. Each attack gets a documented 4xx or a bounded answer within 2 s while organization
  * B's list answers within 500 ms, and the server stays up.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { memoryStorage } from '@docevals/adapters/memory';
-import { apiKeyAuthenticator, createDocevals, DocevalsError, LIMITS, type Docevals } from '@docevals/core';
+import { request as httpRequest } from 'node:http';
+import { DocevalsError, LIMITS } from '@docevals/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocevalsFetchHandler } from '../src/index.js';
-import { faultyStorage } from './faulty-storage.js';
+import { MAX_BODY, serve, type Served } from './serve-fetch-handler.js';
 
 /**
  * The issue's bounds: the attack answered within 2 s, the other organization within 500 ms, times
@@ -21,58 +17,7 @@ const SLACK = Number(process.env.DOCEVALS_TEST_SLACK ?? '2');
 const ATTACK_BOUND_MS = 2_000 * SLACK;
 const PROBE_BOUND_MS = 500 * SLACK;
 
-const KEYS = { key_a: 'org_a', key_b: 'org_b' };
-const MAX_BODY = 32 * 1024 * 1024;
 const INVOICE = `data:text/plain;base64,${Buffer.from('Invoice number: INV-1\nTotal: 42\n').toString('base64')}`;
-
-interface Served {
-  url: string;
-  storage: ReturnType<typeof faultyStorage>;
-  docevals: Docevals;
-  errors: unknown[];
-  close(): Promise<void>;
-}
-
-/** The fetch handler behind a plain node server: the request body streams in as a web ReadableStream. */
-async function serve(): Promise<Served> {
-  const storage = faultyStorage(memoryStorage());
-  const docevals = createDocevals({ storage });
-  const errors: unknown[] = [];
-  const handler = createDocevalsFetchHandler({
-    docevals,
-    authenticate: apiKeyAuthenticator({ keys: KEYS }),
-    endpoint: '/trpc',
-    limits: { maxBodyBytes: MAX_BODY },
-    onError: (error) => errors.push(error),
-  });
-  const server: Server = createServer(async (req, res) => {
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const response = await handler(
-      new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
-        headers,
-        ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
-      } as RequestInit),
-    );
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-    if (response.headers.get('connection') === 'close') req.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
-  return {
-    url,
-    storage,
-    docevals,
-    errors,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 let served: Served;
 beforeAll(async () => {
