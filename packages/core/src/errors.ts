@@ -45,13 +45,14 @@ export class DocevalsError extends Error {
   }
 
   /**
-   * The message a client may see. A `storage_error` carries what the store said (file paths, host names), so its
-   * client message is generic unless {@link storageError} built it; the full message and `cause` are for the host's
-   * log (docs/spec/limits.md, Errors).
+   * The message a client may see. A `storage_error`'s message carries what the store said (file paths, host
+   * names): transports send this instead, `The lowdb storage failed during files.get; the server logged the cause.`
+   * when {@link storageError} built it, a generic sentence otherwise. The full message and `cause` are for the
+   * host's log (docs/spec/limits.md, Errors).
    */
   get publicMessage(): string {
-    if (this.code !== 'storage_error' || SAFE_MESSAGES.has(this)) return this.message;
-    return GENERIC_STORAGE_MESSAGE;
+    if (this.code !== 'storage_error') return this.message;
+    return PUBLIC_MESSAGES.get(this) ?? GENERIC_STORAGE_MESSAGE;
   }
 
   /** The body every transport sends: `{ error: { code, message, issues? } }`, with {@link publicMessage}. */
@@ -60,8 +61,8 @@ export class DocevalsError extends Error {
   }
 }
 
-/** Storage errors whose message names no path or host: the ones {@link storageError} built. */
-const SAFE_MESSAGES = new WeakSet<DocevalsError>();
+/** The client message of each storage error {@link storageError} built: adapter and operation, no cause. */
+const PUBLIC_MESSAGES = new WeakMap<DocevalsError, string>();
 const GENERIC_STORAGE_MESSAGE = 'The storage failed; the server logged the cause. Retry later.';
 
 export function isDocevalsError(error: unknown): error is DocevalsError {
@@ -79,22 +80,22 @@ export function notFound(kind: string, id: string): DocevalsError {
 }
 
 /**
- * Wraps a failure of a store as `storage_error`, naming the adapter and the operation and keeping the cause for the
- * host's log. The message never copies the cause's text (a file path, a host name): a client sees
- * `The lowdb storage failed during files.get; the server logged the cause.`. An operation that is not a plain name
- * (`open of "/data"`) is cut to its first word.
+ * Wraps a failure of a store as `storage_error`, naming the adapter and keeping the cause. The message copies the
+ * cause's for the host (its log, in-process callers); clients get {@link DocevalsError.publicMessage}, which never
+ * does: `The lowdb storage failed during files.get; the server logged the cause.` (an operation that is not a plain
+ * name, such as `open of "/data"`, is cut to its first word there).
  *
  * @example
- * storageError('redis', 'evaluations.get', new Error('connect ECONNREFUSED 10.0.0.7:6379')).message;
- * // 'The redis storage failed during evaluations.get; the server logged the cause.'
+ * const error = storageError('redis', 'evaluations.get', new Error('connect ECONNREFUSED 10.0.0.7:6379'));
+ * error.message;       // 'The redis storage failed during evaluations.get: connect ECONNREFUSED 10.0.0.7:6379'
+ * error.publicMessage; // 'The redis storage failed during evaluations.get; the server logged the cause.'
  */
 export function storageError(adapter: string, operation: string, cause: unknown): DocevalsError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  const error = new DocevalsError('storage_error', `The ${adapter} storage failed during ${operation}: ${reason}`, { cause });
   const name = /^[\w.-]+$/.test(adapter) ? adapter : 'configured';
   const action = /^[\w.-]+$/.test(operation) ? operation : (/^[\w.-]+/.exec(operation)?.[0] ?? 'an operation');
-  const error = new DocevalsError('storage_error', `The ${name} storage failed during ${action}; the server logged the cause.`, {
-    cause,
-  });
-  SAFE_MESSAGES.add(error);
+  PUBLIC_MESSAGES.set(error, `The ${name} storage failed during ${action}; the server logged the cause.`);
   return error;
 }
 

@@ -116,12 +116,14 @@ describe('request bounds (H1)', () => {
 });
 
 describe('storage errors (L1)', () => {
-  it('never copies the cause into the message, keeps it as the cause', () => {
+  it('keeps the cause for the host, and never puts it in the message clients get', () => {
     const cause = new Error("ENOENT: no such file or directory, open '/srv/data/files/org_a/file_1'");
     const error = storageError('lowdb', 'files.get', cause);
-    expect(error.message).toBe('The lowdb storage failed during files.get; the server logged the cause.');
+    expect(error.message).toContain('/srv/data/files/org_a/file_1');
     expect(error.cause).toBe(cause);
-    expect(storageError('lowdb', 'open of "/srv/data"', cause).message).not.toContain('/srv');
+    expect(error.publicMessage).toBe('The lowdb storage failed during files.get; the server logged the cause.');
+    expect(error.toJSON().error.message).toBe(error.publicMessage);
+    expect(storageError('lowdb', 'open of "/srv/data"', cause).publicMessage).not.toContain('/srv');
   });
 
   it('sends a generic message for a storage_error built elsewhere', () => {
