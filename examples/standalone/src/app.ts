@@ -65,7 +65,13 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   });
 
   const rest = createRestHandler({ docevals, authenticate, onError: (error) => console.error('[docevals]', error) });
-  const trpc = createTrpcHandler({ docevals, authenticate, endpoint: TRPC_ENDPOINT, maxBodyBytes: DEFAULT_MAX_BODY_BYTES });
+  const trpc = createTrpcHandler({
+    docevals,
+    authenticate,
+    endpoint: TRPC_ENDPOINT,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    onError: (error) => console.error('[docevals]', error),
+  });
   const isTrpc = (pathname: string) => pathname === TRPC_ENDPOINT || pathname.startsWith(`${TRPC_ENDPOINT}/`);
   const handler = toNodeHandler((request) => (isTrpc(new URL(request.url).pathname) ? trpc(request) : rest(request)));
   let closing: Promise<void> | undefined;

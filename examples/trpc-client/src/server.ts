@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { memoryStorage } from '@docevals/adapters/memory';
-import { apiKeyAuthenticator, createDocevals } from '@docevals/core';
+import { apiKeyAuthenticator, createDocevals, LIMITS } from '@docevals/core';
 import { createDocevalsContext, createDocevalsRouter } from '@docevals/trpc';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 
@@ -39,6 +39,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
     basePath: '/trpc/',
     // The REST API's default body limit (docs/spec/service.md); tRPC's standalone adapter has none unless told.
     maxBodySize: 32 * 1024 * 1024,
+    // At most 16 calls per batch (docs/spec/limits.md): a batch of 150 reads would hold the server.
+    maxBatchSize: LIMITS.maxBatchSize,
     // The host's chance to log what callers never see: the cause of an unexpected error.
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`tRPC ${path ?? '(no procedure)'} failed:`, error.cause ?? error);

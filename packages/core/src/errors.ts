@@ -44,11 +44,26 @@ export class DocevalsError extends Error {
     if (options.issues && options.issues.length > 0) this.issues = options.issues;
   }
 
-  /** The body every transport sends: `{ error: { code, message, issues? } }`. */
+  /**
+   * The message a client may see. A `storage_error`'s message carries what the store said (file paths, host
+   * names): transports send this instead, `The lowdb storage failed during files.get; the server logged the cause.`
+   * when {@link storageError} built it, a generic sentence otherwise. The full message and `cause` are for the
+   * host's log (docs/spec/limits.md, Errors).
+   */
+  get publicMessage(): string {
+    if (this.code !== 'storage_error') return this.message;
+    return PUBLIC_MESSAGES.get(this) ?? GENERIC_STORAGE_MESSAGE;
+  }
+
+  /** The body every transport sends: `{ error: { code, message, issues? } }`, with {@link publicMessage}. */
   toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } } {
-    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+    return { error: { code: this.code, message: this.publicMessage, ...(this.issues ? { issues: this.issues } : {}) } };
   }
 }
+
+/** The client message of each storage error {@link storageError} built: adapter and operation, no cause. */
+const PUBLIC_MESSAGES = new WeakMap<DocevalsError, string>();
+const GENERIC_STORAGE_MESSAGE = 'The storage failed; the server logged the cause. Retry later.';
 
 export function isDocevalsError(error: unknown): error is DocevalsError {
   return error instanceof DocevalsError;
@@ -64,10 +79,24 @@ export function notFound(kind: string, id: string): DocevalsError {
   return new DocevalsError('not_found', `No ${kind} with id "${id}" exists in this organization.`);
 }
 
-/** Wraps a failure of a store as `storage_error`, naming the adapter and keeping the cause. */
+/**
+ * Wraps a failure of a store as `storage_error`, naming the adapter and keeping the cause. The message copies the
+ * cause's for the host (its log, in-process callers); clients get {@link DocevalsError.publicMessage}, which never
+ * does: `The lowdb storage failed during files.get; the server logged the cause.` (an operation that is not a plain
+ * name, such as `open of "/data"`, is cut to its first word there).
+ *
+ * @example
+ * const error = storageError('redis', 'evaluations.get', new Error('connect ECONNREFUSED 10.0.0.7:6379'));
+ * error.message;       // 'The redis storage failed during evaluations.get: connect ECONNREFUSED 10.0.0.7:6379'
+ * error.publicMessage; // 'The redis storage failed during evaluations.get; the server logged the cause.'
+ */
 export function storageError(adapter: string, operation: string, cause: unknown): DocevalsError {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new DocevalsError('storage_error', `The ${adapter} storage failed during ${operation}: ${reason}`, { cause });
+  const error = new DocevalsError('storage_error', `The ${adapter} storage failed during ${operation}: ${reason}`, { cause });
+  const name = /^[\w.-]+$/.test(adapter) ? adapter : 'configured';
+  const action = /^[\w.-]+$/.test(operation) ? operation : (/^[\w.-]+/.exec(operation)?.[0] ?? 'an operation');
+  PUBLIC_MESSAGES.set(error, `The ${name} storage failed during ${action}; the server logged the cause.`);
+  return error;
 }
 
 /** Joins a path of keys and indices with dots (`["documents", 0, "id"]` -> `documents.0.id`). */

@@ -1,5 +1,7 @@
 export * from './errors.js';
 export * from './json/assert-json.js';
+export * from './json/json-body-limits.js';
+export { LIMITS } from './limits.js';
 export * from './json-schema/compile.js';
 export * from './json-schema/annotation.js';
 export * from './schemas/index.js';
@@ -7,7 +9,7 @@ export type * from './storage.js';
 export * from './extractor.js';
 export type * from './service/types.js';
 export * from './service/update-record.js';
-export { invalidRequest } from './service/validate.js';
+export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './auth/index.js';
 export * from './service/create-docevals.js';
 export * from './extraction/index.js';

@@ -279,6 +279,9 @@ export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema,
   aligned_similarity: 'Similarity after matching list items to their closest counterpart, ignoring order (docs/spec/metrics.md).',
   aligned_similarities: `${SIMILARITY_TREE} With list items aligned.`,
   aligned_flat_similarities: 'The aligned similarities keyed by dotted path.',
+  alignment:
+    'Present as `positional_fallback` when aligning this document\'s lists would have passed the work budget ' +
+    '(docs/spec/limits.md): the aligned figures are then the positional ones.',
 }), { description: 'How close one document\'s prediction is to its annotation.' });
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {

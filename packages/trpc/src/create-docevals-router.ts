@@ -9,6 +9,7 @@ import {
   iterationFieldsSchema,
   leaderboardInputSchema,
   leaderboardSchema,
+  assertNoForbiddenKey,
   createEvaluationInputSchema,
   createIterationInputSchema,
   createProcessorInputSchema,
@@ -67,6 +68,11 @@ const organizationProcedure = t.procedure
     // Worded as the REST API words it (the core's unauthorizedError): one message, whichever transport.
     if (ctx.organizationId === null) throw unauthorizedError(ctx.apiKeySent === true);
     return next({ ctx: { organizationId: ctx.organizationId } });
+  })
+  .use(async ({ getRawInput, next }) => {
+    // Before zod sees it: zod would drop an own `__proto__` key without a word (docs/spec/limits.md).
+    assertNoForbiddenKey(await getRawInput());
+    return next();
   });
 
 /** A page of a list operation, from the core's item schema and list metadata. */

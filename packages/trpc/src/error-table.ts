@@ -1,4 +1,4 @@
-import { DocevalsError, formatPath, invalidRequest, isDocevalsError, type ErrorCode, type ErrorIssue } from '@docevals/core';
+import { DocevalsError, invalidRequest, isDocevalsError, issuesOf, type ErrorCode, type ErrorIssue } from '@docevals/core';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**
@@ -53,7 +53,8 @@ export function docevalsErrorOf(error: TRPCError): DocevalsError | undefined {
  */
 export function toTRPCError(error: unknown): TRPCError {
   if (isDocevalsError(error)) {
-    const message = error.code === 'internal_error' ? INTERNAL_ERROR_MESSAGE : error.message;
+    // publicMessage: a storage_error's cause (a file path, a host) stays in the host's log.
+    const message = error.code === 'internal_error' ? INTERNAL_ERROR_MESSAGE : error.publicMessage;
     return new TRPCError({ code: TRPC_CODE_BY_ERROR_CODE[error.code], message, cause: error });
   }
   if (!(error instanceof TRPCError)) {
@@ -62,22 +63,27 @@ export function toTRPCError(error: unknown): TRPCError {
   if (isDocevalsError(error.cause)) return docevalsErrorOf(error) ? error : toTRPCError(error.cause);
   if (error.code === 'BAD_REQUEST') {
     const issues = schemaIssuesOf(error.cause);
-    if (issues) return toTRPCError(inputValidationError(issues));
+    if (issues) return toTRPCError(inputValidationError(issues.list, issues.total));
   }
   return error;
 }
 
 /** `[{path, message}]` of a failed zod (or any Standard Schema) parse; undefined for anything else. */
-function schemaIssuesOf(cause: unknown): ErrorIssue[] | undefined {
+function schemaIssuesOf(cause: unknown): { list: ErrorIssue[]; total: number } | undefined {
   if (typeof cause !== 'object' || cause === null || !('issues' in cause) || !Array.isArray(cause.issues)) return undefined;
-  return cause.issues.map((issue: { path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message?: unknown }) => ({
-    path: formatPath((issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment))),
-    message: typeof issue.message === 'string' ? issue.message : 'Invalid value',
-  }));
+  const issues = cause.issues as Array<{ path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>; message?: unknown }>;
+  // Only the first ones are converted (the core's cap): a body can hold thousands of issues.
+  const list = issuesOf(
+    issues.slice(0, 200).map((issue) => ({
+      path: (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment)),
+      message: typeof issue.message === 'string' ? issue.message : 'Invalid value',
+    })),
+  );
+  return { list, total: issues.length };
 }
 
 /**
  * The validation error for issues found while parsing a procedure's input: the core's own `invalidRequest`, so a
  * caller cannot tell which of the two parses refused.
  */
-const inputValidationError = (issues: ErrorIssue[]): DocevalsError => invalidRequest(issues);
+const inputValidationError = (issues: ErrorIssue[], total: number): DocevalsError => invalidRequest(issues, total);

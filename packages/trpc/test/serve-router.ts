@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { apiKeyAuthenticator, type Docevals } from '@docevals/core';
+import { apiKeyAuthenticator, LIMITS, type Docevals } from '@docevals/core';
 import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { createDocevalsContext, createDocevalsRouter, type DocevalsRouter } from '../src/index.js';
@@ -21,6 +21,7 @@ export async function serveRouter(docevals: Docevals, options: { maxBodySize?: n
     router: createDocevalsRouter({ docevals }),
     createContext: createDocevalsContext({ authenticate: apiKeyAuthenticator({ keys: KEYS }) }),
     basePath: '/trpc/',
+    maxBatchSize: LIMITS.maxBatchSize,
     ...(options.maxBodySize === undefined ? {} : { maxBodySize: options.maxBodySize }),
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

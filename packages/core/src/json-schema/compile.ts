@@ -1,5 +1,6 @@
-import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
+import { RE2JS } from 're2js';
 import { validationError } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
 
@@ -7,20 +8,55 @@ import type { JsonObject } from '../json/assert-json.js';
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
   addFormatsImport) as typeof addFormatsImport;
 
-function createAjv(): Ajv2020 {
+/**
+ * `pattern` and `patternProperties` run on RE2 (re2js, pure JavaScript): matching is linear in the input, so no
+ * schema can block the event loop with a catastrophic pattern such as `^(a+)+$` (docs/spec/limits.md). RE2 has no
+ * lookaround and no backreferences: a schema using them does not compile (a 422 naming the pattern).
+ */
+const re2RegExp = Object.assign(
+  (pattern: string) => {
+    const re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    return { test: (input: string) => re.test(input) };
+  },
+  { code: 'docevalsRe2' },
+);
+
+const BASE_OPTIONS: Options = {
   // strict: false — unknown keywords such as `X-ReasoningPrompt` are prompts, not errors (docs/spec/service.md).
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  // A schema property named `toString` or `constructor` is checked like any other.
+  ownProperties: true,
+  code: { regExp: re2RegExp },
+};
+
+/**
+ * Checks schemas against the 2020-12 meta-schema. It only validates: it never adds a schema, so nothing one caller
+ * sends (a nested `$id`) stays in it.
+ */
+const metaAjv = new Ajv2020({ ...BASE_OPTIONS });
+addFormats(metaAjv);
+
+/**
+ * A fresh Ajv for one compile: nested `$id`s a schema registers live and die with it, so one organization's
+ * schema can never resolve another's `$ref` (and a stored processor compiles the same after a restart). Without its
+ * own meta-schemas (the shared {@link metaAjv} validated the schema already), a compile costs a few milliseconds.
+ */
+function isolatedAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ ...BASE_OPTIONS, meta: false, validateSchema: false });
   addFormats(ajv);
   return ajv;
 }
 
-const ajv = createAjv();
 const cache = new Map<string, ValidateFunction>();
 const CACHE_LIMIT = 256;
 
 /**
- * Compiles a JSON Schema (draft 2020-12, Ajv with `strict: false` and ajv-formats). A schema that does not compile
- * is a `validation_error` at `path` carrying Ajv's message.
+ * Compiles a JSON Schema (draft 2020-12, Ajv with `strict: false`, `ownProperties: true`, ajv-formats, and RE2 for
+ * `pattern`) in isolation: every compile has its own Ajv, so no `$id` it registers is visible to another. A schema
+ * that does not compile is a `validation_error` at `path` carrying Ajv's message. Compiled validators are cached by
+ * the schema's JSON (256 of them): the same schema text always compiles to the same validator, whoever sends it.
  *
  * @example
  * const validate = compileJsonSchema({ type: 'object', properties: { total: { type: 'number' } } });
@@ -29,18 +65,21 @@ const CACHE_LIMIT = 256;
 export function compileJsonSchema(schema: JsonObject, path = 'json_schema'): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = cache.get(key);
-  if (hit) return hit;
+  if (hit) {
+    // Least recently used goes first: move the hit to the end.
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    if (!metaAjv.validateSchema(schema)) throw new Error(metaAjv.errorsText(metaAjv.errors));
+    validate = isolatedAjv().compile(schema);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw validationError(`json_schema is not a valid JSON Schema (draft 2020-12): ${message}`, [
       { path, message },
     ]);
-  } finally {
-    // Ajv keeps every compiled schema (and its $id) by default; docevals schemas are per request.
-    ajv.removeSchema(schema);
   }
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(key, validate);

@@ -28,8 +28,33 @@ interface ArrayMatch {
   leftover: number[];
 }
 
+/**
+ * What one document's alignment may still spend (docs/spec/metrics.md section 4, Work budget): every pair of items
+ * weighed costs the leaves of both items, every array level its n x m pairs first. Past it, {@link alignNode}
+ * throws {@link AlignmentBudgetExceeded}, before allocating the level's matrix.
+ */
+export class AlignmentBudget {
+  constructor(public remaining: number) {}
+
+  spend(work: number): void {
+    this.remaining -= work;
+    if (this.remaining < 0) throw new AlignmentBudgetExceeded();
+  }
+}
+
+/** Thrown when an alignment ran out of its {@link AlignmentBudget}: the caller scores positionally instead. */
+export class AlignmentBudgetExceeded extends Error {
+  override readonly name = 'AlignmentBudgetExceeded';
+  constructor() {
+    super('the alignment work budget is spent');
+  }
+}
+
+/** No limit: for callers that align small values (consensus, tests). */
+const UNLIMITED = new AlignmentBudget(Number.POSITIVE_INFINITY);
+
 /** The prediction `p` aligned to the annotation `a`; returns `p` itself when nothing under it moves. */
-export function alignNode(a: ValueNode, p: ValueNode): ValueNode {
+export function alignNode(a: ValueNode, p: ValueNode, budget: AlignmentBudget = UNLIMITED): ValueNode {
   if (!a.hasArrays || !p.hasArrays) return p;
   if (a.kind === OBJECT && p.kind === OBJECT) {
     let children: ValueNode[] | null = null;
@@ -37,7 +62,7 @@ export function alignNode(a: ValueNode, p: ValueNode): ValueNode {
       const i = a.indexOf(p.keys[j]!);
       if (i < 0) continue;
       const child = p.children[j]!;
-      const aligned = alignNode(a.children[i]!, child);
+      const aligned = alignNode(a.children[i]!, child, budget);
       if (aligned === child) continue;
       children ??= p.children.slice();
       children[j] = aligned;
@@ -45,7 +70,7 @@ export function alignNode(a: ValueNode, p: ValueNode): ValueNode {
     return children === null ? p : containerNode(OBJECT, undefined, p.keys, children);
   }
   if (a.kind === ARRAY && p.kind === ARRAY) {
-    const match = matchArrays(a.children, p.children);
+    const match = matchArrays(a.children, p.children, budget);
     const children: ValueNode[] = match.alignedByA.map((item) => item ?? MISSING);
     for (const j of match.leftover) children.push(p.children[j]!);
     return containerNode(ARRAY, undefined, [], children);
@@ -66,9 +91,10 @@ const MAX_BOUNDED_ROUNDS = 32;
  * least the bounded total, hence at least the exact total, of any other choice. (Bounds and exact scores are
  * summed in the same order, so this holds in floating point as well.)
  */
-export function matchArrays(aItems: ValueNode[], pItems: ValueNode[]): ArrayMatch {
+export function matchArrays(aItems: ValueNode[], pItems: ValueNode[], budget: AlignmentBudget = UNLIMITED): ArrayMatch {
   const n = aItems.length;
   const m = pItems.length;
+  budget.spend(n * m);
   const weights = new Float64Array(n * m); // similarity or its upper bound, plus the stay bonus on the diagonal
   const exact = new Uint8Array(n * m);
   // Aligned prediction items are kept only when alignment changed one (items holding arrays).
@@ -78,7 +104,8 @@ export function matchArrays(aItems: ValueNode[], pItems: ValueNode[]): ArrayMatc
     const ai = aItems[i]!;
     for (let j = 0; j < m; j++) {
       const pj = pItems[j]!;
-      const aligned = alignNode(ai, pj);
+      budget.spend(ai.leafCount + pj.leafCount);
+      const aligned = alignNode(ai, pj, budget);
       if (aligned !== pj) (alignedPairs ??= new Array(n * m))[i * m + j] = aligned;
       const sum = new Sum(true);
       sumRoots(ai, aligned, sum);

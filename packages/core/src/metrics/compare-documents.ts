@@ -1,6 +1,7 @@
 import { validationError } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
-import { alignNode } from './align-prediction.js';
+import { LIMITS } from '../limits.js';
+import { AlignmentBudget, AlignmentBudgetExceeded, alignNode } from './align-prediction.js';
 import { TextContext } from './normalize-text.js';
 import { scoreDocument, similarityOf, type SimilarityTree } from './section-walk.js';
 import { EMPTY_OBJECT, OBJECT, prepareChecked, type ValueNode } from './value-node.js';
@@ -13,6 +14,11 @@ export interface DocumentComparison {
   aligned_similarity: number;
   aligned_flat_similarities: Record<string, number>;
   aligned_similarities: SimilarityTree;
+  /**
+   * Present only when the alignment ran out of its work budget (docs/spec/metrics.md section 4): the aligned
+   * figures are then the positional ones.
+   */
+  alignment?: 'positional_fallback';
 }
 
 /**
@@ -41,9 +47,17 @@ export function compareDocumentsAt(
   const a = prepareDocument(annotation, texts, annotationPath);
   const p = prepareDocument(prediction, texts, predictionPath);
   const plain = scoreDocument(a, p);
-  const alignedP = alignNode(a, p);
-  // Nothing moved: the same figures, scored again so that the two results share no object.
-  const aligned = scoreDocument(a, alignedP);
+  let alignedP: ValueNode;
+  let fallback = false;
+  try {
+    alignedP = alignNode(a, p, new AlignmentBudget(LIMITS.maxAlignmentWork));
+  } catch (error) {
+    if (!(error instanceof AlignmentBudgetExceeded)) throw error;
+    alignedP = p;
+    fallback = true;
+  }
+  // Nothing moved (or the budget ran out): the same figures, as a copy so that the two results share no object.
+  const aligned = alignedP === p ? structuredClone(plain) : scoreDocument(a, alignedP);
   return {
     similarity: plain.similarity,
     flat_similarities: plain.flat_similarities,
@@ -51,6 +65,7 @@ export function compareDocumentsAt(
     aligned_similarity: aligned.similarity,
     aligned_flat_similarities: aligned.flat_similarities,
     aligned_similarities: aligned.similarities,
+    ...(fallback ? { alignment: 'positional_fallback' as const } : {}),
   };
 }
 

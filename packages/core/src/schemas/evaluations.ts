@@ -4,14 +4,15 @@ import { defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './
 import { importedIterationInputSchema, iterationSchema, iterationSummarySchema } from './iterations.js';
 import { clientId, idParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
+import { LIMITS } from '../limits.js';
 
 /** POST /v1/evals (docs/spec/interface.md 4.1). Computed fields a client sends (updated_at, ids) are ignored. */
 export const createEvaluationInputSchema = z.object({
   id: clientId.optional(),
   name: z.string().min(1, 'name must not be empty').max(512),
   project_id: z.string().max(256).default(''),
-  documents: z.array(documentInputSchema).default([]),
-  iterations: z.array(importedIterationInputSchema).default([]),
+  documents: z.array(documentInputSchema).max(LIMITS.maxDocumentsPerRequest).default([]),
+  iterations: z.array(importedIterationInputSchema).max(LIMITS.maxIterationsPerRequest).default([]),
   json_schema: jsonObject(),
   default_inference_settings: inferenceSettingsInputSchema.default({}),
   ...validateAnnotationsField,

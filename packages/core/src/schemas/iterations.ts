@@ -3,6 +3,7 @@ import { inferenceSettingsInputSchema, inferenceSettingsSchema } from './inferen
 import { idParam, jsonObject } from './json.js';
 import { listMetadataSchema } from './lists.js';
 import { metadataSchema } from './metadata.js';
+import { LIMITS } from '../limits.js';
 
 /** A prediction in a response: one per document of the evaluation, in document order (docs/spec/service.md). */
 export const predictionSchema = z.object({
@@ -23,6 +24,8 @@ export const itemMetricSchema = z.object({
   aligned_similarity: z.number(),
   aligned_similarities: similarityMap,
   aligned_flat_similarities: z.record(z.string(), z.number()),
+  /** Only when alignment ran out of its work budget: the aligned figures are the positional ones. */
+  alignment: z.literal('positional_fallback').optional(),
 });
 export type ItemMetric = z.infer<typeof itemMetricSchema>;
 
@@ -59,6 +62,7 @@ export const importedIterationInputSchema = z.object({
         metadata: metadataSchema.nullable().optional(),
       }),
     )
+    .max(LIMITS.maxDocumentsPerRequest)
     .default([]),
 });
 export type ImportedIterationInput = z.input<typeof importedIterationInputSchema>;
@@ -149,7 +153,7 @@ export type PredictionPage = z.infer<typeof predictionPageSchema>;
 
 /** Re-run an iteration's documents: all by default, or the given ones, or only those without a prediction. */
 export const processIterationInputSchema = iterationRefInputSchema.extend({
-  document_ids: z.array(idParam).max(10_000).optional(),
+  document_ids: z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(),
   only_missing: z.boolean().default(false),
 });
 export type ProcessIterationInput = z.input<typeof processIterationInputSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findJsonProblem } from '../json/assert-json.js';
 import { jsonObject } from './json.js';
+import { LIMITS } from '../limits.js';
 
 export const apiCostSchema = z.object({ value: z.number(), currency: z.string() });
 export type ApiCost = z.infer<typeof apiCostSchema>;
@@ -14,7 +15,7 @@ export const metadataSchema = z.looseObject({
   likelihoods: jsonObject().nullable().optional(),
   field_locations: jsonObject().nullable().optional(),
   agentic_field_locations: jsonObject().nullable().optional(),
-  consensus_details: z.array(jsonObject()).nullable().optional(),
+  consensus_details: z.array(jsonObject()).max(LIMITS.maxConsensusDetails).nullable().optional(),
   api_cost: apiCostSchema.nullable().optional(),
   error: z.string().nullable().optional(),
 }).superRefine((value, ctx) => {

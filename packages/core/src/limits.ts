@@ -1,0 +1,21 @@
+/**
+ * The fixed bounds of docevals, one place (docs/spec/limits.md has the table). Input schemas, the body readers of
+ * the transports and the metrics read them; a host can lower the per-evaluation counts with `createDocevals({ limits })`
+ * but not raise them past what the schemas accept.
+ */
+export const LIMITS = Object.freeze({
+  /** Documents in one request (`documents`, `predictions`, `document_ids`): the schema's cap. */
+  maxDocumentsPerRequest: 10_000,
+  /** Imported iterations in one `POST /v1/evals`. */
+  maxIterationsPerRequest: 1_000,
+  /** `consensus_details` entries of one metadata object. */
+  maxConsensusDetails: 64,
+  /** Objects and arrays in one JSON request body, counted before it is parsed. */
+  maxJsonContainersPerBody: 1_000_000,
+  /** Validation issues listed in one error; the rest are counted in one more issue. */
+  maxIssues: 100,
+  /** Work one document's alignment may spend (docs/spec/metrics.md section 4): item pairs weighed by their leaves. */
+  maxAlignmentWork: 250_000,
+  /** Calls in one tRPC batch. */
+  maxBatchSize: 16,
+});

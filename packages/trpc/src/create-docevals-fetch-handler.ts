@@ -1,0 +1,130 @@
+import { assertJsonContainersWithin, DocevalsError, LIMITS, type Authenticate, type Docevals } from '@docevals/core';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import { createDocevalsContext } from './create-docevals-context.js';
+import { createDocevalsRouter } from './create-docevals-router.js';
+import { formatDocevalsError } from './error-formatter.js';
+import { toTRPCError } from './error-table.js';
+
+export interface DocevalsFetchHandlerLimits {
+  /** Largest request body, counted while it streams in (413 past it). @default 33_554_432 (32 MiB, as REST) */
+  maxBodyBytes: number;
+  /** Most calls in one batch (tRPC's `maxBatchSize`: 400 past it). @default LIMITS.maxBatchSize (16) */
+  maxBatchSize: number;
+}
+
+export interface DocevalsFetchHandlerOptions {
+  docevals: Docevals;
+  /** The same function the REST handler takes. */
+  authenticate: Authenticate;
+  /** Where the router is mounted, e.g. `/trpc`. */
+  endpoint: string;
+  limits?: Partial<DocevalsFetchHandlerLimits>;
+  /** Called with every failure answered with a 5xx: the place to log (the response never carries it). */
+  onError?: (error: unknown) => void;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The docevals router as a fetch handler (`Request` in, `Response` out) that reads bodies the way the REST API does
+ * (docs/spec/limits.md): a declared or streamed body over `maxBodyBytes` is a 413 `payload_too_large` (chunked
+ * included), bytes that are not UTF-8 are a 400 `bad_request` (never stored as U+FFFD), a body with more JSON objects
+ * and arrays than `LIMITS.maxJsonContainersPerBody` is a 413 before it is parsed, and a batch of more than
+ * `maxBatchSize` calls is a 400. Errors come in tRPC's shape with the docevals code in `error.data.code`.
+ *
+ * @example
+ * import { createDocevalsFetchHandler } from '@docevals/trpc';
+ * const trpc = createDocevalsFetchHandler({ docevals, authenticate, endpoint: '/trpc' });
+ * Bun.serve({ fetch: trpc }); // or route `/trpc/*` to it from Hono, Next.js, Deno, toNodeHandler(...)
+ */
+export function createDocevalsFetchHandler(options: DocevalsFetchHandlerOptions): (request: Request) => Promise<Response> {
+  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBatchSize = options.limits?.maxBatchSize ?? LIMITS.maxBatchSize;
+  const onError = options.onError ?? ((error: unknown) => console.error('[docevals/trpc]', error));
+  const router = createDocevalsRouter({ docevals: options.docevals });
+  const createContext = createDocevalsContext({ authenticate: options.authenticate });
+
+  return async (request) => {
+    let req = request;
+    if (request.body !== null) {
+      let text: string;
+      try {
+        text = await readBodyText(request, maxBodyBytes);
+        assertJsonContainersWithin(text);
+      } catch (error) {
+        return errorResponse(error);
+      }
+      const headers = new Headers(request.headers);
+      headers.delete('content-length');
+      headers.delete('transfer-encoding');
+      req = new Request(request.url, { method: request.method, headers, body: text, signal: request.signal });
+    }
+    return fetchRequestHandler({
+      endpoint: options.endpoint,
+      req,
+      router,
+      createContext,
+      maxBatchSize,
+      onError: ({ error }) => {
+        if (getHTTPStatusCodeFromError(error) >= 500) onError(error.cause ?? error);
+      },
+    });
+  };
+}
+
+/** The body as text: 413 as soon as more than `maxBytes` are declared or have arrived, 400 when not UTF-8. */
+async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
+    }
+    if (chunk.done) break;
+    total += chunk.value.byteLength;
+    if (total > maxBytes) {
+      reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk.value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new DocevalsError('bad_request', 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
+  }
+}
+
+function tooLarge(maxBytes: number): DocevalsError {
+  return new DocevalsError(
+    'payload_too_large',
+    `The request body is larger than ${maxBytes} bytes, this server's limit; send a smaller body.`,
+  );
+}
+
+/** A refusal before tRPC runs, in the shape tRPC itself answers errors with (`{ error: { message, code, data } }`). */
+function errorResponse(error: unknown): Response {
+  const trpcError = toTRPCError(error);
+  const httpStatus = getHTTPStatusCodeFromError(trpcError);
+  const shape = formatDocevalsError({
+    shape: { message: trpcError.message, code: TRPC_ERROR_CODES_BY_KEY[trpcError.code], data: { code: trpcError.code, httpStatus } },
+    error: trpcError,
+  });
+  const headers: Record<string, string> = httpStatus === 413 ? { connection: 'close' } : {};
+  return Response.json({ error: shape }, { status: httpStatus, headers });
+}
