@@ -249,7 +249,7 @@ describe('the standalone server', () => {
     const second = await start(env);
     const again = client(second.url, 'pg-key');
     expect((await again('GET', `/v1/processors/${made.body.id}`)).body).toEqual(made.body);
-    expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true });
+    expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true, success: true });
   });
 
   it('serves every other model through OpenAI after local-rules when OPENAI_API_KEY or OPENAI_BASE_URL is set', async () => {

@@ -3,7 +3,7 @@
  * attack runs against a real server on 127.0.0.1 while organization B asks for its evaluations: the attack gets a
  * documented 4xx (or a bounded answer) within 2 s, B's request within 500 ms, and the server stays up.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIMITS } from '@docevals/core';
@@ -227,16 +227,20 @@ describe('L1: storage failures reach clients without paths or hosts', () => {
   });
 
   it('answers 503 with a generic message and hands the cause (with the path) to onError', async () => {
-    // A folder where lowdb writes its temp file makes every write fail with EISDIR naming the path.
-    mkdirSync(join(dir, '.docevals.json.tmp'));
+    // A file where lowdb keeps the organization's processor records makes every write there fail (ENOTDIR or
+    // EEXIST) with a message naming the path.
+    const blocked = join(dir, 'records', 'processors', 'org_a');
+    rmSync(blocked, { recursive: true, force: true });
+    mkdirSync(join(dir, 'records', 'processors'), { recursive: true });
+    writeFileSync(blocked, 'not a folder');
     const r = await lowdb.call('POST', '/v1/processors', { body: processorBody() });
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('storage_error');
-    expect(r.body.error.message).toMatch(/^The lowdb storage failed during [\w.]+; the server logged the cause\.$/);
+    expect(r.body.error.message).toMatch(/^The (lowdb )?storage failed[^/]*; the server logged the cause\.( Retry later\.)?$/);
     expect(JSON.stringify(r.body)).not.toContain(dir);
-    expect(JSON.stringify(r.body)).not.toContain('EISDIR');
+    expect(JSON.stringify(r.body)).not.toMatch(/ENOTDIR|EEXIST/);
     const logged = lowdb.unexpected.at(-1) as { cause?: { message?: string } };
     expect(String(logged.cause?.message)).toContain(dir);
-    rmSync(join(dir, '.docevals.json.tmp'), { recursive: true });
+    rmSync(blocked);
   });
 });

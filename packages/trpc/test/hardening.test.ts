@@ -86,7 +86,7 @@ describe('H1 and H4 over tRPC: bodies are bounded before parsing, and errors mat
     const raw = `{"name":"x","json_schema":{},"documents":[${'{},'.repeat(10_000_000 - 1)}{}]}`;
     const { result, attackMs, probeMs } = await underAttack(() => call('evals.create', raw));
     expect(result.status).toBe(413);
-    expect(result.json.error.data).toMatchObject({ code: 'payload_too_large', httpStatus: 413 });
+    expect(result.json.error.data).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', docevalsCode: 'payload_too_large', httpStatus: 413 });
     expect(attackMs).toBeLessThan(ATTACK_BOUND_MS);
     expect(probeMs).toBeLessThan(PROBE_BOUND_MS);
   });
@@ -99,7 +99,7 @@ describe('H1 and H4 over tRPC: bodies are bounded before parsing, and errors mat
     const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","json_schema":{}}')]);
     const r = await call('evals.create', bytes);
     expect(r.status).toBe(400);
-    expect(r.json.error.data.code).toBe('bad_request');
+    expect(r.json.error.data.docevalsCode).toBe('bad_request');
     expect((await served.docevals.evals.list('org_a', {})).data).toEqual([]);
   });
 
@@ -116,7 +116,7 @@ describe('H1 and H4 over tRPC: bodies are bounded before parsing, and errors mat
   it('caps validation issues at 100 plus one counting the rest', async () => {
     const r = await mutate('evals.create', { name: 'x', json_schema: {}, documents: Array.from({ length: 3_000 }, () => ({ mime_data: {} })) });
     expect(r.status).toBe(400);
-    expect(r.json.error.data.code).toBe('validation_error');
+    expect(r.json.error.data.docevalsCode).toBe('validation_error');
     expect(r.json.error.data.issues).toHaveLength(LIMITS.maxIssues + 1);
   });
 });
@@ -163,7 +163,7 @@ describe('M3, L1, L6 over tRPC', () => {
       'key_b',
     );
     expect(b.status).toBe(400);
-    expect(b.json.error.data.code).toBe('validation_error');
+    expect(b.json.error.data.docevalsCode).toBe('validation_error');
     expect(b.json.error.data.issues[0].path).toBe('json_schema');
   });
 
@@ -171,7 +171,7 @@ describe('M3, L1, L6 over tRPC', () => {
     const raw = `{"name":"x","json_schema":{},"documents":[{"mime_data":{"filename":"a.txt","url":"${INVOICE}"},"annotation":{"__proto__":{"a":1}}}]}`;
     const r = await call('evals.create', raw);
     expect(r.status).toBe(400);
-    expect(r.json.error.data.code).toBe('validation_error');
+    expect(r.json.error.data.docevalsCode).toBe('validation_error');
     expect(r.json.error.data.issues).toEqual([{ path: 'documents.0.annotation.__proto__', message: expect.stringContaining('__proto__') }]);
   });
 
@@ -180,7 +180,7 @@ describe('M3, L1, L6 over tRPC', () => {
     try {
       const r = await call(`evals.list?input=${encodeURIComponent('{}')}`, undefined);
       expect(r.status).toBe(503);
-      expect(r.json.error.message).toBe('The faulty-memory storage failed during evaluations.list; the server logged the cause.');
+      expect(r.json.error.message).toBe('The memory storage failed during evaluations.list; the server logged the cause.');
       expect(JSON.stringify(r.json)).not.toContain('ECONNREFUSED');
       expect(served.errors.at(-1)).toBeInstanceOf(DocevalsError);
     } finally {
