@@ -202,7 +202,7 @@ function sweep(layout: Layout, state: LowdbState, gen: number, swept: SweepRepor
       swept.orphanIterations++;
     }
   }
-  const sweepChildren = (collection: ChildCollectionName, families: ChildFamilies<DocumentRecord> | ChildFamilies<PredictionRecord>, parents: typeof evaluations) => {
+  const sweepChildren = (collection: ChildCollectionName, families: ChildFamilies<ChildRecordBase>, parents: typeof evaluations) => {
     for (const [org, parent] of [...families.families()].map(([o, p]) => [o, p] as const)) {
       if (getItem(parents, org, parent)) continue;
       for (const entry of families.removeAll(org, parent)) {
@@ -213,6 +213,7 @@ function sweep(layout: Layout, state: LowdbState, gen: number, swept: SweepRepor
   };
   sweepChildren('documents', state.documents, evaluations);
   sweepChildren('predictions', state.predictions, iterations);
+  sweepChildren('events', state.events as ChildFamilies<ChildRecordBase>, iterations);
 
   // Documents are what hold file references (one each): a count above that is a reference a crash left behind.
   const held = new Map<string, Map<string, number>>();

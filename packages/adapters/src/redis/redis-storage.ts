@@ -1,5 +1,5 @@
 import { DocevalsError } from '@docevals/core';
-import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, JobRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
 import type { WriteObserver } from '../shared/write-observer.js';
 import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
@@ -114,6 +114,8 @@ export function redisStorage(options: RedisStorageOptions): RedisStorage {
     iterations: convertingCollection(maintenance.iterations, isLegacyIteration, (org, id) => migrateIteration(maintenance, org, id)),
     predictions,
     processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors', options.onWrite),
+    events: redisChildCollection<IterationEventRecord>(connection, keys, 'event', 'events', options.onWrite),
+    jobs: redisRecordCollection<JobRecord>(connection, keys, 'job', 'jobs', options.onWrite),
     files: redisFileStore(connection, keys),
     sweep: (sweepOptions) => connection.run('sweep', () => sweepOrphans(maintenance, sweepOptions)),
     close: () => connection.close(),
