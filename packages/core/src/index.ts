@@ -13,3 +13,11 @@ export * from './service/create-docevals.js';
 export * from './extraction/index.js';
 export * from './metrics/index.js';
 export * from './identifiers/index.js';
+export {
+  DEFAULT_JOB_OPTIONS,
+  inProcessJobRunner,
+  type IterationRef,
+  type JobOptions,
+  type JobRunner,
+  type JobWork,
+} from './service/jobs.js';
