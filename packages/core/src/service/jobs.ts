@@ -360,6 +360,15 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
   }
 }
 
+function serves(ctx: ServiceContext, model: string): boolean {
+  try {
+    ctx.runner.assertServed(model);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * {@link JobWork.resumable}: the active jobs of every organization whose lease is absent or expired. A job whose
  * iteration is gone or already over (a crash after its outcome was written) is settled and dropped from the list.
@@ -381,6 +390,8 @@ export async function* resumableJobs(ctx: ServiceContext, jobs: JobContext): Asy
         continue;
       }
       if (leaseLive(iteration) && iteration.lease!.owner !== jobs.owner) continue;
+      // A server that does not serve the model leaves the job to one that does (several apps on one store).
+      if (!ctx.runner.servedModels().length || !serves(ctx, iteration.inference_settings.model)) continue;
       yield { organization_id: iteration.organization_id, evaluation_id: iteration.evaluation_id, iteration_id: iteration.id };
     }
     if (!page.has_more || page.items.length === 0) return;
