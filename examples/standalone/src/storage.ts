@@ -8,10 +8,10 @@ import type { StandaloneConfig } from './config.js';
  * @example
  * const storage = await openStorage(readConfig(process.env));
  */
-export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'dataDir'>): Promise<Storage> {
+export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'dataDir' | 'redisKeyPrefix'>): Promise<Storage> {
   if (config.redisUrl) {
     const { redisStorage } = await import('@docevals/adapters/redis');
-    return redisStorage({ url: config.redisUrl });
+    return redisStorage({ url: config.redisUrl, ...(config.redisKeyPrefix ? { keyPrefix: config.redisKeyPrefix } : {}) });
   }
   const { lowdbStorage } = await import('@docevals/adapters/lowdb');
   return lowdbStorage({ dir: config.dataDir });

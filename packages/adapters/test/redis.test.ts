@@ -30,21 +30,23 @@ afterAll(async () => {
   await admin.quit();
 });
 
+const written = new WeakMap<Storage, { bytes: number }>();
+const metered = (keyPrefix: string) => {
+  const meter = { bytes: 0 };
+  const storage = redisStorage({ url, keyPrefix, onWrite: (w) => void (meter.bytes += w.bytes) });
+  written.set(storage, meter);
+  prefixOf.set(storage, keyPrefix);
+  return storage;
+};
+
 runStorageConformance({
   name: 'redis (url)',
-  create: () => {
-    const keyPrefix = freshPrefix();
-    const storage = redisStorage({ url, keyPrefix });
-    prefixOf.set(storage, keyPrefix);
-    return storage;
-  },
+  create: () => metered(freshPrefix()),
   reopen: async (previous) => {
     await previous.close();
-    const keyPrefix = prefixOf.get(previous)!;
-    const storage = redisStorage({ url, keyPrefix });
-    prefixOf.set(storage, keyPrefix);
-    return storage;
+    return metered(prefixOf.get(previous)!);
   },
+  writtenBytes: (storage) => written.get(storage)!.bytes,
 });
 
 runStorageConformance({

@@ -37,16 +37,26 @@ export class DocevalsError extends Error {
   override readonly name = 'DocevalsError';
   readonly code: ErrorCode;
   readonly issues?: ErrorIssue[];
+  /** The iteration the error is about, when one was kept (a failed iteration: 502 `extractor_error`). */
+  readonly iteration_id?: string;
 
-  constructor(code: ErrorCode, message: string, options: { issues?: ErrorIssue[]; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { issues?: ErrorIssue[]; cause?: unknown; iteration_id?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.issues && options.issues.length > 0) this.issues = options.issues;
+    if (options.iteration_id !== undefined) this.iteration_id = options.iteration_id;
   }
 
-  /** The body every transport sends: `{ error: { code, message, issues? } }`. */
-  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } } {
-    return { error: { code: this.code, message: this.message, ...(this.issues ? { issues: this.issues } : {}) } };
+  /** The body every transport sends: `{ error: { code, message, issues?, iteration_id? } }`. */
+  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; iteration_id?: string } } {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.issues ? { issues: this.issues } : {}),
+        ...(this.iteration_id !== undefined ? { iteration_id: this.iteration_id } : {}),
+      },
+    };
   }
 }
 

@@ -36,6 +36,8 @@ export function faultyStorage(inner: Storage): Storage & { fault: Fault } {
     iterations: guard(inner.iterations, 'iterations'),
     predictions: guard(inner.predictions, 'predictions'),
     processors: guard(inner.processors, 'processors'),
+    events: guard(inner.events, 'events'),
+    jobs: guard(inner.jobs, 'jobs'),
     files: guard(inner.files, 'files'),
     close: () => inner.close(),
     get fault() {

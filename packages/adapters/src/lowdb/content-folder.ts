@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ByOrganization, FileMeta } from './json-state.js';
+import type { ByOrganization, FileMeta } from './state.js';
 import { syncFolder, writeAndSync } from './durable-write.js';
 import { safeName } from './safe-name.js';
 

@@ -1,62 +1,75 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Low } from 'lowdb';
 import {
   DocevalsError,
-  type FileStore,
+  type DocumentRecord,
+  type EvaluationRecord,
+  type IterationRecord,
   isDocevalsError,
-  type RecordCollection,
+  type PredictionRecord,
+  type IterationEventRecord,
+  type JobRecord,
+  type ProcessorRecord,
   type Storage,
-  type StoredFile,
-  type StoredRecordBase,
-  storageError,
-  type Versioned,
 } from '@docevals/core';
-import { copyBytes } from '../shared/copy-bytes.js';
-import { idTaken } from '../shared/errors.js';
+import { storageClosed } from '../shared/errors.js';
 import { createMutex } from '../shared/mutex.js';
-import { pageRecords } from '../shared/page-records.js';
+import type { WriteObserver } from '../shared/write-observer.js';
 import { ContentFolder } from './content-folder.js';
 import { acquireFolderLock, type FolderLock } from './folder-lock.js';
-import {
-  type CollectionName,
-  DurableJsonFile,
-  emptyState,
-  type LowdbState,
-  type RecordEntry,
-  withItem,
-} from './json-state.js';
+import { Layout } from './layout.js';
+import { type LoadedStore, loadStore, type SweepReport } from './load-store.js';
+import { type LowdbContext, lowdbChildCollection, lowdbRecordCollection } from './lowdb-collections.js';
+import { lowdbFileStore } from './lowdb-file-store.js';
+import { RecordDisk } from './record-disk.js';
 
 /** Options of {@link lowdbStorage}. */
 export interface LowdbStorageOptions {
   /**
-   * The folder of the store, created when missing. It holds `docevals.json` (records and file reference counts),
-   * `files/` (one file per stored document, by organization and file_id) and `.lock` (the pid of the process that
-   * has it open). One process at a time: a second one is refused. Relative paths resolve against the working
-   * directory.
+   * The folder of the store, created when missing (layout in docs/storage.md: one JSON file per record under
+   * `records/`, `children/` and `refs/`, document bytes under `files/`, batches in `journal/` while they are
+   * applied, `.lock` with the pid of the process that has it open). One process at a time: a second one is
+   * refused. Relative paths resolve against the working directory.
    * @default none: required
    */
   dir: string;
+  /**
+   * Reclaim at open what a crash can leave between two writes of one service operation: documents and predictions
+   * whose parent is gone, iterations that no evaluation lists, file reference counts that do not match the
+   * documents holding the file (a file nobody holds is removed). Temp files and tombstones are always removed.
+   * Turn it off only for a store written by something other than the docevals service (the conformance suite).
+   * @default true
+   */
+  sweepOrphans?: boolean;
+  /** Called after each write with its size in bytes (records, journal); for meters and tests. */
+  onWrite?: WriteObserver;
+  /**
+   * Where failures are reported with their details (file paths included), beside the `storage_error` the caller
+   * gets, whose message never names a path.
+   * @default console.error
+   */
+  log?: (message: string, cause: unknown) => void;
 }
 
-/** A lowdb storage; `dir` is the absolute folder it opened. */
+/** A lowdb storage; `dir` is the absolute folder it opened, `swept` what the open-time sweep reclaimed. */
 export interface LowdbStorage extends Storage {
   readonly dir: string;
+  readonly swept: SweepReport;
 }
 
 /**
- * An embedded store on the local disk, the default of the standalone server: records in a lowdb JSON file
- * (`<dir>/docevals.json`), document bytes in a content-addressed folder beside it (`<dir>/files/`), so that
- * changing an annotation rewrites the JSON db but never a document.
+ * An embedded store on the local disk, the default of the standalone server: one JSON file per record (an
+ * evaluation, an iteration, a processor, a document, a prediction, a file's reference count), document bytes in a
+ * content-addressed folder beside them, so a write costs one record's bytes whatever the size of the store. Every
+ * record is kept in memory too, so reads never touch the disk (file contents aside).
  *
- * Writes are serialized inside the process by a lock around every read-modify-write, and a write returns only once
- * it is on disk (temp file, fsync, rename, fsync of the folder): an acknowledged write survives `kill -9`. The
- * whole db stays in memory, so reads never touch the JSON file. Every write rewrites the JSON file, whose size
- * grows with the records (lowdb's design; docs/benchmarks.md has the figures): for large or multi-process
- * deployments use `redisStorage`.
- *
- * Opening takes `<dir>/.lock` and throws a `storage_error` naming the folder and the pid when another live process
- * holds it (a lock left by a dead process is taken over). lowdb is an optional peer dependency, loaded only here.
+ * A single write returns once it is on disk (temp file, fsync, rename, fsync of the folder); a batch
+ * (`insertMany`, `deleteAll`, `retainMany`, `releaseMany`) is one commit: one durable journal file, applied
+ * then flushed in the background, replayed at the next open if the process stopped first. An acknowledged write
+ * survives `kill -9`. Writes are serialized inside the process; opening takes `<dir>/.lock`, and throws a
+ * `storage_error` naming the folder and the pid when another live process holds it (a lock left by a dead process
+ * is taken over). A store of the previous layout (`docevals.json`) is converted at its first open. Failures of
+ * calls are `storage_error`s without paths; details go to `log`. After `close()`, every call rejects.
  *
  * @example
  * import { createDocevals } from '@docevals/core';
@@ -67,8 +80,8 @@ export interface LowdbStorage extends Storage {
  */
 export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
   const dir = resolve(options.dir);
-  const dbPath = join(dir, 'docevals.json');
-  const adapter = new DurableJsonFile(dbPath, join(dir, '.docevals.json.tmp'));
+  const layout = new Layout(dir);
+  const log = options.log ?? ((message: string, cause: unknown) => console.error(message, cause ?? ''));
   const contents = new ContentFolder(join(dir, 'files'));
 
   let folderLock: FolderLock;
@@ -76,205 +89,85 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     mkdirSync(dir, { recursive: true });
     folderLock = acquireFolderLock(dir, join(dir, '.lock'));
   } catch (error) {
-    throw isDocevalsError(error) ? error : storageError('lowdb', `open of "${dir}"`, error);
+    if (isDocevalsError(error)) throw error;
+    log(`lowdb: opening "${dir}" failed`, error);
+    throw new DocevalsError('storage_error', `The lowdb storage could not open its folder "${dir}" (${codeOf(error)}).`, { cause: error });
   }
-  let state: LowdbState;
+  let loaded: LoadedStore;
   try {
-    state = adapter.readSync() ?? emptyState();
-    contents.sweep(state.files);
+    loaded = loadStore(layout, options.sweepOrphans ?? true, log);
+    contents.sweep(loaded.state.refs);
   } catch (error) {
     folderLock.release();
-    throw storageError('lowdb', `open of "${dbPath}"`, error);
+    log(`lowdb: opening "${dir}" failed`, error);
+    throw new DocevalsError(
+      'storage_error',
+      `The lowdb storage could not read the store in "${dir}" (${codeOf(error)}); it was left as it is.`,
+      { cause: error },
+    );
   }
 
-  const db = new Low<LowdbState>(adapter, state);
   const writeLock = createMutex();
+  const disk = new RecordDisk(layout, loaded.gen, writeLock, options.onWrite, log);
   let closing: Promise<void> | null = null;
 
-  const assertOpen = (operation: string) => {
-    if (closing) throw new DocevalsError('storage_error', `The lowdb storage of "${dir}" was closed; ${operation} was called after close().`);
+  /** The one place where failures become errors for the caller: a storage_error without a path; details logged. */
+  const failure = (operation: string, error: unknown): DocevalsError => {
+    if (isDocevalsError(error)) return error;
+    log(`lowdb: ${operation} failed`, error);
+    return new DocevalsError('storage_error', `The lowdb storage failed during ${operation} (${codeOf(error)}).`, { cause: error });
   };
 
-  /** Writes `next` through lowdb; it becomes what readers see only once it is on disk. */
-  const commit = async (next: LowdbState) => {
-    db.data = next;
-    try {
-      await db.write();
-    } catch (error) {
-      db.data = state;
-      throw error;
-    }
-    state = next;
-  };
-
-  /** Runs a read-modify-write alone, wrapping what fs or lowdb throw; a refusal (conflict) passes through as is. */
-  const exclusive = <R>(operation: string, task: () => Promise<R>): Promise<R> => {
-    try {
-      assertOpen(operation);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return writeLock.run(async () => {
+  const ctx: LowdbContext = {
+    layout,
+    disk,
+    state: loaded.state,
+    exclusive(operation, task) {
+      if (closing) return Promise.reject(storageClosed('lowdb'));
+      return writeLock.run(async () => {
+        try {
+          return await task();
+        } catch (error) {
+          throw failure(operation, error);
+        }
+      });
+    },
+    async read(operation, task) {
+      if (closing) throw storageClosed('lowdb');
       try {
         return await task();
       } catch (error) {
-        throw isDocevalsError(error) ? error : storageError('lowdb', operation, error);
-      }
-    });
-  };
-
-  /** Reads the committed state; no lock, since it only changes once a write is on disk. */
-  const read = async <R>(operation: string, task: () => R | Promise<R>): Promise<R> => {
-    assertOpen(operation);
-    try {
-      return await task();
-    } catch (error) {
-      throw isDocevalsError(error) ? error : storageError('lowdb', operation, error);
-    }
-  };
-
-  function collection<T extends StoredRecordBase>(name: CollectionName): RecordCollection<T> {
-    const entryOf = (organizationId: string, id: string) => state[name].get(organizationId)?.get(id);
-    const out = (entry: RecordEntry): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
-
-    return {
-      get: (organizationId, id) =>
-        read(`${name}.get`, () => {
-          const entry = entryOf(organizationId, id);
-          return entry ? out(entry) : null;
-        }),
-      getMany: (organizationId, ids) =>
-        read(`${name}.getMany`, () =>
-          ids.map((id) => {
-            const entry = entryOf(organizationId, id);
-            return entry ? out(entry) : null;
-          }),
-        ),
-      insert(record) {
-        // Copied now: the caller may change its object before the write lock comes round. Through JSON, so that
-        // what reads return now is exactly what they will return after a restart.
-        const value = jsonCopy(record);
-        return exclusive(`${name}.insert`, async () => {
-          if (entryOf(value.organization_id, value.id)) throw idTaken(name, value.id);
-          const entry: RecordEntry = { version: 1, value };
-          await commit({ ...state, [name]: withItem(state[name], value.organization_id, value.id, entry) });
-          return out(entry);
-        });
-      },
-      replace(record, expectedVersion) {
-        const value = jsonCopy(record);
-        return exclusive(`${name}.replace`, async () => {
-          const current = entryOf(value.organization_id, value.id);
-          if (!current || current.version !== expectedVersion) return null;
-          const entry: RecordEntry = { version: current.version + 1, value };
-          await commit({ ...state, [name]: withItem(state[name], value.organization_id, value.id, entry) });
-          return out(entry);
-        });
-      },
-      delete: (organizationId, id, expectedVersion) =>
-        exclusive(`${name}.delete`, async () => {
-          const current = entryOf(organizationId, id);
-          if (!current) return false;
-          if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
-          await commit({ ...state, [name]: withItem(state[name], organizationId, id, undefined) });
-          return true;
-        }),
-      list: (organizationId, query) =>
-        read(`${name}.list`, () => {
-          const entries = state[name].get(organizationId);
-          const values = entries ? Array.from(entries.values(), (e) => e.value as T) : [];
-          const page = pageRecords(values, query, (id) => entries?.get(id)?.value as T | undefined);
-          return page && { items: page.items.map((r) => structuredClone(r)), has_more: page.has_more };
-        }),
-    };
-  }
-
-  const files: FileStore = {
-    async retain(organizationId, fileId, content?: StoredFile) {
-      assertOpen('files.retain');
-      const metaOf = () => state.files.get(organizationId)?.get(fileId);
-      const bytes = content && copyBytes(content.bytes);
-      let staged: string | undefined;
-      try {
-        // Stage the bytes before taking the write lock when the file looks new: the slow part (writing and syncing
-        // a large document) then runs beside other writes instead of in front of them.
-        if (bytes && !metaOf()) staged = await contents.stage(organizationId, fileId, bytes);
-        return await exclusive('files.retain', async () => {
-          const meta = metaOf();
-          if (meta) {
-            await commit({ ...state, files: withItem(state.files, organizationId, fileId, { ...meta, references: meta.references + 1 }) });
-            return true;
-          }
-          if (!content || !bytes) return false;
-          staged ??= await contents.stage(organizationId, fileId, bytes);
-          await contents.commit(staged, organizationId, fileId);
-          staged = undefined;
-          try {
-            await commit({
-              ...state,
-              files: withItem(state.files, organizationId, fileId, { references: 1, mime_type: content.mime_type, size: bytes.byteLength }),
-            });
-          } catch (error) {
-            await contents.discard(contents.pathOf(organizationId, fileId));
-            throw error;
-          }
-          return true;
-        });
-      } catch (error) {
-        throw isDocevalsError(error) ? error : storageError('lowdb', 'files.retain', error);
-      } finally {
-        if (staged) await contents.discard(staged);
+        throw failure(operation, error);
       }
     },
-
-    release: (organizationId, fileId) =>
-      exclusive('files.release', async () => {
-        const meta = state.files.get(organizationId)?.get(fileId);
-        if (!meta) return;
-        if (meta.references > 1) {
-          await commit({ ...state, files: withItem(state.files, organizationId, fileId, { ...meta, references: meta.references - 1 }) });
-          return;
-        }
-        await commit({ ...state, files: withItem(state.files, organizationId, fileId, undefined) });
-        // After the db write: a crash in between leaves an unreferenced file, which the next open sweeps away.
-        await contents.discard(contents.pathOf(organizationId, fileId));
-      }),
-
-    get: (organizationId, fileId) =>
-      read('files.get', async () => {
-        // The content is read after the db entry, without the write lock: if the file was released (and maybe
-        // stored again) meanwhile, the entry has changed too, and the read starts over from the new entry.
-        for (let attempt = 0; ; attempt++) {
-          const meta = state.files.get(organizationId)?.get(fileId);
-          if (!meta) return null;
-          const bytes = await contents.read(organizationId, fileId);
-          if (bytes !== null && bytes.byteLength === meta.size) return { bytes, mime_type: meta.mime_type };
-          if (state.files.get(organizationId)?.get(fileId) !== meta && attempt < 3) continue;
-          const path = contents.pathOf(organizationId, fileId);
-          throw new Error(
-            bytes === null
-              ? `the content of ${fileId} is missing from ${path}`
-              : `the content of ${fileId} in ${path} has ${bytes.byteLength} bytes, ${meta.size} were stored`,
-          );
-        }
-      }),
   };
 
   return {
     name: 'lowdb',
     dir,
-    evaluations: collection('evaluations'),
-    iterations: collection('iterations'),
-    processors: collection('processors'),
-    files,
+    swept: loaded.swept,
+    evaluations: lowdbRecordCollection<EvaluationRecord>(ctx, 'evaluations'),
+    documents: lowdbChildCollection<DocumentRecord>(ctx, 'documents'),
+    iterations: lowdbRecordCollection<IterationRecord>(ctx, 'iterations'),
+    predictions: lowdbChildCollection<PredictionRecord>(ctx, 'predictions'),
+    processors: lowdbRecordCollection<ProcessorRecord>(ctx, 'processors'),
+    events: lowdbChildCollection<IterationEventRecord>(ctx, 'events'),
+    jobs: lowdbRecordCollection<JobRecord>(ctx, 'jobs'),
+    files: lowdbFileStore(ctx, contents, log),
     close() {
-      // Writes already queued finish first; then the folder is free for another process.
-      closing ??= writeLock.run(() => undefined).finally(() => folderLock.release());
+      // Writes already queued finish first, then pending batches are flushed; then the folder is free.
+      closing ??= writeLock
+        .run(() => disk.drain())
+        .catch(() => undefined)
+        .finally(() => folderLock.release());
       return closing;
     },
   };
 }
 
-function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+/** A short, path-free reason: the errno code (`ENOSPC`, `EACCES`) or the error's name. */
+function codeOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : 'unknown error';
 }

@@ -9,7 +9,14 @@
  * | `{prefix}{<org>}:evals` | sorted set | member = id, score = `updated_at` in ms |
  * | `{prefix}{<org>}:iteration:<id>`, `{prefix}{<org>}:iterations` | as above | iterations |
  * | `{prefix}{<org>}:processor:<id>`, `{prefix}{<org>}:processors` | as above | processors |
- * | `{prefix}{<org>}:file:<file_id>` | hash | `bytes` (raw), `mime_type`, `refs` (reference count) |
+ * | `{prefix}{<org>}:file:<file_id>` | hash | `bytes` (raw), `mime_type`, `refs` (reference count), `at` (last retain, ms) |
+ * | `{prefix}{<org>}:doc:<parent>:<id>` | hash | a document: `v`, `json`, `w`, `t` (its totals, JSON `[key, "value", ...]`) |
+ * | `{prefix}{<org>}:docs:<parent>` | sorted set | the evaluation's documents: member = id, score = place in order |
+ * | `{prefix}{<org>}:doctotals:<parent>` | hash | `count`, `seq` (last place given), `s:<key>` (sum of each totals key) |
+ * | `{prefix}{<org>}:pred:<parent>:<id>`, `preds:<parent>`, `predtotals:<parent>` | as above | predictions of an iteration |
+ * | `{prefix}{<org>}:event:<parent>:<id>`, `events:<parent>`, `eventtotals:<parent>` | as above | events of an iteration's jobs |
+ * | `{prefix}{docevals-jobs}:job:<id>`, `jobs` | as records | active jobs, for runners (docs/spec/jobs.md) |
+ * | `{prefix}{<org>}:batch:<token>` | string | the answer of a file batch, for 1 hour: a resent batch counts once |
  *
  * Why it is shaped so:
  * - Organization ids are arbitrary strings; encoded, they hold no `:`, `{` or `}`, so one organization's keys can
@@ -17,12 +24,16 @@
  * - The braces make the encoded organization a Redis Cluster hash tag: every key a Lua script touches lives in one
  *   slot, which keeps the scripts valid on a cluster-compatible proxy.
  * - Equal scores sort by member bytes, so the sorted set's order is exactly (updated_at, id) for ASCII ids.
+ * - A child's `<parent>` is escaped like an organization id, so `a:b` + `c` and `a` + `b:c` never share a key.
  */
 
 /** The collections that have a record hash per id and an ordering sorted set per organization. */
-export type RecordKind = 'eval' | 'iteration' | 'processor';
+export type RecordKind = 'eval' | 'iteration' | 'processor' | 'job';
 
-const INDEX_SUFFIX: Record<RecordKind, string> = { eval: 'evals', iteration: 'iterations', processor: 'processors' };
+const INDEX_SUFFIX: Record<RecordKind, string> = { eval: 'evals', iteration: 'iterations', processor: 'processors', job: 'jobs' };
+
+/** The child collections: documents (`doc`) and predictions (`pred`). */
+export type ChildKind = 'doc' | 'pred' | 'event';
 
 /** Builds the keys of one store (one `keyPrefix`). */
 export interface KeyLayout {
@@ -31,6 +42,10 @@ export interface KeyLayout {
   record(kind: RecordKind, organizationId: string, id: string): string;
   index(kind: RecordKind, organizationId: string): string;
   file(organizationId: string, fileId: string): string;
+  child(kind: ChildKind, organizationId: string, parentId: string, id: string): string;
+  childOrder(kind: ChildKind, organizationId: string, parentId: string): string;
+  childTotals(kind: ChildKind, organizationId: string, parentId: string): string;
+  batch(organizationId: string, token: string): string;
 }
 
 /** The hash field that keeps a copy of the top-level string field `name`, so `where` filters read only these. */
@@ -49,6 +64,11 @@ export function encodeKeySegment(value: string): string {
   return value.replace(/[^A-Za-z0-9_.~-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** The inverse of {@link encodeKeySegment}. */
+export function decodeKeySegment(value: string): string {
+  return value.replace(/%([0-9a-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
 /**
  * The keys of a store with this `keyPrefix`, for hosts that inspect, back up or delete one organization's data.
  *
@@ -64,5 +84,9 @@ export function keyLayout(prefix: string): KeyLayout {
     record: (kind, organizationId, id) => `${organization(organizationId)}${kind}:${id}`,
     index: (kind, organizationId) => `${organization(organizationId)}${INDEX_SUFFIX[kind]}`,
     file: (organizationId, fileId) => `${organization(organizationId)}file:${fileId}`,
+    child: (kind, organizationId, parentId, id) => `${organization(organizationId)}${kind}:${encodeKeySegment(parentId)}:${id}`,
+    childOrder: (kind, organizationId, parentId) => `${organization(organizationId)}${kind}s:${encodeKeySegment(parentId)}`,
+    childTotals: (kind, organizationId, parentId) => `${organization(organizationId)}${kind}totals:${encodeKeySegment(parentId)}`,
+    batch: (organizationId, token) => `${organization(organizationId)}batch:${token}`,
   };
 }

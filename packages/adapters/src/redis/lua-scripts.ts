@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { type ChildScripts, defineChildScripts } from './child-scripts.js';
 
 /**
  * The Lua scripts behind every write of the Redis adapter. A script runs atomically on the server, so a
@@ -100,7 +101,7 @@ return out
 `;
 
 /**
- * KEYS: file. ARGV: has content ('1' | '0'), bytes, mime type, write token. Adds one reference, storing the content
+ * KEYS: file. ARGV: has content ('1' | '0'), bytes, mime type, write token, now (ms, kept in `at` for the sweep). Adds one reference, storing the content
  * first when the file is absent and content is given. Returns 1, or 0 when the file is absent and no content came.
  * The token makes a resent call a no-op (the reference counts once), as for records.
  */
@@ -108,11 +109,11 @@ const RETAIN = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
   if redis.call('HGET', KEYS[1], 'w') == ARGV[4] then return 1 end
   redis.call('HINCRBY', KEYS[1], 'refs', 1)
-  redis.call('HSET', KEYS[1], 'w', ARGV[4])
+  redis.call('HSET', KEYS[1], 'w', ARGV[4], 'at', ARGV[5] or '0')
   return 1
 end
 if ARGV[1] ~= '1' then return 0 end
-redis.call('HSET', KEYS[1], 'bytes', ARGV[2], 'mime_type', ARGV[3], 'refs', 1, 'w', ARGV[4])
+redis.call('HSET', KEYS[1], 'bytes', ARGV[2], 'mime_type', ARGV[3], 'refs', 1, 'w', ARGV[4], 'at', ARGV[5] or '0')
 return 1
 `;
 
@@ -132,7 +133,7 @@ return 1
 `;
 
 /** The commands the scripts add to a client. Namespaced, so they cannot shadow a host's own defined commands. */
-export interface DocevalsScripts {
+export interface DocevalsScripts extends ChildScripts {
   docevalsInsert(
     record: string,
     index: string,
@@ -161,7 +162,7 @@ export interface DocevalsScripts {
     side: 'after' | 'before',
     count: number,
   ): Promise<Array<number | string> | null>;
-  docevalsRetain(file: string, hasContent: '1' | '0', bytes: Buffer | string, mimeType: string, token: string): Promise<number>;
+  docevalsRetain(file: string, hasContent: '1' | '0', bytes: Buffer | string, mimeType: string, token: string, now?: string): Promise<number>;
   docevalsRelease(file: string, token: string): Promise<number>;
 }
 
@@ -177,5 +178,6 @@ export function defineScripts(client: Redis): Redis & DocevalsScripts {
   client.defineCommand('docevalsRange', { numberOfKeys: 1, lua: RANGE, readOnly: true });
   client.defineCommand('docevalsRetain', { numberOfKeys: 1, lua: RETAIN });
   client.defineCommand('docevalsRelease', { numberOfKeys: 1, lua: RELEASE });
+  defineChildScripts(client);
   return client as Redis & DocevalsScripts;
 }

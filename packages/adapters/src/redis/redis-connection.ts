@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { DocevalsError, storageError } from '@docevals/core';
+import { DocevalsError } from '@docevals/core';
+import { storageClosed } from '../shared/errors.js';
 import { defineScripts, type DocevalsScripts } from './lua-scripts.js';
 
 /**
@@ -91,10 +92,20 @@ export function openRedisConnection(
     });
   }
 
-  return {
+  const connection: RedisConnection = {
     client,
-    async run(operation, work) {
-      if (closed) throw storageError('redis', operation, new Error('the storage is closed'));
+    run: (operation, work) => runWork(operation, work),
+    close() {
+      closed = true;
+      closing ??= owned ? quit() : Promise.resolve();
+      return closing;
+    },
+  };
+  return connection;
+
+  async function runWork<T>(operation: string, work: (client: Redis & DocevalsScripts) => Promise<T>): Promise<T> {
+    {
+      if (closed) throw storageClosed('redis');
       try {
         if (owned) await ensureReady();
         return await work(client);
@@ -102,15 +113,10 @@ export function openRedisConnection(
         if (error instanceof DocevalsError) throw error;
         // When the connection is down, what brought it down says more than "Connection is closed".
         const cause = owned && raw.status !== 'ready' && lastConnectionError ? lastConnectionError : error;
-        throw storageError('redis', operation, cause);
+        throw redisFailure(operation, cause);
       }
-    },
-    close() {
-      closed = true;
-      closing ??= owned ? quit() : Promise.resolve();
-      return closing;
-    },
-  };
+    }
+  }
 
   async function quit(): Promise<void> {
     if (raw.status === 'ready') {
@@ -124,4 +130,15 @@ export function openRedisConnection(
     }
     raw.disconnect();
   }
+}
+
+/**
+ * The one place where a failure of Redis becomes the caller's error: a `storage_error` naming the operation and a
+ * short reason (the error's code or name), never the host, port or reply text (issue 13 L1); the original error is
+ * the `cause`, for logs.
+ */
+export function redisFailure(operation: string, cause: unknown): DocevalsError {
+  const code = (cause as { code?: unknown } | null)?.code;
+  const reason = typeof code === 'string' ? code : cause instanceof Error ? cause.name : 'unknown error';
+  return new DocevalsError('storage_error', `The redis storage failed during ${operation} (${reason}).`, { cause });
 }

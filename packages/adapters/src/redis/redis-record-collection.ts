@@ -5,6 +5,9 @@ import type { Redis } from 'ioredis';
 import { stringFieldKey, type KeyLayout, type RecordKind } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
+import { idTaken } from '../shared/errors.js';
+import { matchesWhere } from '../shared/page-records.js';
+import type { WriteObserver } from '../shared/write-observer.js';
 
 type Client = Redis & DocevalsScripts;
 
@@ -13,8 +16,6 @@ type Client = Redis & DocevalsScripts;
  * records are fetched to test the filter, so a batch costs little even when the records are large.
  */
 const FILTER_BATCH = 100;
-
-const NOUNS: Record<RecordKind, string> = { eval: 'An evaluation', iteration: 'An iteration', processor: 'A processor' };
 
 /**
  * One record collection: each record a hash (`v`, `json`, `s:<field>`), ordered per organization by a sorted set
@@ -25,6 +26,7 @@ export function redisRecordCollection<T extends StoredRecordBase>(
   keys: KeyLayout,
   kind: RecordKind,
   label: string,
+  onWrite?: WriteObserver,
 ): RecordCollection<T> {
   const recordKey = (organizationId: string, id: string) => keys.record(kind, organizationId, id);
   const indexKey = (organizationId: string) => keys.index(kind, organizationId);
@@ -76,9 +78,8 @@ export function redisRecordCollection<T extends StoredRecordBase>(
           writeToken(),
           ...fields,
         );
-        if (inserted !== 1) {
-          throw new DocevalsError('conflict', `${NOUNS[kind]} with id "${record.id}" already exists in this organization.`);
-        }
+        if (inserted !== 1) throw idTaken(label, record.id);
+        onWrite?.({ collection: label, bytes: json.length });
         return { value: JSON.parse(json) as T, version: 1 };
       });
     },
@@ -90,6 +91,7 @@ export function redisRecordCollection<T extends StoredRecordBase>(
         const token = writeToken();
         const args = [key, indexKey(record.organization_id), record.id, score, json, expectedVersion, token, ...fields] as const;
         const version = await client.docevalsReplace(...args);
+        if (version > 0) onWrite?.({ collection: label, bytes: json.length });
         return version > 0 ? { value: JSON.parse(json) as T, version } : null;
       });
     },
@@ -163,7 +165,7 @@ export function redisRecordCollection<T extends StoredRecordBase>(
       const records = await fetch(client, organizationId, candidates);
       for (const record of records) {
         // Re-checked on the body: the record may have changed between the filter read and this one.
-        if (!record || seen.has(record.value.id) || !matches(record.value, where)) continue;
+        if (!record || seen.has(record.value.id) || !matchesWhere(record.value, query.where)) continue;
         seen.add(record.value.id);
         found.push(record);
         if (found.length > limit) break;
@@ -185,11 +187,6 @@ export function redisRecordCollection<T extends StoredRecordBase>(
     }
     return { json: JSON.stringify(record), score, fields };
   }
-}
-
-function matches(record: StoredRecordBase, where: [string, string][]): boolean {
-  const fields = record as unknown as Record<string, unknown>;
-  return where.every(([name, value]) => fields[name] === value);
 }
 
 /** Runs a pipeline and returns its replies, throwing the first command error. */

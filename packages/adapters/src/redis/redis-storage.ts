@@ -1,10 +1,22 @@
 import { DocevalsError } from '@docevals/core';
-import type { EvaluationRecord, IterationRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, JobRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { WriteObserver } from '../shared/write-observer.js';
+import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
 import { keyLayout } from './key-layout.js';
 import { openRedisConnection } from './redis-connection.js';
 import { redisFileStore } from './redis-file-store.js';
 import { redisRecordCollection } from './redis-record-collection.js';
+import { isLegacyEvaluation, isLegacyIteration } from '../shared/legacy-records.js';
+import {
+  convertingCollection,
+  type Maintenance,
+  migrateEvaluation,
+  migrateIteration,
+  type RedisSweepOptions,
+  type RedisSweepReport,
+  sweepOrphans,
+} from './redis-maintenance.js';
 
 /** Options of {@link redisStorage}: exactly one of `client` and `url`. */
 export interface RedisStorageOptions {
@@ -41,6 +53,8 @@ export interface RedisStorageOptions {
    * @example redisStorage({ url, redisOptions: { commandTimeout: 30_000, tls: {} } })
    */
   redisOptions?: RedisOptions;
+  /** Called after each write with the bytes of the records it sent (JSON); for meters and tests. */
+  onWrite?: WriteObserver;
 }
 
 /**
@@ -63,19 +77,47 @@ export interface RedisStorageOptions {
  * // Or the adapter's own connection: close() quits it.
  * const owned = redisStorage({ url: 'redis://127.0.0.1:6379' });
  */
-export function redisStorage(options: RedisStorageOptions): Storage {
+/** A Redis storage, with its maintenance call. */
+export interface RedisStorage extends Storage {
+  /**
+   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
+   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
+   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
+   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
+   */
+  sweep(options?: RedisSweepOptions): Promise<RedisSweepReport>;
+}
+
+export function redisStorage(options: RedisStorageOptions): RedisStorage {
   const { client, url, keyPrefix = 'docevals:', redisOptions } = options;
   if ((client === undefined) === (url === undefined)) {
     throw new DocevalsError('validation_error', 'redisStorage needs exactly one of `client` (an ioredis client) and `url`.');
   }
   const connection = openRedisConnection(client ? { client } : { url: url!, redisOptions });
   const keys = keyLayout(keyPrefix);
+  const documents = redisChildCollection<DocumentRecord>(connection, keys, 'doc', 'documents', options.onWrite);
+  const predictions = redisChildCollection<PredictionRecord>(connection, keys, 'pred', 'predictions', options.onWrite);
+  // The collections as stored, for the conversion of old-layout records and the sweep.
+  const maintenance: Maintenance = {
+    client: connection.client,
+    keys,
+    prefix: keyPrefix,
+    evaluations: redisRecordCollection<EvaluationRecord>(connection, keys, 'eval', 'evaluations', options.onWrite),
+    iterations: redisRecordCollection<IterationRecord>(connection, keys, 'iteration', 'iterations', options.onWrite),
+    documents,
+    predictions,
+  };
   return {
     name: 'redis',
-    evaluations: redisRecordCollection<EvaluationRecord>(connection, keys, 'eval', 'evaluations'),
-    iterations: redisRecordCollection<IterationRecord>(connection, keys, 'iteration', 'iterations'),
-    processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors'),
+    evaluations: convertingCollection(maintenance.evaluations, isLegacyEvaluation, (org, id) => migrateEvaluation(maintenance, org, id)),
+    documents,
+    iterations: convertingCollection(maintenance.iterations, isLegacyIteration, (org, id) => migrateIteration(maintenance, org, id)),
+    predictions,
+    processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors', options.onWrite),
+    events: redisChildCollection<IterationEventRecord>(connection, keys, 'event', 'events', options.onWrite),
+    jobs: redisRecordCollection<JobRecord>(connection, keys, 'job', 'jobs', options.onWrite),
     files: redisFileStore(connection, keys),
+    sweep: (sweepOptions) => connection.run('sweep', () => sweepOrphans(maintenance, sweepOptions)),
     close: () => connection.close(),
   };
 }

@@ -7,7 +7,7 @@
  */
 import { updateRecord } from '@docevals/core';
 import { lowdbStorage } from '../../src/lowdb/index.js';
-import { contentOf, streamEvaluation, streamProcessor, STREAM_ORG } from './lowdb-fixtures.js';
+import { contentOf, streamDocument, streamEvaluation, streamProcessor, STREAM_ORG } from './lowdb-fixtures.js';
 
 const [mode, dir] = process.argv.slice(2);
 
@@ -19,7 +19,7 @@ async function stream(): Promise<void> {
   await storage.evaluations.insert(streamEvaluation());
   say('ready');
   for (let i = 0; ; i++) {
-    switch (i % 3) {
+    switch (i % 4) {
       case 0:
         await storage.processors.insert(streamProcessor(i));
         say(`insert ${i}`);
@@ -31,9 +31,19 @@ async function stream(): Promise<void> {
         }));
         say(`update ${i}`);
         break;
-      default:
+      case 2:
+        // One document: its file reference, then the document (what the service does).
         await storage.files.retain(STREAM_ORG, `file_${i}`, contentOf(i));
-        say(`retain ${i}`);
+        await storage.documents.put(streamDocument(String(i)), 0);
+        say(`document ${i}`);
+        break;
+      default: {
+        // A batch: five files in one retainMany, five documents in one insertMany.
+        const keys = Array.from({ length: 5 }, (_, k) => `${i}_${k}`);
+        await storage.files.retainMany(STREAM_ORG, keys.map((key, k) => ({ fileId: `file_${key}`, content: contentOf(i + k) })));
+        await storage.documents.insertMany(keys.map(streamDocument));
+        say(`batch ${i}`);
+      }
     }
   }
 }

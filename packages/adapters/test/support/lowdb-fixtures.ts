@@ -1,4 +1,4 @@
-import type { EvaluationRecord, ProcessorRecord, StoredFile } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, ProcessorRecord, StoredFile } from '@docevals/core';
 
 /** Records the streaming child writes and the parent checks, built the same way on both sides. */
 export const STREAM_ORG = 'org_stream';
@@ -15,7 +15,7 @@ export function streamEvaluation(): EvaluationRecord {
     schema_id: 'sch_id_0000000000000000',
     schema_data_id: 'sch_data_id_0000000000000000',
     default_inference_settings: {},
-    documents: [],
+    document_count: 0,
     iteration_ids: [],
   };
 }
@@ -45,4 +45,20 @@ export function contentOf(i: number): StoredFile {
   const bytes = new Uint8Array(4096);
   for (let k = 0; k < bytes.length; k++) bytes[k] = (k * 31 + i * 7) & 0xff;
   return { bytes, mime_type: 'application/pdf' };
+}
+
+/** The document the streaming child stores for file `file_<key>` of the evaluation. */
+export function streamDocument(key: string): DocumentRecord {
+  return {
+    id: `file_${key}`,
+    organization_id: STREAM_ORG,
+    parent_id: 'eval_stream',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    filename: `${key}.pdf`,
+    mime_type: 'application/pdf',
+    size: 4096,
+    annotation: { key },
+    annotation_metadata: null,
+    revision: `rev_${key}`,
+  };
 }

@@ -34,6 +34,12 @@ export interface ExtractAllOptions {
    * saves each prediction as it completes. An error it throws rejects the whole call.
    */
   onDocument?: (documentIndex: number, result: DocumentPrediction) => Promise<void> | void;
+  /**
+   * Stops the work (a cancelled iteration): no extractor call starts once it is aborted, and calls in flight get it
+   * combined with their timeout signal. The documents it stopped end as failed with `metadata.error` "cancelled";
+   * `onDocument` is not called for them.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ExtractionRunner {
@@ -112,12 +118,13 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
               validate,
               limit,
               options: config,
+              ...(callOptions.signal ? { signal: callOptions.signal } : {}),
               ...(callOptions.onCall ? { onCall: callOptions.onCall } : {}),
             }),
           ),
         );
         const result = runs === 1 ? single(results[0]!) : consensus(results);
-        if (callOptions.onDocument) await callOptions.onDocument(documentIndex, result);
+        if (callOptions.onDocument && !callOptions.signal?.aborted) await callOptions.onDocument(documentIndex, result);
         return result;
       }),
     );

@@ -175,7 +175,8 @@ export function evaluationOperations(ctx: ServiceContext) {
         const stored = await ctx.storage.evaluations.insert(record);
         const contents = new Map<string, StoredFile>();
         for (const d of prepared) if (d.content) contents.set(d.file_id, d.content);
-        return await renderEvaluation(ctx, stored.value, { documents, iterations: inserted, contents });
+        const predictions = new Map(iterations.map((it) => [it.record.id, new Map(it.predictions.map((p) => [p.id, p]))]));
+        return await renderEvaluation(ctx, stored.value, { documents, iterations: inserted, contents, predictions });
       } catch (error) {
         for (const iteration of inserted) {
           await ctx.storage.predictions.deleteAll(organizationId, iteration.id).catch(() => undefined);

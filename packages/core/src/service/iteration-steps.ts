@@ -1,7 +1,7 @@
 import { DocevalsError, notFound } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/index.js';
-import type { DocumentRecord, EvaluationRecord, IterationRecord, IterationStatus } from '../storage.js';
+import type { DocumentRecord, EvaluationRecord, IterationJob, IterationRecord, IterationStatus, PredictionRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { loadExtractionDocument } from './document-files.js';
 import { refreshPrediction } from './every-iteration.js';
@@ -41,8 +41,10 @@ export function newIterationRecord(fields: {
   evaluationId: string;
   settings: InferenceSettings;
   schema: IterationSchema;
-  status: Extract<IterationStatus, 'running' | 'completed'>;
+  status: Extract<IterationStatus, 'queued' | 'running' | 'completed'>;
   now: string;
+  /** The job that will run it (created iterations); null for imported ones. */
+  job?: IterationJob | null;
 }): IterationRecord {
   return {
     id: fields.id,
@@ -54,10 +56,11 @@ export function newIterationRecord(fields: {
     schema_id: fields.schema.schema_id,
     schema_data_id: fields.schema.schema_data_id,
     status: fields.status,
-    started_at: fields.now,
+    started_at: fields.status === 'queued' ? null : fields.now,
     finished_at: fields.status === 'completed' ? fields.now : null,
     error: null,
     lease: null,
+    job: fields.job ?? null,
     created_at: fields.now,
     updated_at: fields.now,
   };
@@ -90,20 +93,32 @@ export async function runDocuments(
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
   mode: 'insert' | 'replace',
+  job: {
+    /** Stops the run: no new extractor call, calls in flight aborted, their documents not saved. */
+    signal?: AbortSignal;
+    /** Written on each prediction (`job_id`). */
+    jobId?: string;
+    /** Called after each prediction is saved (the job's document event). */
+    onSaved?: (prediction: PredictionRecord) => Promise<void>;
+  } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
   let firstError: string | null = null;
   const chunkSize = Math.max(64, ctx.concurrency * 8);
   for (let start = 0; start < documents.length; start += chunkSize) {
+    if (job.signal?.aborted) break;
     const chunk = documents.slice(start, start + chunkSize);
     const loaded = await Promise.all(chunk.map((d) => loadExtractionDocument(ctx, organizationId, d)));
     await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
+      ...(job.signal ? { signal: job.signal } : {}),
       onDocument: async (index, result) => {
         const document = chunk[index]!;
         const record = newPredictionRecord(iteration, document, result, ctx.now());
+        if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);
         await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
         if (mode === 'replace') await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+        if (job.onSaved) await job.onSaved(record);
       },
     });
   }
@@ -187,4 +202,16 @@ export async function restartIteration(ctx: ServiceContext, iteration: Iteration
   }));
   if (!started) throw notFound('iteration', iteration.id);
   return started.record.value;
+}
+
+/**
+ * Best effort, after a run stopped on an error (a store or a file failing): the iteration is `failed` with that
+ * error instead of staying `running`. The predictions saved so far are kept; `process` with `only_missing` resumes.
+ */
+export async function stopIteration(ctx: ServiceContext, iteration: IterationRecord, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
+    write: { ...current, status: 'failed' as IterationStatus, error: message, finished_at: ctx.now(), lease: null, updated_at: ctx.now() },
+    result: undefined,
+  })).catch(() => undefined);
 }

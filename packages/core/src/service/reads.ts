@@ -33,9 +33,12 @@ export function requireIterationOf(evaluation: EvaluationRecord, iterationId: st
 
 /** An evaluation and one of its iterations, or `not_found` for either. */
 export async function requireIteration(ctx: ServiceContext, organizationId: string, evaluationId: string, iterationId: string) {
-  const evaluation = await requireEvaluation(ctx, organizationId, evaluationId);
+  // Both reads at once: the iteration only counts when the evaluation lists it.
+  const [evaluation, iteration] = await Promise.all([
+    requireEvaluation(ctx, organizationId, evaluationId),
+    ctx.storage.iterations.get(organizationId, iterationId),
+  ]);
   requireIterationOf(evaluation.value, iterationId);
-  const iteration = await ctx.storage.iterations.get(organizationId, iterationId);
   if (!iteration || iteration.value.evaluation_id !== evaluationId) throw notFound('iteration', iterationId);
   return { evaluation: evaluation.value, iteration: iteration.value };
 }

@@ -62,8 +62,13 @@ async function outcomes(
   ctx: ServiceContext,
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
+  known?: ReadonlyMap<string, PredictionRecord>,
 ): Promise<PredictionWithMetrics[]> {
   const out: PredictionWithMetrics[] = [];
+  if (known) {
+    for (const document of documents) out.push(outcome(document, known.get(document.id) ?? null));
+    return out;
+  }
   for (let start = 0; start < documents.length; start += READ_PAGE) {
     const page = documents.slice(start, start + READ_PAGE);
     const predictions = await predictionsFor(ctx, iteration.organization_id, iteration.id, page);
@@ -80,11 +85,17 @@ export async function renderIteration(
   ctx: ServiceContext,
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
+  /** Every prediction of the iteration, when a create has just written them: not read back. */
+  known?: ReadonlyMap<string, PredictionRecord>,
 ): Promise<Iteration> {
-  const all = await outcomes(ctx, iteration, documents);
+  const [all, totals] = await Promise.all([
+    outcomes(ctx, iteration, documents, known),
+    ctx.storage.predictions.totals(iteration.organization_id, iteration.id),
+  ]);
   const predictions: Iteration['predictions'] = [];
   const items: ItemMetric[] = [];
   const sums = { similarity: 0, aligned_similarity: 0, scored: 0 };
+  let failed = 0;
   for (const o of all) {
     predictions.push({ document_id: o.document_id, prediction: o.prediction, metadata: o.metadata });
     items.push(o.metrics);
@@ -92,8 +103,9 @@ export async function renderIteration(
       sums.similarity += o.metrics.similarity;
       sums.aligned_similarity += o.metrics.aligned_similarity;
       sums.scored += 1;
-    }
+    } else if (o.status === 'failed') failed += 1;
   }
+  const sum = (key: string) => totals.sums[key] ?? 0;
   return {
     id: iteration.id,
     updated_at: iteration.updated_at,
@@ -103,6 +115,12 @@ export async function renderIteration(
     metric_results: { item_metrics: items, ...metricMeans(sums, documents.length), metric_type: 'levenshtein' },
     schema_data_id: iteration.schema_data_id,
     schema_id: iteration.schema_id,
+    status: iteration.status,
+    progress: { total: documents.length, succeeded: sums.scored, failed, pending: documents.length - sums.scored - failed },
+    started_at: iteration.started_at,
+    finished_at: iteration.finished_at,
+    error: iteration.error,
+    usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
   };
 }
 
@@ -113,9 +131,9 @@ export async function renderIteration(
 export async function renderIterationSummary(
   ctx: ServiceContext,
   iteration: IterationRecord,
-  documentCount: number,
+  documentTotal: number | Promise<number>,
 ): Promise<IterationSummary> {
-  const totals = await ctx.storage.predictions.totals(iteration.organization_id, iteration.id);
+  const [totals, total] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentTotal]);
   const sum = (key: string) => totals.sums[key] ?? 0;
   const succeeded = Math.round(sum('succeeded'));
   const failed = Math.round(sum('failed'));
@@ -131,10 +149,10 @@ export async function renderIterationSummary(
     started_at: iteration.started_at,
     finished_at: iteration.finished_at,
     error: iteration.error,
-    progress: { total: documentCount, succeeded, failed, pending: Math.max(0, documentCount - succeeded - failed) },
+    progress: { total, succeeded, failed, pending: Math.max(0, total - succeeded - failed) },
     usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
     metric_results: {
-      ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, documentCount),
+      ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, total),
       metric_type: 'levenshtein',
     },
   };
@@ -158,14 +176,20 @@ export async function renderPredictionPage(
 export async function renderEvaluation(
   ctx: ServiceContext,
   evaluation: EvaluationRecord,
-  inHand?: { documents: DocumentRecord[]; iterations: IterationRecord[]; contents: ReadonlyMap<string, StoredFile> },
+  inHand?: {
+    documents: DocumentRecord[];
+    iterations: IterationRecord[];
+    contents: ReadonlyMap<string, StoredFile>;
+    /** By iteration id: every prediction written with it. */
+    predictions: ReadonlyMap<string, ReadonlyMap<string, PredictionRecord>>;
+  },
 ): Promise<Evaluation> {
   const [records, iterations] = inHand
     ? [inHand.documents, inHand.iterations]
     : await Promise.all([readAllDocuments(ctx, evaluation.organization_id, evaluation.id), loadIterations(ctx, evaluation)]);
   const documents = await renderDocuments(ctx, evaluation.organization_id, records, inHand?.contents);
   const rendered: Iteration[] = [];
-  for (const iteration of iterations) rendered.push(await renderIteration(ctx, iteration, records));
+  for (const iteration of iterations) rendered.push(await renderIteration(ctx, iteration, records, inHand?.predictions.get(iteration.id)));
   return {
     id: evaluation.id,
     updated_at: evaluation.updated_at,

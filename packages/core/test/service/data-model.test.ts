@@ -83,7 +83,11 @@ describe('the per-document data model', () => {
       default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('bad.json', { fail: true }, { total: 1 }), invoiceDocument('bad2.json', { fail: true, n: 2 }, { total: 2 })],
     });
-    const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
+    // A sync create answers 502 naming the iteration, which is kept, failed, with the first error.
+    const refused = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'extractor_error', iteration_id: expect.stringMatching(/^eval_iter_/) });
+    expect((refused as Error).message).toMatch(/asked to fail/);
+    const iteration = { id: (refused as { iteration_id: string }).iteration_id };
     const summary = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iteration.id, view: 'summary' });
     expect(summary.status).toBe('failed');
     expect(summary.error).toMatch(/asked to fail/);
@@ -229,5 +233,19 @@ describe('the per-document data model', () => {
     expect(await storage.documents.totals(ORG, evaluation.id)).toMatchObject({ count: 0 });
     for (const it of iterations) expect(await storage.predictions.totals(ORG, it.id)).toMatchObject({ count: 0 });
     expect(await storage.files.get(ORG, evaluation.documents[0]!.id)).toBeNull();
+  });
+
+  it('marks a re-run that stops on a storage failure as failed, keeping what was saved', async () => {
+    const storage = memoryStorage();
+    const docevals = makeService({ storage });
+    const { evaluation, iterations } = await evaluationWith(docevals, 2, 1);
+    const ref = { evaluation_id: evaluation.id, iteration_id: iterations[0]!.id };
+    // The file of the second document disappears from the store (as after a lost disk): its extraction cannot start.
+    await storage.files.release(ORG, evaluation.documents[1]!.id);
+    await expect(docevals.evals.iterations.process(ORG, ref)).rejects.toMatchObject({ code: 'storage_error' });
+    const summary = await docevals.evals.iterations.get(ORG, { ...ref, view: 'summary' });
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatch(/no content for file/);
+    expect(summary.progress.succeeded).toBe(2);
   });
 });

@@ -33,6 +33,8 @@ export function faultyStorage(inner: Storage): { storage: Storage; fail(fault: F
     iterations: wrap(inner.iterations, 'iterations'),
     predictions: wrap(inner.predictions, 'predictions'),
     processors: wrap(inner.processors, 'processors'),
+    events: wrap(inner.events, 'events'),
+    jobs: wrap(inner.jobs, 'jobs'),
     files: wrap(inner.files, 'files'),
     close: () => inner.close(),
   };

@@ -1,0 +1,156 @@
+import type { ChildCollection, ChildRecordBase, RecordCollection, StoredRecordBase, Versioned } from '@docevals/core';
+import { ChildFamilies, type ChildEntry } from '../shared/child-families.js';
+import { idTaken } from '../shared/errors.js';
+import { pageRecords } from '../shared/page-records.js';
+import type { ChildCollectionName, Layout, RecordCollectionName } from './layout.js';
+import type { RecordDisk } from './record-disk.js';
+import { getItem, type LowdbState, type RecordEntry, setItem } from './state.js';
+
+/** What the collections of one lowdb store share: its layout, writer, in-memory state and the two guards. */
+export interface LowdbContext {
+  layout: Layout;
+  disk: RecordDisk;
+  state: LowdbState;
+  /** Runs a write alone (the store's write lock), after the open check, wrapping failures as storage_error. */
+  exclusive<R>(operation: string, task: () => Promise<R>): Promise<R>;
+  /** Runs a read after the open check, wrapping failures as storage_error. */
+  read<R>(operation: string, task: () => R | Promise<R>): Promise<R>;
+}
+
+/**
+ * Copies a record through JSON, before the write lock comes round (the caller may change its object meanwhile):
+ * what reads return now is then exactly what they return after a restart. One small record.
+ */
+function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+const out = <T>(entry: { value: unknown; version: number }): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
+
+/** An evaluation, iteration or processor collection: one file per record. */
+export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbContext, name: RecordCollectionName): RecordCollection<T> {
+  const items = () => ctx.state.records[name];
+  const pathOf = (organizationId: string, id: string) => ctx.layout.record(name, organizationId, id);
+
+  return {
+    get: (organizationId, id) =>
+      ctx.read(`${name}.get`, () => {
+        const entry = getItem(items(), organizationId, id);
+        return entry ? out<T>(entry) : null;
+      }),
+    getMany: (organizationId, ids) =>
+      ctx.read(`${name}.getMany`, () =>
+        ids.map((id) => {
+          const entry = getItem(items(), organizationId, id);
+          return entry ? out<T>(entry) : null;
+        }),
+      ),
+    insert(record) {
+      const value = jsonCopy(record);
+      return ctx.exclusive(`${name}.insert`, async () => {
+        if (getItem(items(), value.organization_id, value.id)) throw idTaken(name, value.id);
+        const entry: RecordEntry = { version: 1, value };
+        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), entry);
+        setItem(items(), value.organization_id, value.id, entry);
+        return out<T>(entry);
+      });
+    },
+    replace(record, expectedVersion) {
+      const value = jsonCopy(record);
+      return ctx.exclusive(`${name}.replace`, async () => {
+        const current = getItem(items(), value.organization_id, value.id);
+        if (!current || current.version !== expectedVersion) return null;
+        const entry: RecordEntry = { version: current.version + 1, value };
+        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), entry);
+        setItem(items(), value.organization_id, value.id, entry);
+        return out<T>(entry);
+      });
+    },
+    delete: (organizationId, id, expectedVersion) =>
+      ctx.exclusive(`${name}.delete`, async () => {
+        const current = getItem(items(), organizationId, id);
+        if (!current) return false;
+        if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
+        await ctx.disk.deleteOne(name, pathOf(organizationId, id));
+        setItem(items(), organizationId, id, undefined);
+        return true;
+      }),
+    list: (organizationId, query) =>
+      ctx.read(`${name}.list`, () => {
+        const entries = items().get(organizationId);
+        const values = entries ? Array.from(entries.values(), (e) => e.value as T) : [];
+        const page = pageRecords(values, query, (id) => entries?.get(id)?.value as T | undefined);
+        return page && { items: page.items.map((r) => structuredClone(r)), has_more: page.has_more };
+      }),
+  };
+}
+
+/** Documents or predictions: one file per child (with its `seq`), a batch as one journal commit. */
+export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContext, name: ChildCollectionName): ChildCollection<T> {
+  const families = ctx.state[name] as unknown as ChildFamilies<T>;
+  const pathOf = (organizationId: string, parentId: string, id: string) => ctx.layout.child(name, organizationId, parentId, id);
+  const bodyOf = (entry: ChildEntry<T>) => ({ version: entry.version, seq: entry.seq, value: entry.value });
+
+  return {
+    get: (organizationId, parentId, id) =>
+      ctx.read(`${name}.get`, () => {
+        const entry = families.entry(organizationId, parentId, id);
+        return entry ? out<T>(entry) : null;
+      }),
+    getMany: (organizationId, parentId, ids) =>
+      ctx.read(`${name}.getMany`, () =>
+        ids.map((id) => {
+          const entry = families.entry(organizationId, parentId, id);
+          return entry ? out<T>(entry) : null;
+        }),
+      ),
+    insertMany(records) {
+      const values = records.map((record) => jsonCopy(record));
+      return ctx.exclusive(`${name}.insertMany`, async () => {
+        if (values.length === 0) return [];
+        const firstSeq = families.checkInsertMany(values);
+        const entries = values.map((value, i): ChildEntry<T> => ({ value, version: 1, seq: firstSeq + i }));
+        const paths = entries.map((e) => pathOf(e.value.organization_id, e.value.parent_id, e.value.id));
+        if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, bodyOf(entries[0]!));
+        else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: bodyOf(e) })), []);
+        for (const entry of entries) families.set(entry);
+        return entries.map((e) => out<T>(e));
+      });
+    },
+    put(record, expectedVersion) {
+      const value = jsonCopy(record);
+      return ctx.exclusive(`${name}.put`, async () => {
+        const current = families.entry(value.organization_id, value.parent_id, value.id);
+        if (!ChildFamilies.mayPut(current, expectedVersion)) return null;
+        const entry: ChildEntry<T> = {
+          value,
+          version: (current?.version ?? 0) + 1,
+          seq: current?.seq ?? families.nextSeq(value.organization_id, value.parent_id),
+        };
+        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.parent_id, value.id), bodyOf(entry));
+        families.set(entry);
+        return out<T>(entry);
+      });
+    },
+    delete: (organizationId, parentId, id, expectedVersion) =>
+      ctx.exclusive(`${name}.delete`, async () => {
+        const current = families.entry(organizationId, parentId, id);
+        if (!current) return false;
+        if (expectedVersion !== undefined && current.version !== expectedVersion) return false;
+        await ctx.disk.deleteOne(name, pathOf(organizationId, parentId, id));
+        families.remove(organizationId, parentId, id);
+        return true;
+      }),
+    deleteAll: (organizationId, parentId) =>
+      ctx.exclusive(`${name}.deleteAll`, async () => {
+        const children = families.family(organizationId, parentId)?.children;
+        if (!children || children.size === 0) return 0;
+        const paths = Array.from(children.keys(), (id) => pathOf(organizationId, parentId, id));
+        await ctx.disk.commitBatch(name, [], paths);
+        return families.removeAll(organizationId, parentId).length;
+      }),
+    list: (organizationId, parentId, query) =>
+      ctx.read(`${name}.list`, () => families.page(organizationId, parentId, query.limit, query.after, (v) => structuredClone(v))),
+    totals: (organizationId, parentId) => ctx.read(`${name}.totals`, () => families.totals(organizationId, parentId)),
+  };
+}

@@ -1,0 +1,171 @@
+import type { FileStore, StoredFile } from '@docevals/core';
+import pLimit from 'p-limit';
+import { copyBytes } from '../shared/copy-bytes.js';
+import type { ContentFolder } from './content-folder.js';
+import type { LowdbContext } from './lowdb-collections.js';
+import type { BatchMove, BatchWrite } from './record-disk.js';
+import { getItem, type FileMeta, setItem } from './state.js';
+
+/**
+ * The reference-counted file store of the lowdb adapter: bytes in `files/<org>/<file_id>` (written once, never
+ * rewritten), the count, media type and size in `refs/<org>/<file_id>.json`. A batch is one journal commit; the
+ * contents of its new files are staged first and flushed together.
+ */
+export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: (message: string, cause: unknown) => void): FileStore {
+  const refs = () => ctx.state.refs;
+  const metaOf = (organizationId: string, fileId: string) => getItem(refs(), organizationId, fileId);
+  const refBody = (organizationId: string, fileId: string, meta: FileMeta) => ({ organization_id: organizationId, file_id: fileId, ...meta });
+  const discardContent = (organizationId: string, fileId: string) =>
+    contents.discard(contents.pathOf(organizationId, fileId)).catch((error: unknown) => log('lowdb: removing a released file failed', error));
+
+  return {
+    async retain(organizationId, fileId, content?: StoredFile) {
+      const bytes = content && copyBytes(content.bytes);
+      let staged: string | undefined;
+      try {
+        return await ctx.exclusive('files.retain', async () => {
+          const meta = metaOf(organizationId, fileId);
+          if (meta) {
+            const next = { ...meta, references: meta.references + 1 };
+            await ctx.disk.writeOne('files', ctx.layout.ref(organizationId, fileId), refBody(organizationId, fileId, next));
+            setItem(refs(), organizationId, fileId, next);
+            return true;
+          }
+          if (!content || !bytes) return false;
+          staged = await contents.stage(organizationId, fileId, bytes);
+          await contents.commit(staged, organizationId, fileId);
+          staged = undefined;
+          const next = { references: 1, mime_type: content.mime_type, size: bytes.byteLength };
+          try {
+            await ctx.disk.writeOne('files', ctx.layout.ref(organizationId, fileId), refBody(organizationId, fileId, next));
+          } catch (error) {
+            await discardContent(organizationId, fileId);
+            throw error;
+          }
+          setItem(refs(), organizationId, fileId, next);
+          return true;
+        });
+      } finally {
+        if (staged) await contents.discard(staged);
+      }
+    },
+
+    release: (organizationId, fileId) =>
+      ctx.exclusive('files.release', async () => {
+        const meta = metaOf(organizationId, fileId);
+        if (!meta) return;
+        const path = ctx.layout.ref(organizationId, fileId);
+        if (meta.references > 1) {
+          const next = { ...meta, references: meta.references - 1 };
+          await ctx.disk.writeOne('files', path, refBody(organizationId, fileId, next));
+          setItem(refs(), organizationId, fileId, next);
+          return;
+        }
+        await ctx.disk.deleteOne('files', path);
+        setItem(refs(), organizationId, fileId, undefined);
+        // After the reference is gone: a crash in between leaves an unreferenced file, which the next open removes.
+        await discardContent(organizationId, fileId);
+      }),
+
+    get: (organizationId, fileId) =>
+      ctx.read('files.get', async () => {
+        // The content is read after the entry, without the write lock: if the file was released (and maybe stored
+        // again) meanwhile, the entry has changed too, and the read starts over from the new entry.
+        for (let attempt = 0; ; attempt++) {
+          const meta = metaOf(organizationId, fileId);
+          if (!meta) return null;
+          const bytes = await contents.read(organizationId, fileId);
+          if (bytes !== null && bytes.byteLength === meta.size) return { bytes, mime_type: meta.mime_type };
+          if (metaOf(organizationId, fileId) !== meta && attempt < 3) continue;
+          throw new Error(
+            bytes === null
+              ? `the content of a stored file is missing (${contents.pathOf(organizationId, fileId)})`
+              : `the content of a stored file has ${bytes.byteLength} bytes, ${meta.size} were stored (${contents.pathOf(organizationId, fileId)})`,
+          );
+        }
+      }),
+
+    async retainMany(organizationId, entries) {
+      // Contents of files that look new are staged (plain writes) and flushed together before the commit, outside
+      // the write lock: a large batch of uploads does not hold up other writes while its bytes reach the disk.
+      const staged = new Map<number, string>();
+      const allStaged = () => [...staged.values()];
+      try {
+        await ctx.read('files.retainMany', async () => {
+          const seen = new Set<string>();
+          const limit = pLimit(32);
+          const stages: Array<Promise<void>> = [];
+          for (const [i, entry] of entries.entries()) {
+            const content = entry.content;
+            if (!content || seen.has(entry.fileId) || metaOf(organizationId, entry.fileId)) continue;
+            seen.add(entry.fileId);
+            stages.push(limit(async () => {
+              staged.set(i, await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(content.bytes)));
+            }));
+          }
+          await Promise.all(stages);
+          await ctx.disk.flush(allStaged());
+        });
+        return await ctx.exclusive('files.retainMany', async () => {
+          const next = new Map<string, FileMeta>();
+          const moves: BatchMove[] = [];
+          const answers: boolean[] = [];
+          for (const [i, entry] of entries.entries()) {
+            const meta = next.get(entry.fileId) ?? metaOf(organizationId, entry.fileId);
+            if (meta) {
+              next.set(entry.fileId, { ...meta, references: meta.references + 1 });
+              answers.push(true);
+              continue;
+            }
+            if (!entry.content) {
+              answers.push(false);
+              continue;
+            }
+            let temp = staged.get(i);
+            if (temp === undefined) {
+              // Released meanwhile (it looked stored before the lock): staged now, in the lock; rare.
+              temp = await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(entry.content.bytes));
+              await ctx.disk.flush([temp]);
+            }
+            staged.delete(i);
+            moves.push({ from: temp, to: contents.pathOf(organizationId, entry.fileId) });
+            next.set(entry.fileId, { references: 1, mime_type: entry.content.mime_type, size: entry.content.bytes.byteLength });
+            answers.push(true);
+          }
+          if (next.size === 0) return answers;
+          const writes: BatchWrite[] = Array.from(next, ([fileId, meta]) => ({
+            path: ctx.layout.ref(organizationId, fileId),
+            body: refBody(organizationId, fileId, meta),
+          }));
+          await ctx.disk.commitBatch('files', writes, [], moves);
+          for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
+          return answers;
+        });
+      } finally {
+        await Promise.all(allStaged().map((temp) => contents.discard(temp)));
+      }
+    },
+
+    releaseMany: (organizationId, fileIds) =>
+      ctx.exclusive('files.releaseMany', async () => {
+        const next = new Map<string, FileMeta | undefined>();
+        for (const fileId of fileIds) {
+          const meta = next.has(fileId) ? next.get(fileId) : metaOf(organizationId, fileId);
+          if (!meta) continue;
+          next.set(fileId, meta.references > 1 ? { ...meta, references: meta.references - 1 } : undefined);
+        }
+        if (next.size === 0) return;
+        const writes: BatchWrite[] = [];
+        const deletes: string[] = [];
+        for (const [fileId, meta] of next) {
+          const path = ctx.layout.ref(organizationId, fileId);
+          if (meta) writes.push({ path, body: refBody(organizationId, fileId, meta) });
+          else deletes.push(path);
+        }
+        await ctx.disk.commitBatch('files', writes, deletes);
+        for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
+        const limit = pLimit(32);
+        await Promise.all([...next].filter(([, meta]) => !meta).map(([fileId]) => limit(() => discardContent(organizationId, fileId))));
+      }),
+  };
+}

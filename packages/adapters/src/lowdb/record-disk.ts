@@ -1,0 +1,280 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { fsyncSync, closeSync, openSync } from 'node:fs';
+import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import pLimit from 'p-limit';
+import type { Mutex } from '../shared/mutex.js';
+import type { WriteObserver } from '../shared/write-observer.js';
+import { syncFolder, writeFileDurably } from './durable-write.js';
+import type { Layout } from './layout.js';
+
+/** One file a batch writes: its path and the body (without `gen`, which the commit adds). */
+export interface BatchWrite {
+  path: string;
+  body: object;
+}
+
+/** A staged file a batch moves into place (the content of a new stored file). */
+export interface BatchMove {
+  from: string;
+  to: string;
+}
+
+/** The text of a journal entry: what replay needs to redo a batch. Paths are relative to the store folder. */
+export interface JournalEntry {
+  gen: number;
+  writes: Array<{ path: string; text: string }>;
+  deletes: string[];
+  moves: Array<{ from: string; to: string }>;
+}
+
+/** Reports a failure that is not the caller's (a background sync, a best-effort unlink): path and cause. */
+export type DiskLog = (message: string, cause: unknown) => void;
+
+/**
+ * Every write of the lowdb adapter goes through here, so that each one is one commit:
+ * - a single record: its own file, written durably (temp file, fsync, rename, fsync of the folder);
+ * - a batch (insertMany, deleteAll, retainMany, releaseMany): one journal file written durably is the commit point;
+ *   its records are then written with plain writes, flushed in the background (one `sync -f` of the file system
+ *   where available, else an fsync per file) and the journal is removed. A process killed in between leaves the
+ *   journal, which the next open replays. Every file carries the `gen` of its commit, so a replay never overwrites
+ *   a newer write; a delete made while a journal is pending leaves a tombstone for the same reason.
+ */
+export class RecordDisk {
+  readonly #layout: Layout;
+  readonly #lock: Mutex;
+  readonly #onWrite: WriteObserver | undefined;
+  readonly #log: DiskLog;
+  #gen: number;
+  #temp = 0;
+  readonly #folders = new Set<string>();
+  /** Journals written and applied but not yet flushed: gen -> the retire under way. */
+  readonly #pending = new Map<number, Promise<void>>();
+  /** Paths holding a tombstone this process wrote; removed once no journal is pending. */
+  readonly #tombstones = new Set<string>();
+  /** Paths a pending journal writes, with how many pending journals write them: a delete there leaves a tombstone. */
+  readonly #pendingPaths = new Map<string, number>();
+
+  constructor(layout: Layout, gen: number, lock: Mutex, onWrite: WriteObserver | undefined, log: DiskLog) {
+    this.#layout = layout;
+    this.#gen = gen;
+    this.#lock = lock;
+    this.#onWrite = onWrite;
+    this.#log = log;
+  }
+
+  /** Writes one file durably. Call with the store's write lock held. */
+  async writeOne(collection: string, path: string, body: object): Promise<void> {
+    const text = JSON.stringify({ gen: ++this.#gen, ...body });
+    await this.#folder(dirname(path));
+    await writeFileDurably(path, this.#tempOf(path), text);
+    this.#tombstones.delete(path);
+    this.#report(collection, text.length);
+  }
+
+  /** Deletes one file durably (a tombstone while a pending journal writes it). Call with the write lock held. */
+  async deleteOne(collection: string, path: string): Promise<void> {
+    const gen = ++this.#gen;
+    if (this.#pendingPaths.has(path)) {
+      const text = JSON.stringify({ gen, deleted: true });
+      await writeFileDurably(path, this.#tempOf(path), text);
+      this.#tombstones.add(path);
+      this.#report(collection, text.length);
+      return;
+    }
+    await rm(path, { force: true });
+    await syncFolder(dirname(path));
+    this.#report(collection, 0);
+  }
+
+  /**
+   * Commits a batch as one durable journal write, then applies it. Call with the write lock held; once this
+   * resolves, the batch is committed (a failure while applying is logged: the journal stays and replays at open).
+   * `moves` must already be on disk (see {@link flush}).
+   */
+  async commitBatch(collection: string, writes: readonly BatchWrite[], deletes: readonly string[], moves: readonly BatchMove[] = []): Promise<void> {
+    const gen = ++this.#gen;
+    const entry: JournalEntry = {
+      gen,
+      writes: writes.map((w) => ({ path: this.#layout.toRelative(w.path), text: JSON.stringify({ gen, ...w.body }) })),
+      deletes: deletes.map((d) => this.#layout.toRelative(d)),
+      moves: moves.map((m) => ({ from: this.#layout.toRelative(m.from), to: this.#layout.toRelative(m.to) })),
+    };
+    const journalPath = this.#layout.journalEntry(gen);
+    await this.#folder(this.#layout.journal);
+    const text = JSON.stringify(entry);
+    await writeFileDurably(journalPath, this.#tempOf(journalPath), text);
+    this.#report(collection, text.length);
+    let applied: string[];
+    const written = writes.map((w) => w.path);
+    try {
+      applied = await this.#apply(entry);
+    } catch (error) {
+      // Committed all the same: the journal stays (never retired in this process) and the next open replays it.
+      this.#log('lowdb: applying a committed batch failed; it will be replayed at the next open', error);
+      for (const path of written) this.#pendingPaths.set(path, (this.#pendingPaths.get(path) ?? 0) + 1);
+      this.#pending.set(gen, Promise.resolve());
+      return;
+    }
+    this.#pending.set(gen, this.#retire(gen, journalPath, applied, written));
+  }
+
+  /** Makes files written with plain writes durable: one `sync -f` of the file system, or an fsync of each. */
+  async flush(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    if (await syncFileSystem(this.#layout.dir)) return;
+    const limit = pLimit(16);
+    await Promise.all(paths.map((path) => limit(() => fsyncPath(path))));
+    const folders = new Set(paths.map((p) => dirname(p)));
+    await Promise.all([...folders].map((folder) => limit(() => syncFolder(folder))));
+  }
+
+  /** Writes `bytes` to a temp file without fsync (for {@link flush} then a batch move); returns its path. Concurrent calls are fine. */
+  async stage(finalPath: string, bytes: Uint8Array): Promise<string> {
+    await this.#folder(dirname(finalPath));
+    const temp = this.#tempOf(finalPath);
+    await writeFile(temp, bytes);
+    return temp;
+  }
+
+  /** Waits for every pending journal to be flushed and removed. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.#pending.values()].map((p) => Promise.race([p, new Promise((r) => setTimeout(r, 30_000))])));
+  }
+
+  async #apply(entry: JournalEntry): Promise<string[]> {
+    // Each path appears once in a batch, so the files are written side by side (bounded), not one after another.
+    const limit = pLimit(32);
+    const touched: string[] = [];
+    await Promise.all(
+      entry.moves.map((move) =>
+        limit(async () => {
+          const to = this.#layout.fromRelative(move.to);
+          await rename(this.#layout.fromRelative(move.from), to);
+          touched.push(to);
+        }),
+      ),
+    );
+    await Promise.all(
+      entry.writes.map((write) =>
+        limit(async () => {
+          const path = this.#layout.fromRelative(write.path);
+          await this.#folder(dirname(path));
+          const temp = this.#tempOf(path);
+          await writeFile(temp, write.text);
+          await rename(temp, path);
+          this.#tombstones.delete(path);
+          this.#pendingPaths.set(path, (this.#pendingPaths.get(path) ?? 0) + 1);
+          touched.push(path);
+        }),
+      ),
+    );
+    const tombstone = JSON.stringify({ gen: entry.gen, deleted: true });
+    await Promise.all(
+      entry.deletes.map((relative) =>
+        limit(async () => {
+          const path = this.#layout.fromRelative(relative);
+          if (this.#pendingPaths.has(path)) {
+            // A pending journal wrote this path: its replay must not bring the record back.
+            const temp = this.#tempOf(path);
+            await writeFile(temp, tombstone);
+            await rename(temp, path);
+            this.#tombstones.add(path);
+            touched.push(path);
+          } else {
+            await rm(path, { force: true });
+            touched.push(dirname(path));
+          }
+        }),
+      ),
+    );
+    return touched;
+  }
+
+  async #retire(gen: number, journalPath: string, touched: string[], written: string[]): Promise<void> {
+    try {
+      await this.flush(touched);
+      await rm(journalPath, { force: true });
+    } catch (error) {
+      this.#log('lowdb: flushing a batch failed; its journal stays and replays at the next open', error);
+      return; // stays pending: deletes of its paths keep leaving tombstones
+    }
+    for (const path of written) {
+      const count = this.#pendingPaths.get(path) ?? 0;
+      if (count <= 1) this.#pendingPaths.delete(path);
+      else this.#pendingPaths.set(path, count - 1);
+    }
+    this.#pending.delete(gen);
+    if (this.#pendingPaths.size === 0 && this.#tombstones.size > 0) {
+      void this.#lock.run(() => this.#clearTombstones());
+    }
+  }
+
+  async #clearTombstones(): Promise<void> {
+    if (this.#pendingPaths.size > 0) return;
+    const paths = [...this.#tombstones];
+    this.#tombstones.clear();
+    // Not durable, and need not be: a tombstone left behind is removed at the next open.
+    const limit = pLimit(16);
+    await Promise.all(paths.map((path) => limit(() => rm(path, { force: true }).catch(() => undefined))));
+  }
+
+  async #folder(folder: string): Promise<void> {
+    if (this.#folders.has(folder)) return;
+    await mkdir(folder, { recursive: true });
+    this.#folders.add(folder);
+  }
+
+  /** A temp name beside `path`: starts with a dot and ends with `.tmp`, which the open-time sweep removes. */
+  #tempOf(path: string): string {
+    const name = path.slice(dirname(path).length + 1);
+    return `${dirname(path)}/.${name}.${process.pid}.${++this.#temp}.tmp`;
+  }
+
+  #report(collection: string, bytes: number): void {
+    this.#onWrite?.({ collection, bytes });
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r').catch(() => null);
+  if (!handle) return; // replaced or removed since: what replaced it was written durably
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `sync -f <dir>` (syncfs of the file system holding `dir`, GNU coreutils); false where it is not available. */
+function syncFileSystem(dir: string): Promise<boolean> {
+  if (process.platform !== 'linux') return Promise.resolve(false);
+  return new Promise((resolve) => {
+    execFile('sync', ['-f', dir], { timeout: 120_000 }, (error) => resolve(!error));
+  });
+}
+
+/** {@link syncFileSystem} for the open-time replay, blocking; falls back to an fsync of each path. */
+export function flushSync(dir: string, paths: readonly string[]): void {
+  if (paths.length === 0) return;
+  if (process.platform === 'linux') {
+    try {
+      execFileSync('sync', ['-f', dir], { timeout: 120_000, stdio: 'ignore' });
+      return;
+    } catch {
+      // fall through
+    }
+  }
+  for (const path of paths) {
+    try {
+      const fd = openSync(path, 'r');
+      try {
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      // gone: nothing to flush
+    }
+  }
+}
