@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { cli: 'src/cli.ts', index: 'src/index.ts' },
+  format: ['esm'],
+  dts: { entry: 'src/index.ts' },
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+});
