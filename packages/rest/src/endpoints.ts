@@ -344,16 +344,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
     call: (d, org, input) =>
       d.evals.iterations.get(org, { evaluation_id: String(input.evaluation_id), iteration_id: String(input.iteration_id), view: 'summary' }),
   },
-  // Models
-  {
-    method: 'get',
-    path: '/v1/models',
-    operationId: 'listModels',
-    summary: 'The model names and patterns the server\'s extractors serve (what `inference_settings.model` may name)',
-    tag: 'Processors',
-    response: z.object({ data: z.array(z.string()) }),
-    call: async (d) => ({ data: d.models() }),
-  },
   // Processors
   {
     method: 'post',
