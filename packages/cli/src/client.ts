@@ -160,7 +160,8 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
       if (!body) return (async function* () {})();
       return body.pipeThrough(new TextDecoderStream()) as unknown as AsyncIterable<string>;
     },
-    models: async () => (await json<{ data: string[] }>('GET', '/v1/models')).data,
+    // GET /v1/models lists entries `{ id, extractor, pattern, modalities }` (plain names from older servers).
+    models: async () => (await json<{ data: Array<string | { id: string }> }>('GET', '/v1/models')).data.map((m) => (typeof m === 'string' ? m : m.id)),
     close: async () => undefined,
   };
 }
