@@ -199,7 +199,7 @@ describe('docevals against a server, interrupted and with a terminal', () => {
     let stderr = '';
     child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
     await expect.poll(() => stderr, { timeout: 20_000 }).toMatch(/iteration eval_iter_\S+ \(local-rules-slow\) on invoices: 20 documents/);
-    const iterationId = /iteration (eval_iter_\S+)/.exec(stderr)![1];
+    const iterationId = /iteration (eval_iter_[A-Za-z0-9_-]+)/.exec(stderr)![1];
     const evaluationId = (await server.docevals.evals.list(ORG, { name: 'invoices' })).data[0].id;
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
@@ -209,6 +209,25 @@ describe('docevals against a server, interrupted and with a terminal', () => {
     await expect
       .poll(async () => (await server.docevals.evals.iterations.get(ORG, { evaluation_id: evaluationId, iteration_id: iterationId, view: 'summary' })).status, { timeout: 30_000 })
       .toBe('completed');
+  });
+
+  it('Ctrl-C on a terminal asks, and "c" cancels the iteration (predictions so far kept)', async () => {
+    const command = [...cliCommand, ...flags, 'run', 'invoices', '--model', 'local-rules-slow'].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    await expect.poll(() => output, { timeout: 20_000 }).toMatch(/ETA/);
+    child.stdin!.write('\x03'); // the terminal's Ctrl-C
+    await expect.poll(() => output, { timeout: 10_000 }).toContain('Cancel the iteration (c) or leave it running (l)?');
+    child.stdin!.write('c\r');
+    const code = await exited;
+    expect(code, output).toBe(130);
+    const iterationId = /cancelled iteration (eval_iter_[A-Za-z0-9_-]+)/.exec(output)![1];
+    const evaluationId = (await server.docevals.evals.list(ORG, { name: 'invoices' })).data[0].id;
+    const iteration = await server.docevals.evals.iterations.get(ORG, { evaluation_id: evaluationId, iteration_id: iterationId, view: 'summary' });
+    expect(iteration.status).toBe('cancelled');
+    expect(iteration.progress.succeeded).toBeLessThan(20);
   });
 
   it('shows a live progress bar with ETA on a pseudo-terminal', async () => {
