@@ -79,7 +79,11 @@ export async function runIteration(client: DocevalsClient, evaluation: Evaluatio
         outcome = 'interrupted';
         if (choice === 'cancel') {
           iteration = await client.cancelIteration(evaluation.id, iteration.id);
-          out.note(`cancelled iteration ${iteration.id}: predictions done so far are kept`);
+          out.note(
+            iteration.status === 'cancelled'
+              ? `cancelled iteration ${iteration.id}: ${iteration.progress.succeeded + iteration.progress.failed}/${iteration.progress.total} documents done are kept`
+              : `iteration ${iteration.id} was already ${iteration.status}: nothing to cancel`,
+          );
         } else {
           out.note(
             `left iteration ${iteration.id} running. Follow or cancel it with:\n  ${options.commandPrefix} cancel ${evaluation.id} ${iteration.id}` +

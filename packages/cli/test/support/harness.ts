@@ -157,14 +157,14 @@ export function degradedExtractor(model = 'local-rules-degraded'): Extractor {
   };
 }
 
-/** local-rules, 300 ms per document: long enough to interrupt. */
+/** local-rules, 600 ms per document (3 s for 20 at concurrency 4): long enough to interrupt. */
 export function slowExtractor(model = 'local-rules-slow'): Extractor {
   const inner = localRulesExtractor();
   return {
     name: 'slow',
     models: [model],
     async extract(request) {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 600));
       return inner.extract(request);
     },
   };
