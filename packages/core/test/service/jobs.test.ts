@@ -1,4 +1,4 @@
-import { memoryStorage } from '@docevals/adapters/memory';
+import { memoryStorage } from '../support/memory-storage.js';
 import { describe, expect, it } from 'vitest';
 import type { Extractor, IterationEvent } from '../../src/index.js';
 import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
