@@ -1,6 +1,6 @@
 import { memoryStorage } from '../support/memory-storage.js';
 import { describe, expect, it } from 'vitest';
-import type { Extractor, IterationEvent } from '../../src/index.js';
+import { JOBS_SCOPE, type Extractor, type IterationEvent } from '../../src/index.js';
 import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
 
 /** An extractor that records each call's signal and answers after `delayMs` unless aborted (then it rejects). */
@@ -94,6 +94,9 @@ describe('iterations as jobs, in-process', () => {
     expect(progress.length).toBeGreaterThan(0);
     // An unknown organization or iteration: not found, before any event.
     await expect(collect(docevals.evals.iterations.events('org_other', ref))).rejects.toMatchObject({ code: 'not_found' });
+    // No organization, or the runners' reserved scope: refused like every operation.
+    await expect(collect(docevals.evals.iterations.events('', ref))).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(docevals.evals.list(JOBS_SCOPE)).rejects.toMatchObject({ code: 'unauthorized' });
     await docevals.close();
   });
 
