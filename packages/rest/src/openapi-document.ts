@@ -1,5 +1,6 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import { iterationSummarySchema } from '@docevals/core';
 
 /** The error body of every failure (docs/spec/service.md, Errors). */
 const errorBodySchema = z.object({
@@ -99,7 +100,8 @@ function routeOf(endpoint: Endpoint, errorBody: z.ZodType) {
   const statuses = [401, 404, 422, 500, 503];
   if (endpoint.body) statuses.push(400, 413, 415);
   if (endpoint.operationId.startsWith('create') || endpoint.operationId.startsWith('update')) statuses.push(409);
-  if (endpoint.operationId === 'submitToProcessor') statuses.push(502);
+  if (endpoint.operationId === 'submitToProcessor' || endpoint.background) statuses.push(502);
+  if (endpoint.background && !statuses.includes(409)) statuses.push(409);
   const responses: Record<number, ReturnType<typeof errorResponse>> = {};
   for (const status of statuses.sort((a, b) => a - b)) responses[status] = errorResponse(status, errorBody);
 
@@ -125,9 +127,24 @@ function routeOf(endpoint: Endpoint, errorBody: z.ZodType) {
         : {}),
     },
     responses: {
-      200: endpoint.produces
-        ? { description: 'A file (Content-Disposition names it)', content: Object.fromEntries(endpoint.produces.fileTypes.map((type) => [type, { schema: z.string() }])) }
-        : { description: 'Success', content: { 'application/json': { schema: endpoint.response } } },
+      200: endpoint.sse
+        ? {
+            description:
+              'A Server-Sent Events stream: `id` (send it back as `Last-Event-ID` to resume), `event` (the type), `data` (JSON of one event)',
+            content: { 'text/event-stream': { schema: endpoint.response } },
+          }
+        : endpoint.produces
+          ? { description: 'A file (Content-Disposition names it)', content: Object.fromEntries(endpoint.produces.fileTypes.map((type) => [type, { schema: z.string() }])) }
+          : { description: endpoint.background ? 'Done (without `background`)' : 'Success', content: { 'application/json': { schema: endpoint.response } } },
+      ...(endpoint.background
+        ? {
+            202: {
+              description: 'Accepted (`"background": true`): the iteration summary, status `queued` or `running`; `Location` names it',
+              headers: { Location: { description: 'The iteration', schema: { type: 'string' as const } } },
+              content: { 'application/json': { schema: iterationSummarySchema } },
+            },
+          }
+        : {}),
       ...responses,
     },
   });

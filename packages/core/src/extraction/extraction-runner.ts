@@ -181,6 +181,21 @@ function single(result: RunResult): DocumentPrediction {
       likelihoods: output.likelihoods ?? null,
       consensus_details: null,
       api_cost: output.api_cost ?? null,
+      ...usageOf([output]),
+    },
+  };
+}
+
+/** Token usage summed over runs, as the iteration's `usage` adds it up; nothing when no run reported any. */
+function usageOf(outputs: ReadonlyArray<{ usage?: { prompt_tokens: number; completion_tokens: number } | undefined }>): {
+  usage?: { input_tokens: number; output_tokens: number };
+} {
+  const known = outputs.filter((o) => o.usage);
+  if (known.length === 0) return {};
+  return {
+    usage: {
+      input_tokens: known.reduce((s, o) => s + o.usage!.prompt_tokens, 0),
+      output_tokens: known.reduce((s, o) => s + o.usage!.completion_tokens, 0),
     },
   };
 }
@@ -194,7 +209,7 @@ function consensus(results: RunResult[]): DocumentPrediction {
   });
   const valid = results.filter((r): r is Extract<RunResult, { ok: true }> => r.ok);
   const api_cost = sumCosts(valid.map((r) => r.output.api_cost ?? null));
-  const base = { extraction_id: newExtractionId(), consensus_details: details, api_cost };
+  const base = { extraction_id: newExtractionId(), consensus_details: details, api_cost, ...usageOf(valid.map((r) => r.output)) };
   if (valid.length === 0) {
     const reasons = results.map((r, i) => `run ${i + 1}: ${(r as { error: string }).error}`).join('; ');
     return {

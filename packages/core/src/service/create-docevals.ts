@@ -27,7 +27,10 @@ function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
   for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
     out[name] = (organizationId: string, input?: unknown) => {
       if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE) {
-        return Promise.reject(new DocevalsError('unauthorized', 'An organization is required: authenticate first.'));
+        const error = new DocevalsError('unauthorized', 'An organization is required: authenticate first.');
+        // A stream operation answers as a stream does: its iteration fails.
+        if (name === 'events') return (async function* () { throw error; })();
+        return Promise.reject(error);
       }
       return operation(organizationId, input);
     };

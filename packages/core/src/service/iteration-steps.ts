@@ -117,7 +117,13 @@ export async function runDocuments(
         if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);
         await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
-        if (mode === 'replace') await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+        if (mode === 'replace') {
+          // The usual case costs one read: the document is as it was when its metrics were computed.
+          const current = await ctx.storage.documents.get(organizationId, iteration.evaluation_id, document.id);
+          if (current?.value.revision !== document.revision) {
+            await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+          }
+        }
         if (job.onSaved) await job.onSaved(record);
       },
     });

@@ -182,16 +182,10 @@ async function writeFinalEvent(ctx: ServiceContext, jobs: JobContext, iteration:
   await unregisterJob(ctx, iteration.organization_id, iteration.id, job.id);
 }
 
-/** The event of one finished document (insert-only, so a resumed job never writes it twice). */
-export async function writeDocumentEvent(
-  ctx: ServiceContext,
-  jobs: JobContext,
-  prediction: PredictionRecord,
-  jobId: string,
-): Promise<void> {
+/** The event of one finished document. */
+function documentEvent(ctx: ServiceContext, prediction: PredictionRecord, jobId: string): IterationEventRecord {
   const now = ctx.now();
-  await ctx.storage.events.put(
-    {
+  return {
       id: documentEventId(jobId, prediction.id),
       organization_id: prediction.organization_id,
       parent_id: prediction.parent_id,
@@ -203,11 +197,70 @@ export async function writeDocumentEvent(
       summary: null,
       created_at: now,
       updated_at: now,
-    },
-    0,
-  );
+  };
+}
+
+/** Writes one document's event (insert-only, so a resumed job never writes it twice). */
+async function writeDocumentEvent(ctx: ServiceContext, jobs: JobContext, prediction: PredictionRecord, jobId: string): Promise<void> {
+  await ctx.storage.events.put(documentEvent(ctx, prediction, jobId), 0);
   jobs.signals.notify(prediction.parent_id);
 }
+
+/**
+ * Document events written in small batches (one commit or round trip for up to {@link EVENT_BATCH} events, or what
+ * came within {@link EVENT_DELAY_MS}), so that a job's progress costs one store write per document (its prediction)
+ * plus a share of a batch. Events a crash leaves unwritten are written on resume from the job's predictions.
+ */
+class EventBatch {
+  private pending: IterationEventRecord[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly jobs: JobContext,
+    private readonly iterationId: string,
+  ) {}
+
+  add(prediction: PredictionRecord, jobId: string): void {
+    this.pending.push(documentEvent(this.ctx, prediction, jobId));
+    if (this.pending.length >= EVENT_BATCH) void this.flush().catch(() => undefined);
+    else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), EVENT_DELAY_MS);
+  }
+
+  /** Writes what is pending; rejects with the first write failure of the batch's life. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending.splice(0);
+    if (batch.length > 0) this.chain = this.chain.then(() => this.write(batch));
+    return this.chain.then(() => {
+      if (this.failure !== undefined) throw this.failure;
+    });
+  }
+
+  private async write(batch: IterationEventRecord[]): Promise<void> {
+    try {
+      await this.ctx.storage.events.insertMany(batch);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'conflict') {
+        this.failure ??= error;
+        return;
+      }
+      // Another runner wrote some of them (a takeover): write the others one by one, insert-only.
+      try {
+        for (const record of batch) await this.ctx.storage.events.put(record, 0);
+      } catch (inner) {
+        this.failure ??= inner;
+      }
+    }
+    this.jobs.signals.notify(this.iterationId);
+  }
+}
+
+const EVENT_BATCH = 32;
+const EVENT_DELAY_MS = 20;
 
 const leaseUntil = (ms: number) => new Date(Date.now() + ms).toISOString();
 const leaseLive = (iteration: IterationRecord, now = Date.now()) =>
@@ -329,13 +382,15 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
     );
   }, Math.max(1, Math.floor(jobs.leaseMs / 3)));
   heartbeat.unref?.();
+  const events = new EventBatch(ctx, jobs, iteration.id);
   try {
     const documents = await pendingDocuments(ctx, jobs, iteration, job);
     const outcome = await runDocuments(ctx, iteration, documents, 'replace', {
       signal: controller.signal,
-      onSaved: (prediction) => writeDocumentEvent(ctx, jobs, prediction, job.id),
+      onSaved: async (prediction) => events.add(prediction, job.id),
       jobId: job.id,
     });
+    await events.flush();
     clearInterval(heartbeat);
     await renewing;
     if (controller.signal.aborted) {
@@ -345,6 +400,7 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
     await finishJob(ctx, jobs, ref, job, outcome);
   } catch (error) {
     clearInterval(heartbeat);
+    await events.flush().catch(() => undefined);
     await renewing;
     if (controller.signal.aborted) {
       if (controller.signal.reason === 'closing') await releaseLease(ctx, jobs, ref, job.id).catch(() => undefined);
@@ -416,6 +472,7 @@ export async function cancelJob(ctx: ServiceContext, jobs: JobContext, ref: Iter
 }
 
 const POLL_MS = 250;
+const CANCEL_WAIT_MS = 2_000;
 const EVENT_PAGE = 100;
 
 function toEvent(record: IterationEventRecord): IterationEvent {
@@ -563,11 +620,16 @@ export function inProcessJobRunner(
 
   return {
     enqueue,
-    cancel(ref) {
+    async cancel(ref) {
       const k = key(ref);
       const index = queue.findIndex((q) => key(q) === k);
       if (index >= 0) queue.splice(index, 1);
-      running.get(k)?.controller.abort('cancelled');
+      const run = running.get(k);
+      if (!run) return;
+      run.controller.abort('cancelled');
+      // The run stops at once (calls in flight are aborted) and writes the events of what it saved; waited for, so
+      // that they come before the final event. Bounded: a document sleeping before a retry stops at its next step.
+      await Promise.race([run.done, new Promise((r) => setTimeout(r, CANCEL_WAIT_MS).unref?.())]);
     },
     async start() {
       if (timer || closed) return;
