@@ -28,6 +28,8 @@ export type EvaluationInfo = Pick<EvaluationSummary, 'id' | 'name' | 'json_schem
 export interface DocevalsClient {
   /** `http://127.0.0.1:3000` or `lowdb ./data`: said in messages. */
   readonly target: string;
+  /** The local store's folder (in-process client only): an import never reads it as documents. */
+  readonly dataDir?: string;
   listEvaluations(filter?: { name?: string }): Promise<EvaluationInfo[]>;
   getEvaluation(id: string): Promise<EvaluationInfo>;
   createEvaluation(input: CreateEvaluationInput): Promise<EvaluationInfo>;
@@ -259,6 +261,7 @@ export function localClient(options: LocalClientOptions): DocevalsClient {
   };
   return {
     target: `lowdb ${options.dataDir}`,
+    dataDir: options.dataDir,
     listEvaluations: (filter = {}) =>
       call(async () =>
         (await allPages<EvaluationSummary>((after) => docevals.evals.list(org, { limit: 100, order: 'asc', after, name: filter.name }))).map(info),

@@ -1,5 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join, relative, sep } from 'node:path';
+import { extname, join, relative, resolve, sep } from 'node:path';
 import { parseAnnotations, type AnnotationRow, type JsonObject } from '@docevals/core';
 import { CliError, EXIT } from './errors.js';
 
@@ -52,8 +52,13 @@ export interface FolderFile {
   size: number;
 }
 
-/** Every regular file under `folder` (recursively, hidden files and folders skipped), sorted by name. */
-export async function listFolder(folder: string, skip: Set<string> = new Set()): Promise<FolderFile[]> {
+/**
+ * Every regular file under `folder` (recursively, hidden files and folders skipped), sorted by name. `skip`: files
+ * or folders (any form of path) left out, e.g. the schema, the annotations and a local store inside the folder.
+ */
+export async function listFolder(folder: string, skip: string[] = []): Promise<FolderFile[]> {
+  const skipped = skip.map((p) => resolve(p));
+  const isSkipped = (path: string) => skipped.some((p) => path === p || path.startsWith(p + sep));
   const info = await stat(folder).catch(() => null);
   if (!info?.isDirectory()) throw new CliError(`${folder} is not a folder`, EXIT.usage);
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
@@ -62,7 +67,7 @@ export async function listFolder(folder: string, skip: Set<string> = new Set()):
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
     const filename = relative(folder, path).split(sep).join('/');
-    if (filename.split('/').some((part) => part.startsWith('.')) || skip.has(path)) continue;
+    if (filename.split('/').some((part) => part.startsWith('.')) || isSkipped(resolve(path))) continue;
     files.push({ filename, path, size: (await stat(path)).size });
   }
   return files.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));

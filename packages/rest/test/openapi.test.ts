@@ -21,7 +21,7 @@ describe('the OpenAPI document', () => {
       const operation = doc.paths[endpoint.path]?.[endpoint.method];
       expect(operation, `${endpoint.method} ${endpoint.path}`).toBeDefined();
       expect(operation.operationId).toBe(endpoint.operationId);
-      const media = endpoint.sse ? 'text/event-stream' : 'application/json';
+      const media = endpoint.sse ? 'text/event-stream' : (endpoint.produces?.fileTypes[0] ?? 'application/json');
       expect(operation.responses['200'].content[media].schema).toBeDefined();
       expect(operation.responses['401']).toBeDefined();
       // create and process: 202 with the summary and a Location when run in the background

@@ -50,7 +50,7 @@ export async function importFolder(client: DocevalsClient, folder: string, optio
   }
   const annotationsPath = resolve(options.annotations);
   const annotations = await readAnnotations(annotationsPath, schema);
-  const files = await listFolder(folder, new Set([annotationsPath, ...(schemaPath ? [schemaPath] : [])]));
+  const files = await listFolder(folder, [annotationsPath, ...(schemaPath ? [schemaPath] : []), ...(client.dataDir ? [client.dataDir] : [])]);
 
   const report: ImportReport = { evaluation: { id: '', name: options.name, created: false }, created: [], skipped: [], refused: [] };
   // Annotation rows by filename (or document id); a row that cannot be read is refused with its issues.
