@@ -148,7 +148,7 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     getIteration: (e, i) => json('GET', it(e, i), { query: { view: 'summary' } }),
     async createIteration(id, settings) {
       const response = await send('POST', `${ev(id)}/iterations/create`, { body: { inference_settings: settings, background: true } });
-      const iteration = (await response.json()) as IterationSummary;
+      const iteration = asSummary((await response.json()) as IterationSummary & { predictions?: unknown[] });
       return { iteration, background: response.status === 202 };
     },
     events: (e, i, signal) => sseEvents(`${base}${it(e, i)}/events`, headers(), doFetch, signal),
@@ -165,6 +165,21 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     // GET /v1/models lists entries `{ id, extractor, pattern, modalities }` (plain names from older servers).
     models: async () => (await json<{ data: Array<string | { id: string }> }>('GET', '/v1/models')).data.map((m) => (typeof m === 'string' ? m : m.id)),
     close: async () => undefined,
+  };
+}
+
+/**
+ * A server from before background jobs answers the whole iteration without `status`, `progress` and `usage`: it
+ * is done, and its predictions say how many documents it ran.
+ */
+function asSummary(iteration: IterationSummary & { predictions?: unknown[] }): IterationSummary {
+  const total = iteration.predictions?.length ?? 0;
+  return {
+    ...iteration,
+    status: iteration.status ?? 'completed',
+    progress: iteration.progress ?? { total, succeeded: total, failed: 0, pending: 0 },
+    usage: iteration.usage ?? { input_tokens: 0, output_tokens: 0, cost: 0 },
+    error: iteration.error ?? null,
   };
 }
 

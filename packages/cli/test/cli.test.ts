@@ -174,6 +174,15 @@ describe.each(modes)('docevals against %s', (mode) => {
     const flag = await cli('gate', 'invoices', '--min-mean', 'high');
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/--min-mean.*a number from 0 to 1/);
+    if (server) {
+      const refused = await runCli(['--url', server.url, '--api-key', 'dk_wrong_key_000000', 'ls'], { cwd: dir });
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toContain('answered 401 unauthorized');
+      expect(refused.stderr).toContain('set --api-key or DOCEVALS_API_KEY');
+      const down = await runCli(['--url', 'http://127.0.0.1:9', 'ls'], { cwd: dir });
+      expect(down.code).toBe(3);
+      expect(down.stderr).toContain('cannot reach http://127.0.0.1:9');
+    }
   });
 });
 

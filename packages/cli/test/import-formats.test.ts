@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sniffMimeType } from '../src/files.js';
-import { pdf, png, runCli, SCHEMA } from './support/harness.js';
+import { API_KEY, pdf, png, runCli, SCHEMA, startServer, writeDataset } from './support/harness.js';
 
 describe('sniffMimeType', () => {
   it('reads PDF, PNG, JPEG, GIF and WebP from their first bytes, whatever the file is called', () => {
@@ -53,5 +53,25 @@ describe('import with CSV annotations into --data-dir', () => {
     const rows = (await runCli([...flags, 'export', 'csv', 'latest', '--format', 'jsonl'], { cwd: dir })).stdout.trim().split('\n').map((l) => JSON.parse(l));
     // The CSV cell "12.5" became the number 12.5 (the schema says number), and local-rules read 12.50 from the text.
     expect(rows.find((row) => row.filename === 'docs-a.txt' && row.field === 'total')).toMatchObject({ annotation: 12.5, prediction: 12.5, similarity: 1 });
+  });
+});
+
+describe('run against a server without background jobs', () => {
+  it('follows the synchronous answer (200) instead of an events stream, and prints the same summary', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'docevals-cli-legacy-'));
+    const server = await startServer(join(dir, 'store'), { legacy: true });
+    try {
+      const data = await writeDataset(dir, { text: 4, png: 1, pdf: 1 });
+      const flags = ['--url', server.url, '--api-key', API_KEY];
+      expect((await runCli([...flags, 'import', data.folder, '--schema', data.schema, '--annotations', data.annotations, '--name', 'old'], { cwd: dir })).code).toBe(0);
+      const r = await runCli([...flags, 'run', 'old', '--model', 'local-rules'], { cwd: dir });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/completed eval_iter_\S+ \(local-rules\): 6\/6 succeeded, 0 failed/);
+      expect(r.stdout).toContain('leaderboard: #1 of 1 | mean 1.000');
+      expect(server.requests.some((q) => q.endsWith('/events'))).toBe(false);
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

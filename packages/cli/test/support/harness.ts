@@ -181,14 +181,23 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The standalone server's parts: the service on lowdb in `dataDir`, the REST handler, node http on 127.0.0.1:0. */
-export async function startServer(dataDir: string): Promise<TestServer> {
+/**
+ * The standalone server's parts: the service on lowdb in `dataDir`, the REST handler, node http on 127.0.0.1:0.
+ * `legacy`: the server of before background jobs: `"background"` is dropped from an iteration create, so it
+ * answers 200 once the iteration is done.
+ */
+export async function startServer(dataDir: string, options: { legacy?: boolean } = {}): Promise<TestServer> {
   const docevals = createDocevals({
     storage: lowdbStorage({ dir: dataDir }),
     extractors: [localRulesExtractor(), degradedExtractor(), slowExtractor()],
     extraction: { concurrency: 4 },
   });
-  const handler = toNodeHandler(createRestHandler({ docevals, authenticate: apiKeyAuthenticator({ keys: { [API_KEY]: ORG } }), onError: () => undefined }));
+  const rest = createRestHandler({ docevals, authenticate: apiKeyAuthenticator({ keys: { [API_KEY]: ORG } }), onError: () => undefined });
+  const handler = toNodeHandler(async (request) => {
+    if (!options.legacy || request.method !== 'POST' || !request.url.endsWith('/iterations/create')) return rest(request);
+    const { background: _dropped, ...body } = (await request.json()) as Record<string, unknown>;
+    return rest(new Request(request.url, { method: 'POST', headers: request.headers, body: JSON.stringify(body) }));
+  });
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
     requests.push(`${req.method} ${new URL(req.url!, 'http://x').pathname}`);
