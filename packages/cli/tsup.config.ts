@@ -1,9 +1,9 @@
 import { defineConfig } from 'tsup';
 
+// The binary only: `docevals` is used from a shell, not imported (dependencies stay external, installed with it).
 export default defineConfig({
-  entry: { cli: 'src/cli.ts', index: 'src/index.ts' },
+  entry: { cli: 'src/cli.ts' },
   format: ['esm'],
-  dts: { entry: 'src/index.ts' },
   clean: true,
   sourcemap: true,
   target: 'node20',

@@ -13,8 +13,14 @@ const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const tsx = join(root, 'node_modules/.bin/tsx');
 const entry = join(root, 'packages/cli/src/cli.ts');
 
-/** The command line the tests run: the CLI's entry through tsx with the workspace's paths (what `pnpm docevals` runs). */
-export const cliCommand = [tsx, '--tsconfig', join(root, 'tsconfig.json'), entry];
+/**
+ * The command line the tests run: the CLI's entry through tsx with the workspace's paths (what `pnpm docevals`
+ * runs, no build step), or with `DOCEVALS_CLI_TEST=dist` the built binary (`pnpm build` first).
+ */
+export const cliCommand =
+  process.env.DOCEVALS_CLI_TEST === 'dist'
+    ? [process.execPath, join(root, 'packages/cli/dist/cli.js')]
+    : [tsx, '--tsconfig', join(root, 'tsconfig.json'), entry];
 
 export interface CliResult {
   code: number;
