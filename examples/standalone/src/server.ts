@@ -1,6 +1,7 @@
 // The standalone docevals server: `pnpm start` at the repository root (after `pnpm build`), or `pnpm start` here.
 // Configuration by environment: see README in docs/rest.md (PORT, HOST, DATA_DIR, REDIS_URL, DOCEVALS_API_KEYS,
-// OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
+// OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY, DOCEVALS_MAX_RUNNING_ITERATIONS, DOCEVALS_LEASE_MS,
+// REDIS_KEY_PREFIX). Iterations left running by a crash are resumed at start (docs/spec/jobs.md).
 import { createStandaloneServer } from './app.js';
 
 try {

@@ -15,4 +15,11 @@ describe('readConfig', () => {
   it('reads keys with colons in them, the organization after the last one', () => {
     expect(readConfig({ DOCEVALS_API_KEYS: 'a:b:org1, k2:org2' }).apiKeys).toEqual({ 'a:b': 'org1', k2: 'org2' });
   });
+
+  it('reads the job settings, refusing values out of range with the variable named', () => {
+    const config = readConfig({ DOCEVALS_MAX_RUNNING_ITERATIONS: '2', DOCEVALS_LEASE_MS: '5000', REDIS_KEY_PREFIX: 'app1:' });
+    expect(config).toMatchObject({ maxRunningIterations: 2, leaseMs: 5000, redisKeyPrefix: 'app1:' });
+    expect(() => readConfig({ DOCEVALS_MAX_RUNNING_ITERATIONS: '0' })).toThrow(/DOCEVALS_MAX_RUNNING_ITERATIONS/);
+    expect(() => readConfig({ DOCEVALS_LEASE_MS: '10' })).toThrow(/DOCEVALS_LEASE_MS must be an integer from 300/);
+  });
 });

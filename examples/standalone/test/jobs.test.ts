@@ -107,6 +107,9 @@ describe('iterations as jobs over REST', () => {
     for await (const event of readSse(eventsUrl, KEY)) replay.push(event);
     expect(replay.map((e) => e.event)).toEqual(['completed']);
     expect(replay[0]!.id).toBe(finals[0]!.id);
+    // A client that has the final event (an EventSource reconnecting) is told to stop: 204.
+    const after = await fetch(eventsUrl, { headers: { 'api-key': KEY, 'last-event-id': finals[0]!.id } });
+    expect(after.status).toBe(204);
 
     const summary = await api('GET', `/v1/evals/${evaluationId}/iterations/${accepted.id}?view=summary`);
     expect(summary.body).toMatchObject({ status: 'completed', error: null, progress: { succeeded: 200, pending: 0 } });

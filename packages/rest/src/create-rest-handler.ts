@@ -132,6 +132,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream);
     if (endpoint.sse) {
       const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
+      // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
+      if (lastEventId?.endsWith('.final')) return c.body(null, 204);
       const events = docevals.evals.iterations.events(c.get('organizationId'), {
         evaluation_id: c.req.param('evaluation_id')!,
         iteration_id: c.req.param('iteration_id')!,

@@ -29,14 +29,17 @@ export function streamEvents(c: Context<any>, events: AsyncIterable<IterationEve
           if (next.done || gone) break;
           await stream.writeSSE({ id: next.value.id, event: next.value.type, data: JSON.stringify(next.value.data) });
         }
+      } catch (error) {
+        if (gone) return;
+        // The status line is sent: a failure goes as an `error` event with the error body REST would have answered
+        // (an unexpected one says nothing about the server), and the stream ends.
+        const expected = isDocevalsError(error) && error.code !== 'internal_error';
+        if (!expected || error.code === 'storage_error') report(error);
+        const body = expected ? error.toJSON() : { error: { code: 'internal_error', message: 'The server failed unexpectedly; retry later or report it.' } };
+        await stream.writeSSE({ event: 'error', data: JSON.stringify(body) }).catch(() => undefined);
       } finally {
         clearInterval(beat);
       }
-    },
-    async (error, stream) => {
-      if (!isDocevalsError(error) || error.code === 'internal_error' || error.code === 'storage_error') report(error);
-      // The stream is open: the failure goes as an `error` event (hono adds one with the message; keep it generic).
-      void stream;
     },
   );
 }

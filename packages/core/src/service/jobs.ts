@@ -511,6 +511,8 @@ export async function* iterationEvents(
     yield final ? toEvent(final.value) : await summaryEvent(iteration);
     return;
   }
+  // A client that already has the final event (an EventSource reconnecting after the stream closed): nothing more.
+  if (lastEventId === finalEventId(job.id)) return;
   let after = lastEventId;
   for (;;) {
     const page = await ctx.storage.events.list(org, iteration.id, { limit: EVENT_PAGE, ...(after ? { after } : {}) });
@@ -541,6 +543,7 @@ export async function* iterationEvents(
         yield await summaryEvent(current.value);
         return;
       }
+      if (after === final.value.id) return;
       continue; // the final event is there: the next page delivers it
     }
     await jobs.signals.wait(iteration.id, POLL_MS);

@@ -90,6 +90,8 @@ describe('iterations as jobs, in-process', () => {
     const final = tail[tail.length - 1]!;
     expect(final.type).toBe('completed');
     if (final.type === 'completed') expect(final.data.progress).toEqual({ total: 12, succeeded: 12, failed: 0, pending: 0 });
+    // After the final event there is nothing more (no wait, no replay).
+    expect(await collect(docevals.evals.iterations.events(ORG, { ...ref, last_event_id: final.id }))).toEqual([]);
     const progress = tail.filter((e) => e.type === 'progress');
     expect(progress.length).toBeGreaterThan(0);
     // An unknown organization or iteration: not found, before any event.
