@@ -217,6 +217,19 @@ function sseEvents(url: string, headers: Record<string, string>, doFetch: typeof
         });
       }
       source.onerror = (event) => {
+        // The server's `error` event: the stream failed after it opened; its data is the REST error body.
+        const data = (event as unknown as { data?: unknown }).data;
+        if (typeof data === 'string' && !done) {
+          let body: { error?: { code?: string; message?: string } } = {};
+          try {
+            body = JSON.parse(data) as typeof body;
+          } catch {
+            // not JSON: said as it is below
+          }
+          failure = new CliError(`the events stream failed: ${body.error?.code ?? 'error'}: ${body.error?.message ?? data}`, exitCodeOfApiError(body.error?.code ?? 'internal_error'));
+          finish();
+          return;
+        }
         // A closed source (4xx, wrong content type) does not reconnect: report it. Otherwise eventsource retries.
         if (source.readyState === EventSource.CLOSED && !done) {
           failure = new CliError(`the events stream of ${url} failed: ${event.message ?? `status ${event.code ?? '?'}`}`, event.code && event.code < 500 ? EXIT.refused : EXIT.server);
