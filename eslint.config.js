@@ -19,6 +19,7 @@ export const boundaries = {
   openai: ['core'],
   rest: ['core'],
   trpc: ['core'],
+  cli: ['core', 'adapters'],
 };
 
 /**

@@ -28,6 +28,7 @@ export default defineConfig({
       project('openai', './packages/openai', { testTimeout: 30_000 }),
       project('rest', './packages/rest', { testTimeout: 30_000 }),
       project('trpc', './packages/trpc', { testTimeout: 30_000 }),
+      project('cli', './packages/cli', { testTimeout: 120_000, hookTimeout: 60_000 }),
       project('examples', './examples', { testTimeout: 60_000, include: ['*/test/**/*.test.ts'] }),
       // The workspace's own tooling: the lint configuration's package boundaries.
       project('tools', './test-support', { testTimeout: 60_000, include: ['*.test.ts'] }),

@@ -39,6 +39,8 @@ export function faultyStorage(inner: Storage): Storage & { fault: Fault } {
     documents: wrap(inner.documents, 'documents'),
     iterations: wrap(inner.iterations, 'iterations'),
     predictions: wrap(inner.predictions, 'predictions'),
+    events: wrap(inner.events, 'events'),
+    jobs: wrap(inner.jobs, 'jobs'),
     processors: wrap(inner.processors, 'processors'),
     files: wrap(inner.files, 'files'),
     close: () => inner.close(),

@@ -62,6 +62,11 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     storage,
     extractors,
     ...(config.concurrency ? { extraction: { concurrency: config.concurrency } } : {}),
+    jobs: {
+      ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
+      ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
+      onError: (error) => console.error('[docevals/jobs]', error),
+    },
   });
 
   const rest = createRestHandler({ docevals, authenticate, onError: (error) => console.error('[docevals]', error) });

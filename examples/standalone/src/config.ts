@@ -16,12 +16,18 @@ export interface StandaloneConfig {
   redisUrl?: string;
   /** `DATABASE_URL`: store in PostgreSQL (schema `docevals`) instead of `DATA_DIR`; not together with `REDIS_URL`. */
   databaseUrl?: string;
+  /** `REDIS_KEY_PREFIX`: the prefix of every key, for several docevals stores on one Redis. @default 'docevals:' */
+  redisKeyPrefix?: string;
   /** `DOCEVALS_API_KEYS` (`key:organization,key2:organization2`); unset: a generated key kept in `DATA_DIR`. */
   apiKeys?: Record<string, string>;
   /** `OPENAI_API_KEY` / `OPENAI_BASE_URL`: serve every model other than `local-rules` through OpenAI. */
   openai?: { apiKey?: string; baseURL?: string };
   /** `DOCEVALS_CONCURRENCY`: extractor calls in flight per iteration. @default the core's (8) */
   concurrency?: number;
+  /** `DOCEVALS_MAX_RUNNING_ITERATIONS`: iterations running at once in this server; more wait (FIFO). @default 4 */
+  maxRunningIterations?: number;
+  /** `DOCEVALS_LEASE_MS`: how long a server's hold on a running iteration lasts without renewal. @default 30000 */
+  leaseMs?: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -44,12 +50,18 @@ export function readConfig(env: Env): StandaloneConfig {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   if (databaseUrl) config.databaseUrl = databaseUrl;
   if (redisUrl && databaseUrl) throw new Error('Set one of DATABASE_URL (PostgreSQL) and REDIS_URL, not both.');
+  const redisKeyPrefix = nonEmpty(env.REDIS_KEY_PREFIX);
+  if (redisKeyPrefix) config.redisKeyPrefix = redisKeyPrefix;
   const keys = nonEmpty(env.DOCEVALS_API_KEYS);
   if (keys) config.apiKeys = parseApiKeys(keys);
   const apiKey = nonEmpty(env.OPENAI_API_KEY);
   const baseURL = nonEmpty(env.OPENAI_BASE_URL);
   if (apiKey || baseURL) config.openai = { ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) };
   if (nonEmpty(env.DOCEVALS_CONCURRENCY)) config.concurrency = integer(env, 'DOCEVALS_CONCURRENCY', 8, 1, 1_000);
+  if (nonEmpty(env.DOCEVALS_MAX_RUNNING_ITERATIONS)) {
+    config.maxRunningIterations = integer(env, 'DOCEVALS_MAX_RUNNING_ITERATIONS', 4, 1, 1_000);
+  }
+  if (nonEmpty(env.DOCEVALS_LEASE_MS)) config.leaseMs = integer(env, 'DOCEVALS_LEASE_MS', 30_000, 300, 3_600_000);
   return config;
 }
 

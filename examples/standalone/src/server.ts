@@ -1,8 +1,10 @@
 // The standalone docevals server: `pnpm start` at the repository root or in examples/standalone (scripts/start.mjs
 // bundles this file and the packages' sources with esbuild when they changed, then runs it), or
 // `node --import tsx examples/standalone/src/server.ts` straight from the sources.
-// Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL, DATABASE_URL,
-// DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY).
+// Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL,
+// DATABASE_URL, DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY,
+// DOCEVALS_MAX_RUNNING_ITERATIONS, DOCEVALS_LEASE_MS, REDIS_KEY_PREFIX). Iterations left running by a crash are
+// resumed at start (docs/spec/jobs.md).
 // Ctrl-C (SIGINT) or SIGTERM: finish the requests in flight, close the storage, exit 0. A second Ctrl-C exits at once.
 import { createStandaloneServer } from './app.js';
 

@@ -8,14 +8,14 @@ import type { StandaloneConfig } from './config.js';
  * @example
  * const storage = await openStorage(readConfig(process.env));
  */
-export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'databaseUrl' | 'dataDir'>): Promise<Storage> {
+export async function openStorage(config: Pick<StandaloneConfig, 'redisUrl' | 'databaseUrl' | 'dataDir' | 'redisKeyPrefix'>): Promise<Storage> {
   if (config.databaseUrl) {
     const { postgresStorage } = await import('@docevals/adapters/postgres');
     return postgresStorage({ connectionString: config.databaseUrl });
   }
   if (config.redisUrl) {
     const { redisStorage } = await import('@docevals/adapters/redis');
-    return redisStorage({ url: config.redisUrl });
+    return redisStorage({ url: config.redisUrl, ...(config.redisKeyPrefix ? { keyPrefix: config.redisKeyPrefix } : {}) });
   }
   const { lowdbStorage } = await import('@docevals/adapters/lowdb');
   return lowdbStorage({ dir: config.dataDir });

@@ -23,4 +23,11 @@ describe('readConfig', () => {
     expect(describeStorage(config)).toBe('PostgreSQL at postgres://app:***@db:5432/app');
     expect(() => readConfig({ DATABASE_URL: 'postgres://db/app', REDIS_URL: 'redis://r:6379' })).toThrow(/DATABASE_URL.*REDIS_URL/);
   });
+
+  it('reads the job settings, refusing values out of range with the variable named', () => {
+    const config = readConfig({ DOCEVALS_MAX_RUNNING_ITERATIONS: '2', DOCEVALS_LEASE_MS: '5000', REDIS_KEY_PREFIX: 'app1:' });
+    expect(config).toMatchObject({ maxRunningIterations: 2, leaseMs: 5000, redisKeyPrefix: 'app1:' });
+    expect(() => readConfig({ DOCEVALS_MAX_RUNNING_ITERATIONS: '0' })).toThrow(/DOCEVALS_MAX_RUNNING_ITERATIONS/);
+    expect(() => readConfig({ DOCEVALS_LEASE_MS: '10' })).toThrow(/DOCEVALS_LEASE_MS must be an integer from 300/);
+  });
 });

@@ -115,4 +115,28 @@ describe('redis: sweep()', () => {
     expect(await storage.files.get(ORG_A, 'file_1')).toBeNull();
     expect(await storage.sweep({ olderThanMs: 1 })).toMatchObject({ orphanChildren: 0, fileReferencesFixed: 0 });
   });
+
+  it('reclaims the job events of an iteration that is gone, and keeps those of a live one', async () => {
+    const storage = open();
+    const event = (parent: string, id: string) => ({
+      id,
+      organization_id: ORG_A,
+      parent_id: parent,
+      job_id: 'job_1',
+      type: 'document' as const,
+      document_id: id.split('.')[1]!,
+      similarity: 1,
+      error: null,
+      summary: null,
+      created_at: LONG_AGO,
+      updated_at: LONG_AGO,
+    });
+    await storage.evaluations.insert({ ...evaluationRecord(ORG_A, 'eval_1'), iteration_ids: ['iter_live'] });
+    await storage.iterations.insert({ ...iterationRecord(ORG_A, 'iter_live', LONG_AGO), evaluation_id: 'eval_1' });
+    await storage.events.insertMany([event('iter_live', 'job_1.a'), event('iter_live', 'job_1.b')]);
+    await storage.events.insertMany([event('iter_gone', 'job_1.a'), event('iter_gone', 'job_1.b'), event('iter_gone', 'job_1.c')]);
+    expect((await storage.sweep()).orphanChildren).toBe(3);
+    expect((await storage.events.list(ORG_A, 'iter_gone', { limit: 10 }))!.items).toEqual([]);
+    expect((await storage.events.list(ORG_A, 'iter_live', { limit: 10 }))!.items).toHaveLength(2);
+  });
 });

@@ -37,11 +37,14 @@ export class DocevalsError extends Error {
   override readonly name = 'DocevalsError';
   readonly code: ErrorCode;
   readonly issues?: ErrorIssue[];
+  /** The iteration the error is about, when one was kept (a failed iteration: 502 `extractor_error`). */
+  readonly iteration_id?: string;
 
-  constructor(code: ErrorCode, message: string, options: { issues?: ErrorIssue[]; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { issues?: ErrorIssue[]; cause?: unknown; iteration_id?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.issues && options.issues.length > 0) this.issues = options.issues;
+    if (options.iteration_id !== undefined) this.iteration_id = options.iteration_id;
   }
 
   /**
@@ -55,9 +58,16 @@ export class DocevalsError extends Error {
     return PUBLIC_MESSAGES.get(this) ?? GENERIC_STORAGE_MESSAGE;
   }
 
-  /** The body every transport sends: `{ error: { code, message, issues? } }`, with {@link publicMessage}. */
-  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[] } } {
-    return { error: { code: this.code, message: this.publicMessage, ...(this.issues ? { issues: this.issues } : {}) } };
+  /** The body every transport sends: `{ error: { code, message, issues?, iteration_id? } }`, with {@link publicMessage}. */
+  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; iteration_id?: string } } {
+    return {
+      error: {
+        code: this.code,
+        message: this.publicMessage,
+        ...(this.issues ? { issues: this.issues } : {}),
+        ...(this.iteration_id !== undefined ? { iteration_id: this.iteration_id } : {}),
+      },
+    };
   }
 }
 
@@ -102,4 +112,9 @@ export function storageError(adapter: string, operation: string, cause: unknown)
 /** Joins a path of keys and indices with dots (`["documents", 0, "id"]` -> `documents.0.id`). */
 export function formatPath(path: ReadonlyArray<PropertyKey>): string {
   return path.map((segment) => String(segment)).join('.');
+}
+
+/** A thrown value as an Error: itself when it is one, else an Error whose message is its text. */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(typeof value === 'string' ? value : JSON.stringify(value));
 }

@@ -6,6 +6,7 @@ export * from './json-schema/compile.js';
 export * from './json-schema/annotation.js';
 export * from './schemas/index.js';
 export type * from './storage.js';
+export { JOBS_SCOPE } from './storage.js';
 export * from './extractor.js';
 export type * from './service/types.js';
 export * from './service/update-record.js';
@@ -17,3 +18,11 @@ export * from './metrics/index.js';
 export * from './identifiers/index.js';
 export * from './analysis/index.js';
 export type { ExportStream } from './service/analyses.js';
+export {
+  DEFAULT_JOB_OPTIONS,
+  inProcessJobRunner,
+  type IterationRef,
+  type JobOptions,
+  type JobRunner,
+  type JobWork,
+} from './service/jobs.js';

@@ -28,6 +28,17 @@ export interface Storage {
   /** Predictions of an iteration: parent = iteration id, id = document id. Totals: {@link PredictionTotals}. */
   readonly predictions: ChildCollection<PredictionRecord>;
   readonly processors: RecordCollection<ProcessorRecord>;
+  /**
+   * Events of an iteration's jobs (docs/spec/jobs.md): parent = iteration id, insert-only (`put(record, 0)`), id
+   * `${job_id}.${document_id}` or `${job_id}.final`. Insertion order is the event order: a stream resumes with
+   * `list(after: id)`.
+   */
+  readonly events: ChildCollection<IterationEventRecord>;
+  /**
+   * One record per active job (queued or running iteration), all in the reserved organization {@link JOBS_SCOPE},
+   * so a runner finds the jobs to resume without knowing the organizations. Removed when the job ends.
+   */
+  readonly jobs: RecordCollection<JobRecord>;
   readonly files: FileStore;
   /** Releases what the adapter opened itself (a host's own client or pool is left open). Idempotent. */
   close(): Promise<void>;
@@ -248,6 +259,8 @@ export interface PredictionRecord extends ChildRecordBase {
   /** The iteration id. */
   parent_id: string;
   evaluation_id: string;
+  /** The job that wrote it (docs/spec/jobs.md); absent on predictions written before jobs existed or imported. */
+  job_id?: string | null;
   status: PredictionStatus;
   prediction: JsonObject;
   metadata: Metadata | null;
@@ -281,6 +294,53 @@ export interface IterationRecord extends StoredRecordBase {
   error: string | null;
   /** Set while a runner works on it. */
   lease: IterationLease | null;
+  /** The last run asked for (create or process); null for imported iterations. Absent on older records. */
+  job?: IterationJob | null;
+}
+
+/** Which documents a job runs: all, those without a successful prediction, or the ones named. */
+export type JobSelection = 'all' | 'missing' | { document_ids: string[] };
+
+/** A run of an iteration's documents, named on the iteration record. */
+export interface IterationJob {
+  id: string;
+  selection: JobSelection;
+  /** When the job was asked for (create / process). */
+  started_at: string;
+}
+
+/** The reserved organization id under which {@link Storage.jobs} records live: no caller may use it. */
+export const JOBS_SCOPE = 'docevals-jobs';
+
+/** An active job, for runners to find (org-independent): id = `${organization_id}.${iteration_id}`. */
+export interface JobRecord extends StoredRecordBase {
+  /** Always {@link JOBS_SCOPE}. */
+  organization_id: string;
+  /** The organization of the iteration. */
+  iteration_organization_id: string;
+  evaluation_id: string;
+  iteration_id: string;
+  job_id: string;
+  created_at: string;
+}
+
+export type IterationEventType = 'document' | 'completed' | 'failed' | 'cancelled';
+
+/** One event of an iteration's job: a document finished, or the job ended (with the iteration's summary). */
+export interface IterationEventRecord extends ChildRecordBase {
+  /** `${job_id}.${document_id}` or `${job_id}.final`. */
+  id: string;
+  /** The iteration id. */
+  parent_id: string;
+  job_id: string;
+  type: IterationEventType;
+  /** For a `document` event. */
+  document_id: string | null;
+  similarity: number | null;
+  error: string | null;
+  /** For a final event: the iteration's summary (status, progress, usage, means) as rendered then. */
+  summary: JsonObject | null;
+  created_at: string;
 }
 
 export interface ProcessorRecord extends StoredRecordBase {

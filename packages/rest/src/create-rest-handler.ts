@@ -7,6 +7,7 @@ import { createOpenApiDocument } from './openapi-document.js';
 import { isMultipart, readFormBody } from './read-form-body.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
+import { streamEvents } from './sse.js';
 
 /** A fetch-style handler: web `Request` in, web `Response` out. */
 export type RestHandler = (request: Request) => Promise<Response>;
@@ -44,6 +45,8 @@ export interface RestHandlerOptions {
    * @default true
    */
   docs?: boolean;
+  /** How often an event stream sends a comment line, so proxies keep it open. @default 15_000 */
+  sseHeartbeatMs?: number;
 }
 
 /** Default body limit: 32 MiB (docs/spec/service.md, Limits). */
@@ -81,6 +84,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     throw new TypeError('createRestHandler: limits.maxBodyBytes must be a non-negative integer.');
   }
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
+  const heartbeatMs = options.sseHeartbeatMs ?? 15_000;
 
   const fail = (error: unknown, request: Request): Response => {
     if (isUnexpected(error)) onError(error, request);
@@ -159,6 +163,22 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const input = { ...body, ...query, ...c.req.param() };
     const result = await endpoint.call(docevals, c.get('organizationId'), input);
     if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream);
+    if (endpoint.sse) {
+      const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
+      // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
+      if (lastEventId?.endsWith('.final')) return c.body(null, 204);
+      const events = docevals.evals.iterations.events(c.get('organizationId'), {
+        evaluation_id: c.req.param('evaluation_id')!,
+        iteration_id: c.req.param('iteration_id')!,
+        ...(lastEventId ? { last_event_id: lastEventId } : {}),
+      });
+      return streamEvents(c, events, heartbeatMs, (error) => fail(error, c.req.raw));
+    }
+    if (endpoint.background && (body as { background?: unknown }).background === true) {
+      const id = (result as { id: string }).id;
+      const location = `${basePath === '/' ? '' : basePath}/v1/evals/${encodeURIComponent(c.req.param('evaluation_id')!)}/iterations/${encodeURIComponent(id)}`;
+      return c.json(result, 202, { location });
+    }
     // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
     return c.body(jsonBody(result), 200, { 'content-type': 'application/json' });
   }

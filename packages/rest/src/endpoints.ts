@@ -23,6 +23,7 @@ import {
   iterationIdInputSchema,
   evaluationSummarySchema,
   getIterationInputSchema,
+  iterationEventSchema,
   iterationRefInputSchema,
   iterationSchema,
   iterationSummarySchema,
@@ -77,6 +78,10 @@ export interface Endpoint {
   produces?: { kind: 'file'; fileTypes: readonly string[] };
   /** Media types other than JSON the body may come in, with the input they become (`{ format, content }`). */
   textBodies?: Readonly<Record<string, string>>;
+  /** `"background": true` in the body answers 202 with a `Location` (create, process). */
+  background?: true;
+  /** A Server-Sent Events stream of these events instead of one JSON answer (`streamEvents` is called). */
+  sse?: true;
   call(docevals: Docevals, organizationId: string, input: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -219,7 +224,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     tag: 'Iterations',
     params: evaluationRefInputSchema,
     body: createIterationInputSchema.omit(evaluationId),
-    response: iterationSchema,
+    response: z.union([iterationSchema, iterationSummarySchema]),
+    background: true,
     call: (d, org, input) => d.evals.iterations.create(org, castInput<Docevals['evals']['iterations']['create']>(input)),
   },
   {
@@ -264,7 +270,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     params: iterationRefInputSchema,
     body: processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }),
     bodyOptional: true,
-    response: iterationSchema,
+    response: z.union([iterationSchema, iterationSummarySchema]),
+    background: true,
     call: (d, org, input) => d.evals.iterations.process(org, castInput<Docevals['evals']['iterations']['process']>(input)),
   },
   // Iterations by their id alone, as the reference SDK calls them: the evaluation is the iteration record's.
@@ -372,6 +379,30 @@ export const ENDPOINTS: readonly Endpoint[] = [
     textBodies: { 'text/csv': 'csv', 'application/x-ndjson': 'jsonl', 'application/jsonl': 'jsonl' },
     response: importAnnotationsResultSchema,
     call: (d, org, input) => d.evals.documents.import(org, castInput<Docevals['evals']['documents']['import']>(input)),
+  },
+  {
+    method: 'post',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/cancel',
+    operationId: 'cancelIteration',
+    summary: "Cancel an iteration's run: no new extractor call, calls in flight aborted, predictions kept",
+    tag: 'Iterations',
+    params: iterationRefInputSchema,
+    response: iterationSummarySchema,
+    call: (d, org, input) => d.evals.iterations.cancel(org, castInput<Docevals['evals']['iterations']['cancel']>(input)),
+  },
+  {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/events',
+    operationId: 'streamIterationEvents',
+    summary:
+      'Server-Sent Events of an iteration: `document`, `progress`, final `completed` | `failed` | `cancelled`; `Last-Event-ID` resumes',
+    tag: 'Iterations',
+    params: iterationRefInputSchema,
+    response: iterationEventSchema,
+    sse: true,
+    // Checked before the stream opens, so an unknown iteration is a plain 404.
+    call: (d, org, input) =>
+      d.evals.iterations.get(org, { evaluation_id: String(input.evaluation_id), iteration_id: String(input.iteration_id), view: 'summary' }),
   },
   // Processors
   {

@@ -2,6 +2,7 @@ import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
 import { HealthSchema, NAMED_SCHEMAS } from './openapi-schemas.js';
+import { IterationSummarySchema } from './openapi-schemas.js';
 
 /** Every error status an operation may answer, with what it means and an example body. */
 const ERRORS: Record<number, { name: string; description: string; code: string; message: string }> = {
@@ -212,7 +213,8 @@ function errorStatuses(endpoint: Endpoint): number[] {
   const statuses = [401, 404, 422, 500, 503];
   if (endpoint.body) statuses.push(400, 413, 415);
   if (endpoint.operationId.startsWith('create') || endpoint.operationId.startsWith('update')) statuses.push(409);
-  if (endpoint.operationId === 'submitToProcessor') statuses.push(502);
+  if (endpoint.operationId === 'submitToProcessor' || endpoint.background) statuses.push(502);
+  if (endpoint.background && !statuses.includes(409)) statuses.push(409);
   return statuses.sort((a, b) => a - b);
 }
 
@@ -245,9 +247,24 @@ function routeOf(endpoint: Endpoint, doc: OperationDoc) {
         : {}),
     },
     responses: {
-      200: endpoint.produces
-        ? { description: 'A file (Content-Disposition names it)', content: Object.fromEntries(endpoint.produces.fileTypes.map((type) => [type, { schema: z.string(), example: doc.responseExample }])) }
-        : { description: 'Success', content: { 'application/json': { schema: doc.response, example: doc.responseExample } } },
+      200: endpoint.sse
+        ? {
+            description:
+              'A Server-Sent Events stream: `id` (send it back as `Last-Event-ID` to resume), `event` (the type), `data` (JSON of one event)',
+            content: { 'text/event-stream': { schema: doc.response, example: doc.responseExample } },
+          }
+        : endpoint.produces
+          ? { description: 'A file (Content-Disposition names it)', content: Object.fromEntries(endpoint.produces.fileTypes.map((type) => [type, { schema: z.string(), example: doc.responseExample }])) }
+          : { description: endpoint.background ? 'Done (without `background`)' : 'Success', content: { 'application/json': { schema: doc.response, example: doc.responseExample } } },
+      ...(endpoint.background
+        ? {
+            202: {
+              description: 'Accepted (`"background": true`): the iteration summary, status `queued` or `running`; `Location` names it',
+              headers: { Location: { description: 'The iteration', schema: { type: 'string' as const } } },
+              content: { 'application/json': { schema: IterationSummarySchema } },
+            },
+          }
+        : {}),
       ...responses,
     } as RouteConfig['responses'],
   });

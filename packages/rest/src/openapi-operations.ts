@@ -18,6 +18,8 @@ import {
   IterationListSchema,
   IterationPathSchema,
   IterationSchema,
+  IterationEventSchema,
+  IterationSummarySchema,
   CompareQuerySchema,
   EvaluationComparisonSchema,
   ExportQuerySchema,
@@ -125,6 +127,12 @@ const ITERATION = {
     metric_type: 'levenshtein',
   },
   ...SCHEMA_IDS,
+  status: 'completed',
+  progress: { total: 1, succeeded: 1, failed: 0, pending: 0 },
+  started_at: '2026-11-23T19:23:59.950Z',
+  finished_at: '2026-11-23T19:23:59.958Z',
+  error: null,
+  usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
 };
 
 const EVALUATION = {
@@ -524,5 +532,23 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
       refused: 0,
       rows: [{ row: 1, document_id: DOCUMENT_ID, filename: 'invoice-1.txt', status: 'updated', issues: [] }],
     },
+  },
+  cancelIteration: {
+    description:
+      'Stops the iteration\'s run: no new extractor call starts, calls in flight are aborted, the predictions done so ' +
+      'far are kept, and the status becomes `cancelled`. `process` with `only_missing` completes it later.',
+    params: IterationPathSchema,
+    response: IterationSummarySchema,
+    responseExample: { ...ITERATION_SUMMARY, status: 'cancelled' },
+  },
+  streamIterationEvents: {
+    description:
+      'The run as Server-Sent Events: one `document` event per finished document, `progress` counts, then the final ' +
+      '`completed`, `failed` or `cancelled` event with the summary, and the stream closes. Each event has an `id`; a ' +
+      'reconnect with `Last-Event-ID` resumes just after it, with nothing lost or repeated. A finished iteration ' +
+      'replays its final event. Comment lines keep proxies from closing a quiet stream.',
+    params: IterationPathSchema,
+    response: IterationEventSchema,
+    responseExample: { id: 'job_1.file_3d9063b06910dca5', type: 'document', data: { document_id: DOCUMENT_ID, similarity: 0.875, error: null } },
   },
 };

@@ -1,5 +1,6 @@
 import {
   apiCostSchema,
+  iterationEventSchema,
   compareInputSchema,
   documentDeltaSchema,
   evaluationComparisonSchema,
@@ -291,18 +292,6 @@ export const MetricResultsSchema = named('MetricResults', documented(metricResul
   metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
 }), { description: 'An iteration\'s metrics against the annotations.' });
 
-export const IterationSchema = named('Iteration', documented(iterationSchema, {
-  id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
-  updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
-  inference_settings: ref(InferenceSettingsSchema, 'The settings it ran with: its request\'s over the evaluation\'s defaults over the service\'s.'),
-  json_schema: 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.',
-  predictions: z.array(PredictionSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
-  metric_results: ref(MetricResultsSchema, 'Its predictions scored against the annotations.'),
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
-}), { description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
-
-
 export const IterationProgressSchema = named('IterationProgress', documented(iterationSummarySchema.shape.progress, {
   total: 'Documents in the evaluation now.',
   succeeded: 'Documents with a prediction whose extraction succeeded: the ones the means are over.',
@@ -315,6 +304,24 @@ export const IterationUsageSchema = named('IterationUsage', documented(iteration
   output_tokens: 'Output tokens, summed likewise.',
   cost: 'The predictions\' `api_cost.value`, summed (0 where no price is known).',
 }), { description: 'What an iteration consumed.' });
+
+export const IterationSchema = named('Iteration', documented(iterationSchema, {
+  id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
+  updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
+  inference_settings: ref(InferenceSettingsSchema, 'The settings it ran with: its request\'s over the evaluation\'s defaults over the service\'s.'),
+  json_schema: 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.',
+  predictions: z.array(PredictionSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
+  metric_results: ref(MetricResultsSchema, 'Its predictions scored against the annotations.'),
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+  status: '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled` (docs/spec/jobs.md).',
+  progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
+  started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
+  finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
+  error: 'Why the whole iteration failed; null otherwise.',
+  usage: ref(IterationUsageSchema, 'Tokens and cost so far.'),
+}), { description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
+
 
 export const IterationSummarySchema = named('IterationSummary', documented(iterationSummarySchema, {
   id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
@@ -532,11 +539,13 @@ export const UpdateDocumentBodySchema = named('UpdateDocumentRequest', documente
 export const CreateIterationBodySchema = named('CreateIterationRequest', documented(createIterationInputSchema.omit({ evaluation_id: true }), {
   inference_settings: ref(InferenceSettingsInputSchema, 'The settings to run with, over the evaluation\'s defaults.', {}).optional(),
   json_schema: 'A JSON Schema for this iteration only (other prompts): it must have the evaluation\'s schema_data_id. Defaults to the evaluation\'s.',
+  background: '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.',
 }), { description: 'The settings of a new iteration.' });
 
 export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
   document_ids: 'Re-run only these documents (their ids); left out, every document.',
   only_missing: 'Re-run only the documents without a prediction yet (pending ones, or those whose extraction failed). Default false.',
+  background: '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.',
 }), { description: 'Which documents of the iteration to re-run; an empty body re-runs them all.' });
 
 const PROCESSOR_FIELDS = {
@@ -753,3 +762,34 @@ export const ImportAnnotationsResultSchema = named('ImportAnnotationsResult', do
   refused: 'Rows refused.',
   rows: z.array(ImportRowResultSchema).meta({ description: 'Every row, in the file\'s order.' }),
 }), { description: 'The outcome of an annotations import.' });
+
+// Durable jobs (docs/spec/jobs.md)
+
+const [DOCUMENT_EVENT, PROGRESS_EVENT, FINAL_EVENT] = iterationEventSchema.options;
+const EVENT_ID = 'The event\'s id: send the last one seen back as `Last-Event-ID` to resume just after it.';
+
+export const DocumentEventSchema = named('DocumentEvent', documented(DOCUMENT_EVENT, {
+  id: EVENT_ID,
+  type: 'Always `document`: one document finished.',
+  data: documented(DOCUMENT_EVENT.shape.data, {
+    document_id: 'The document (its `file_id`).',
+    similarity: 'Its similarity to the annotation; null when the extraction failed.',
+    error: 'Why the extraction failed; null when it succeeded.',
+  }).meta({ description: 'Which document, and how it went.' }),
+}), { description: 'A document of the run finished.' });
+
+export const ProgressEventSchema = named('ProgressEvent', documented(PROGRESS_EVENT, {
+  id: 'The id of the document event it follows.',
+  type: 'Always `progress`.',
+  data: ref(IterationProgressSchema, 'The iteration\'s documents by outcome now.'),
+}), { description: 'Counts after a page of document events.' });
+
+export const FinalEventSchema = named('FinalEvent', documented(FINAL_EVENT, {
+  id: EVENT_ID,
+  type: '`completed`, `failed` or `cancelled`: the run ended; the stream closes after it.',
+  data: ref(IterationSummarySchema, 'The iteration\'s summary at the end: status, progress, usage and means.'),
+}), { description: 'The run ended.' });
+
+export const IterationEventSchema = named('IterationEvent', z.union([DocumentEventSchema, ProgressEventSchema, FinalEventSchema]), {
+  description: 'One event of an iteration\'s run, sent as an SSE message: `id`, `event` (the type) and `data` (this object as JSON).',
+});

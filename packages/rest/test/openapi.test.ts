@@ -21,9 +21,15 @@ describe('the OpenAPI document', () => {
       const operation = doc.paths[endpoint.path]?.[endpoint.method];
       expect(operation, `${endpoint.method} ${endpoint.path}`).toBeDefined();
       expect(operation.operationId).toBe(endpoint.operationId);
-      const mediaType = endpoint.produces ? endpoint.produces.fileTypes[0]! : 'application/json';
-      expect(operation.responses['200'].content[mediaType].schema).toBeDefined();
+      const media = endpoint.sse ? 'text/event-stream' : (endpoint.produces?.fileTypes[0] ?? 'application/json');
+      expect(operation.responses['200'].content[media].schema).toBeDefined();
       expect(operation.responses['401']).toBeDefined();
+      // create and process: 202 with the summary and a Location when run in the background
+      if (endpoint.background) {
+        expect(operation.responses['202'].content['application/json'].schema).toBeDefined();
+        expect(operation.responses['202'].headers.Location).toBeDefined();
+        expect(operation.responses['502']).toBeDefined();
+      }
       for (const name of endpoint.path.match(/\{(\w+)\}/g) ?? []) {
         const param = operation.parameters.find((p: { in: string; name: string }) => p.in === 'path' && `{${p.name}}` === name);
         expect(param, `${endpoint.path} ${name}`).toMatchObject({ required: true });

@@ -45,7 +45,7 @@ import {
   unauthorizedError,
   type Docevals,
 } from '@docevals/core';
-import { initTRPC } from '@trpc/server';
+import { initTRPC, tracked } from '@trpc/server';
 import { z } from 'zod';
 import type { DocevalsContext } from './create-docevals-context.js';
 import { formatDocevalsError } from './error-formatter.js';
@@ -166,10 +166,16 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           .input(listIterationsInputSchema.omit({ view: true }))
           .output(z.object({ data: z.array(iterationSummarySchema) }))
           .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, { ...input, view: 'summary' })),
+        /** Answers when the iteration is done (every document failed: `extractor_error` with the iteration id). */
         create: procedure
-          .input(createIterationInputSchema)
+          .input(createIterationInputSchema.omit({ background: true }))
           .output(iterationSchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.create(ctx.organizationId, input)),
+          .mutation(({ ctx, input }) => docevals.evals.iterations.create(ctx.organizationId, { ...input, background: false })),
+        /** REST's `"background": true`: answers at once with the summary; follow it with `events`. */
+        createInBackground: procedure
+          .input(createIterationInputSchema.omit({ background: true }))
+          .output(iterationSummarySchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.create(ctx.organizationId, { ...input, background: true })),
         get: procedure
           .input(iterationRefInputSchema)
           .output(iterationSchema)
@@ -187,9 +193,9 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           .output(deletedSchema)
           .mutation(({ ctx, input }) => docevals.evals.iterations.delete(ctx.organizationId, input)),
         process: procedure
-          .input(processIterationInputSchema)
+          .input(processIterationInputSchema.omit({ background: true }))
           .output(iterationSchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, input)),
+          .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, { ...input, background: false })),
         update: procedure
           .input(updateIterationInputSchema)
           .output(iterationSchema)
@@ -210,6 +216,31 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           const file = await docevals.evals.iterations.export(ctx.organizationId, input);
           yield* file.chunks;
         }),
+        processInBackground: procedure
+          .input(processIterationInputSchema.omit({ background: true }))
+          .output(iterationSummarySchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, { ...input, background: true })),
+        cancel: procedure
+          .input(iterationRefInputSchema)
+          .output(iterationSummarySchema)
+          .mutation(({ ctx, input }) => docevals.evals.iterations.cancel(ctx.organizationId, input)),
+        /**
+         * The iteration's events over tRPC's SSE transport (`httpSubscriptionLink`): each is `tracked` with its event
+         * id, so the client resumes with `lastEventId` after a reconnect, without losses or duplicates.
+         */
+        events: procedure
+          .input(iterationRefInputSchema.extend({ lastEventId: z.string().min(1).max(1024).nullish() }))
+          .subscription(async function* ({ ctx, input, signal }) {
+            const events = docevals.evals.iterations.events(ctx.organizationId, {
+              evaluation_id: input.evaluation_id,
+              iteration_id: input.iteration_id,
+              ...(input.lastEventId ? { last_event_id: input.lastEventId } : {}),
+            });
+            for await (const event of events) {
+              if (signal?.aborted) return;
+              yield tracked(event.id, event);
+            }
+          }),
       }),
     }),
 

@@ -14,6 +14,8 @@ export interface DocevalsErrorData {
   path?: string;
   /** Every validation problem with its dotted path (`documents.0.mime_data.url`); `validation_error` only. */
   issues?: ErrorIssue[];
+  /** The kept iteration of a run whose every document failed (`extractor_error` from `iterations.create`/`process`). */
+  iteration_id?: string;
 }
 
 /** The error shape of the docevals router: tRPC's JSON-RPC shape with {@link DocevalsErrorData}. */
@@ -49,6 +51,7 @@ export function formatDocevalsError({ shape, error }: { shape: DefaultShape; err
     httpStatus: shape.data.httpStatus,
     ...(shape.data.path === undefined ? {} : { path: shape.data.path }),
     ...(cause?.issues ? { issues: cause.issues } : {}),
+    ...(cause?.iteration_id !== undefined ? { iteration_id: cause.iteration_id } : {}),
   };
   return { message: internal ? INTERNAL_ERROR_MESSAGE : shape.message, code: shape.code, data };
 }

@@ -279,6 +279,22 @@ describe('errors', () => {
     expect(error.data).toMatchObject({ code: 'BAD_GATEWAY', docevalsCode: 'extractor_error', httpStatus: 502, path: 'processors.submit' });
   });
 
+  it('answers BAD_GATEWAY naming the kept iteration when every document of a run failed; cancel answers the summary', async () => {
+    const client = served.client('key_org_a');
+    const evaluation = await newEvaluation(client);
+    const error = await failure(
+      client.evals.iterations.create.mutate({ evaluation_id: evaluation.id, inference_settings: { model: 'broken-v1' } }),
+    );
+    expect(error.data).toMatchObject({ code: 'extractor_error', httpStatus: 502, path: 'evals.iterations.create' });
+    const iterationId = error.data!.iteration_id!;
+    const summary = await client.evals.iterations.getSummary.query({ evaluation_id: evaluation.id, iteration_id: iterationId });
+    expect(summary).toMatchObject({ status: 'failed', progress: { total: 1, succeeded: 0, failed: 1, pending: 0 } });
+    expect(summary.error).toContain('refused the document');
+    // Cancelling a finished iteration changes nothing.
+    const cancelled = await client.evals.iterations.cancel.mutate({ evaluation_id: evaluation.id, iteration_id: iterationId });
+    expect(cancelled.status).toBe('failed');
+  });
+
   it('answers SERVICE_UNAVAILABLE when the store is unreachable', async () => {
     storage.fault = 'unreachable';
     try {

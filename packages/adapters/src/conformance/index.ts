@@ -6,6 +6,7 @@ import { closedTests } from './closed-tests.js';
 import { concurrencyTests } from './concurrency-tests.js';
 import type { ConformanceContext } from './context.js';
 import { fileTests } from './file-tests.js';
+import { jobTests } from './job-tests.js';
 import { listTests } from './list-tests.js';
 import { persistenceTests } from './persistence-tests.js';
 import { recordTests } from './record-tests.js';
@@ -90,6 +91,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     describe('files', () => fileTests(ctx));
     describe('file batches', () => batchFileTests(ctx));
     describe('concurrency', () => concurrencyTests(ctx));
+    describe('jobs', () => jobTests(ctx));
     describe('persistence and close', () => persistenceTests(ctx));
     describe('after close', () => closedTests(ctx));
     if (ctx.writtenBytes) describe('write size', () => writeSizeTests(ctx));

@@ -4,10 +4,10 @@ import { safeName } from './safe-name.js';
 /** Names the on-disk layout in `<dir>/store.json`; `docevals-lowdb/1` was the single `docevals.json` file. */
 export const FORMAT = 'docevals-lowdb/2';
 
-export type RecordCollectionName = 'evaluations' | 'iterations' | 'processors';
-export type ChildCollectionName = 'documents' | 'predictions';
-export const RECORD_COLLECTIONS: readonly RecordCollectionName[] = ['evaluations', 'iterations', 'processors'];
-export const CHILD_COLLECTIONS: readonly ChildCollectionName[] = ['documents', 'predictions'];
+export type RecordCollectionName = 'evaluations' | 'iterations' | 'processors' | 'jobs';
+export type ChildCollectionName = 'documents' | 'predictions' | 'events';
+export const RECORD_COLLECTIONS: readonly RecordCollectionName[] = ['evaluations', 'iterations', 'processors', 'jobs'];
+export const CHILD_COLLECTIONS: readonly ChildCollectionName[] = ['documents', 'predictions', 'events'];
 
 /**
  * Where the lowdb adapter keeps what, under its folder (ids pass through {@link safeName}; the real ids are inside

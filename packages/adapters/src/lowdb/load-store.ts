@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ChildRecordBase, DocumentRecord, PredictionRecord } from '@docevals/core';
+import type { ChildRecordBase } from '@docevals/core';
 import type { ChildFamilies } from '../shared/child-families.js';
 import { CHILD_COLLECTIONS, type ChildCollectionName, FORMAT, type Layout, RECORD_COLLECTIONS } from './layout.js';
 import { flushSync, type DiskLog, type JournalEntry } from './record-disk.js';
@@ -203,7 +203,7 @@ function sweep(layout: Layout, state: LowdbState, gen: number, swept: SweepRepor
       swept.orphanIterations++;
     }
   }
-  const sweepChildren = (collection: ChildCollectionName, families: ChildFamilies<DocumentRecord> | ChildFamilies<PredictionRecord>, parents: typeof evaluations) => {
+  const sweepChildren = (collection: ChildCollectionName, families: ChildFamilies<ChildRecordBase>, parents: typeof evaluations) => {
     for (const [org, parent] of [...families.families()].map(([o, p]) => [o, p] as const)) {
       if (getItem(parents, org, parent)) continue;
       for (const entry of families.removeAll(org, parent)) {
@@ -214,6 +214,7 @@ function sweep(layout: Layout, state: LowdbState, gen: number, swept: SweepRepor
   };
   sweepChildren('documents', state.documents, evaluations);
   sweepChildren('predictions', state.predictions, iterations);
+  sweepChildren('events', state.events as ChildFamilies<ChildRecordBase>, iterations);
 
   // Documents are what hold file references (one each): a count above that is a reference a crash left behind.
   const held = new Map<string, Map<string, number>>();

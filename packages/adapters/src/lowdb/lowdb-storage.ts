@@ -7,6 +7,8 @@ import {
   type IterationRecord,
   isDocevalsError,
   type PredictionRecord,
+  type IterationEventRecord,
+  type JobRecord,
   type ProcessorRecord,
   type Storage,
 } from '@docevals/core';
@@ -154,6 +156,8 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     iterations: lowdbRecordCollection<IterationRecord>(ctx, 'iterations'),
     predictions: lowdbChildCollection<PredictionRecord>(ctx, 'predictions'),
     processors: lowdbRecordCollection<ProcessorRecord>(ctx, 'processors'),
+    events: lowdbChildCollection<IterationEventRecord>(ctx, 'events'),
+    jobs: lowdbRecordCollection<JobRecord>(ctx, 'jobs'),
     files: lowdbFileStore(ctx, contents, log),
     settle: () => disk.settle(),
     close() {

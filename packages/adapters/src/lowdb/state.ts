@@ -1,4 +1,4 @@
-import type { DocumentRecord, PredictionRecord, StoredRecordBase } from '@docevals/core';
+import type { DocumentRecord, IterationEventRecord, PredictionRecord, StoredRecordBase } from '@docevals/core';
 import { ChildFamilies } from '../shared/child-families.js';
 import type { RecordCollectionName } from './layout.js';
 
@@ -27,14 +27,16 @@ export interface LowdbState {
   records: Record<RecordCollectionName, ByOrganization<RecordEntry>>;
   documents: ChildFamilies<DocumentRecord>;
   predictions: ChildFamilies<PredictionRecord>;
+  events: ChildFamilies<IterationEventRecord>;
   refs: ByOrganization<FileMeta>;
 }
 
 export function emptyState(): LowdbState {
   return {
-    records: { evaluations: new Map(), iterations: new Map(), processors: new Map() },
+    records: { evaluations: new Map(), iterations: new Map(), processors: new Map(), jobs: new Map() },
     documents: new ChildFamilies('documents'),
     predictions: new ChildFamilies('predictions'),
+    events: new ChildFamilies('events'),
     refs: new Map(),
   };
 }

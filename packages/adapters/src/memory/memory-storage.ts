@@ -45,6 +45,8 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
     iterations: memoryCollection(state, 'iterations'),
     predictions: memoryChildCollection(state, 'predictions'),
     processors: memoryCollection(state, 'processors'),
+    events: memoryChildCollection(state, 'events'),
+    jobs: memoryCollection(state, 'jobs'),
     files: memoryFileStore(state),
     close: async () => {
       state.closed = true;

@@ -82,6 +82,14 @@ ALTER TABLE ${s}.files ADD COLUMN touched_at timestamptz NOT NULL DEFAULT now();
 CREATE INDEX documents_by_file ON ${s}.documents (organization_id, id);
 `,
   },
+  {
+    version: 3,
+    name: 'durable jobs: an iteration\'s events (children of the iteration), the active jobs (records)',
+    sql: (s) => `
+${childTable(s, 'events')}
+${recordTable(s, 'jobs')}
+`,
+  },
 ];
 
 /** What {@link migrate} did. */

@@ -1,4 +1,4 @@
-import type { ChildCollection, DocumentRecord, IterationRecord, PredictionRecord, RecordCollection } from '@docevals/core';
+import type { ChildCollection, DocumentRecord, IterationEventRecord, IterationRecord, PredictionRecord, RecordCollection } from '@docevals/core';
 import type { PostgresConnection } from './postgres-connection.js';
 
 /** What `sweep()` reclaimed. */
@@ -25,6 +25,7 @@ interface Collections {
   iterations: RecordCollection<IterationRecord>;
   documents: ChildCollection<DocumentRecord>;
   predictions: ChildCollection<PredictionRecord>;
+  events: ChildCollection<IterationEventRecord>;
 }
 
 /**
@@ -60,6 +61,7 @@ export async function sweepOrphans(
     if (!(await collections.iterations.delete(it.organization_id, it.id, it.version))) continue;
     report.orphanIterations++;
     report.orphanChildren += await collections.predictions.deleteAll(it.organization_id, it.id);
+    report.orphanChildren += await collections.events.deleteAll(it.organization_id, it.id);
   }
 
   const orphanParents = (children: string, parents: string) =>
@@ -80,6 +82,9 @@ export async function sweepOrphans(
   }
   for (const p of await orphanParents('predictions', 'iterations')) {
     report.orphanChildren += await collections.predictions.deleteAll(p.organization_id, p.parent_id);
+  }
+  for (const p of await orphanParents('events', 'iterations')) {
+    report.orphanChildren += await collections.events.deleteAll(p.organization_id, p.parent_id);
   }
 
   // Documents are what hold file references (one each). A retain or release moves touched_at, and the UPDATE

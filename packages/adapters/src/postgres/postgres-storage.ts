@@ -2,7 +2,9 @@ import { DocevalsError } from '@docevals/core';
 import type {
   DocumentRecord,
   EvaluationRecord,
+  IterationEventRecord,
   IterationRecord,
+  JobRecord,
   PredictionRecord,
   ProcessorRecord,
   Storage,
@@ -79,8 +81,8 @@ export interface PostgresStorage extends Storage {
  * before the first operation (versioned, under an advisory lock; see {@link migrate}). Any failure of Postgres is a
  * `DocevalsError` with code `storage_error` and the original error as `cause`.
  *
- * Tables in `schema`: `evaluations`, `iterations`, `processors`, `documents` + `documents_parents`, `predictions` +
- * `predictions_parents`, `files`, `schema_migrations` (docs/storage.md). Tested on PostgreSQL 15; needs 11+.
+ * Tables in `schema`: `evaluations`, `iterations`, `processors`, `jobs`, `documents` + `documents_parents`,
+ * `predictions` + `predictions_parents`, `events` + `events_parents`, `files`, `schema_migrations` (docs/storage.md). Tested on PostgreSQL 15; needs 11+.
  *
  * @example
  * import { Pool } from 'pg';
@@ -112,15 +114,18 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
   const iterations = postgresRecordCollection<IterationRecord>(connection, s, 'iterations', 'iterations');
   const documents = postgresChildCollection<DocumentRecord>(connection, s, 'documents', 'documents');
   const predictions = postgresChildCollection<PredictionRecord>(connection, s, 'predictions', 'predictions');
+  const events = postgresChildCollection<IterationEventRecord>(connection, s, 'events', 'events');
   return {
     name: 'postgres',
     evaluations: postgresRecordCollection<EvaluationRecord>(connection, s, 'evaluations', 'evaluations'),
     documents,
     iterations,
     predictions,
+    events,
+    jobs: postgresRecordCollection<JobRecord>(connection, s, 'jobs', 'jobs'),
     processors: postgresRecordCollection<ProcessorRecord>(connection, s, 'processors', 'processors'),
     files: postgresFileStore(connection, s),
-    sweep: (sweepOptions) => sweepOrphans(connection, s, { iterations, documents, predictions }, sweepOptions),
+    sweep: (sweepOptions) => sweepOrphans(connection, s, { iterations, documents, predictions, events }, sweepOptions),
     close: () => connection.close(),
   };
 }

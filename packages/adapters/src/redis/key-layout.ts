@@ -14,6 +14,8 @@
  * | `{prefix}{<org>}:docs:<parent>` | sorted set | the evaluation's documents: member = id, score = place in order |
  * | `{prefix}{<org>}:doctotals:<parent>` | hash | `count`, `seq` (last place given), `s:<key>` (sum of each totals key) |
  * | `{prefix}{<org>}:pred:<parent>:<id>`, `preds:<parent>`, `predtotals:<parent>` | as above | predictions of an iteration |
+ * | `{prefix}{<org>}:event:<parent>:<id>`, `events:<parent>`, `eventtotals:<parent>` | as above | events of an iteration's jobs |
+ * | `{prefix}{docevals-jobs}:job:<id>`, `jobs` | as records | active jobs, for runners (docs/spec/jobs.md) |
  * | `{prefix}{<org>}:batch:<token>` | string | the answer of a file batch, for 1 hour: a resent batch counts once |
  *
  * Why it is shaped so:
@@ -26,12 +28,12 @@
  */
 
 /** The collections that have a record hash per id and an ordering sorted set per organization. */
-export type RecordKind = 'eval' | 'iteration' | 'processor';
+export type RecordKind = 'eval' | 'iteration' | 'processor' | 'job';
 
-const INDEX_SUFFIX: Record<RecordKind, string> = { eval: 'evals', iteration: 'iterations', processor: 'processors' };
+const INDEX_SUFFIX: Record<RecordKind, string> = { eval: 'evals', iteration: 'iterations', processor: 'processors', job: 'jobs' };
 
 /** The child collections: documents (`doc`) and predictions (`pred`). */
-export type ChildKind = 'doc' | 'pred';
+export type ChildKind = 'doc' | 'pred' | 'event';
 
 /** Builds the keys of one store (one `keyPrefix`). */
 export interface KeyLayout {

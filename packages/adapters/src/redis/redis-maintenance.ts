@@ -2,6 +2,7 @@ import type {
   ChildCollection,
   DocumentRecord,
   EvaluationRecord,
+  IterationEventRecord,
   IterationRecord,
   PredictionRecord,
   RecordCollection,
@@ -25,6 +26,8 @@ export interface Maintenance {
   iterations: RecordCollection<IterationRecord>;
   documents: ChildCollection<DocumentRecord>;
   predictions: ChildCollection<PredictionRecord>;
+  /** Events of iterations' jobs (docs/spec/jobs.md): swept with their iteration like predictions. */
+  events: ChildCollection<IterationEventRecord>;
 }
 
 /** What {@link sweepOrphans} reclaimed. */
@@ -181,10 +184,11 @@ export async function sweepOrphans(m: Maintenance, options: RedisSweepOptions = 
       if (!(await m.iterations.delete(parsed.org, parsed.rest, iteration.version))) continue;
       report.orphanIterations++;
       report.orphanChildren += await m.predictions.deleteAll(parsed.org, parsed.rest);
+      report.orphanChildren += await m.events.deleteAll(parsed.org, parsed.rest);
     }
   }
 
-  const sweepChildren = async (kind: 'docs' | 'preds', collection: ChildCollection<DocumentRecord | PredictionRecord>, parentExists: (org: string, id: string) => Promise<boolean>) => {
+  const sweepChildren = async (kind: 'docs' | 'preds' | 'events', collection: ChildCollection<DocumentRecord | PredictionRecord>, parentExists: (org: string, id: string) => Promise<boolean>) => {
     for await (const batch of scanKeys(m.client, `${glob}{*}:${kind}:*`, 'zset')) {
       for (const key of batch) {
         const parsed = parseKey(m.prefix, key, kind);
@@ -199,6 +203,7 @@ export async function sweepOrphans(m: Maintenance, options: RedisSweepOptions = 
   };
   await sweepChildren('docs', m.documents as ChildCollection<DocumentRecord | PredictionRecord>, async (org, id) => (await m.evaluations.get(org, id)) !== null);
   await sweepChildren('preds', m.predictions as ChildCollection<DocumentRecord | PredictionRecord>, async (org, id) => (await m.iterations.get(org, id)) !== null);
+  await sweepChildren('events', m.events as unknown as ChildCollection<DocumentRecord | PredictionRecord>, async (org, id) => (await m.iterations.get(org, id)) !== null);
 
   // Documents are what hold file references (one each).
   const held = new Map<string, number>(); // `${org}\0${fileId}` -> documents holding it

@@ -1,5 +1,5 @@
 import { DocevalsError } from '@docevals/core';
-import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, JobRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
 import type { WriteObserver } from '../shared/write-observer.js';
 import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
@@ -97,6 +97,7 @@ export function redisStorage(options: RedisStorageOptions): RedisStorage {
   const keys = keyLayout(keyPrefix);
   const documents = redisChildCollection<DocumentRecord>(connection, keys, 'doc', 'documents', options.onWrite);
   const predictions = redisChildCollection<PredictionRecord>(connection, keys, 'pred', 'predictions', options.onWrite);
+  const events = redisChildCollection<IterationEventRecord>(connection, keys, 'event', 'events', options.onWrite);
   // The collections as stored, for the conversion of old-layout records and the sweep.
   const maintenance: Maintenance = {
     client: connection.client,
@@ -106,6 +107,7 @@ export function redisStorage(options: RedisStorageOptions): RedisStorage {
     iterations: redisRecordCollection<IterationRecord>(connection, keys, 'iteration', 'iterations', options.onWrite),
     documents,
     predictions,
+    events,
   };
   return {
     name: 'redis',
@@ -114,6 +116,8 @@ export function redisStorage(options: RedisStorageOptions): RedisStorage {
     iterations: convertingCollection(maintenance.iterations, isLegacyIteration, (org, id) => migrateIteration(maintenance, org, id)),
     predictions,
     processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors', options.onWrite),
+    events,
+    jobs: redisRecordCollection<JobRecord>(connection, keys, 'job', 'jobs', options.onWrite),
     files: redisFileStore(connection, keys),
     sweep: (sweepOptions) => connection.run('sweep', () => sweepOrphans(maintenance, sweepOptions)),
     close: () => connection.close(),

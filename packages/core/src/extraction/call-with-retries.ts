@@ -40,6 +40,8 @@ export interface RunContext {
   /** Shared by every call of one `extractAll`: the only place concurrency is bounded. */
   limit: LimitFunction;
   options: ExtractionOptions;
+  /** Aborted when the work is cancelled: no attempt starts after it, and it reaches the extractor's call. */
+  signal?: AbortSignal;
   onCall?: (event: ExtractionCallEvent) => void;
 }
 
@@ -59,8 +61,11 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
   let lastError = 'the extraction failed';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) await sleep(backoffDelay(attempt - 1, context.options));
+    if (context.signal?.aborted) return { ok: false, error: CANCELLED, attempts: attempt - 1 };
     // Timed inside the limit: waiting for a slot is neither part of the call nor of its timeout.
     const { result, duration } = await context.limit(async () => {
+      // Checked again once a slot is free: a call queued behind the limit never starts after a cancel.
+      if (context.signal?.aborted) return { result: { ok: false, error: CANCELLED, retryable: false } as Attempt, duration: 0 };
       const started = Date.now();
       const outcome = await attemptOnce(context);
       return { result: outcome, duration: Date.now() - started };
@@ -86,6 +91,9 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
   };
 }
 
+/** The error of a document whose work was cancelled. */
+export const CANCELLED = 'cancelled';
+
 async function attemptOnce(context: RunContext): Promise<Attempt> {
   const { timeoutMs } = context.options;
   const controller = new AbortController();
@@ -93,6 +101,9 @@ async function attemptOnce(context: RunContext): Promise<Attempt> {
     () => controller.abort(new DOMException(`the extractor call timed out after ${timeoutMs} ms`, 'TimeoutError')),
     timeoutMs,
   );
+  // A cancel aborts the call in flight through the same signal the timeout uses.
+  const onCancel = () => controller.abort(new DOMException('the iteration was cancelled', 'AbortError'));
+  context.signal?.addEventListener('abort', onCancel, { once: true });
   let onAbort: (() => void) | undefined;
   // An extractor that ignores the signal must not hold the document past the timeout: race the call with it.
   const timedOut = new Promise<never>((_, reject) => {
@@ -111,12 +122,14 @@ async function attemptOnce(context: RunContext): Promise<Attempt> {
     ]);
     return checkOutput(output, context.validate);
   } catch (error) {
+    if (context.signal?.aborted) return { ok: false, error: CANCELLED, retryable: false };
     if (controller.signal.aborted) {
       return { ok: false, error: `the extractor call timed out after ${timeoutMs} ms`, retryable: true };
     }
     return describeFailure(error);
   } finally {
     clearTimeout(timer);
+    context.signal?.removeEventListener('abort', onCancel);
     if (onAbort) controller.signal.removeEventListener('abort', onAbort);
   }
 }

@@ -34,6 +34,12 @@ export interface ExtractAllOptions {
    * saves each prediction as it completes. An error it throws rejects the whole call.
    */
   onDocument?: (documentIndex: number, result: DocumentPrediction) => Promise<void> | void;
+  /**
+   * Stops the work (a cancelled iteration): no extractor call starts once it is aborted, and calls in flight get it
+   * combined with their timeout signal. The documents it stopped end as failed with `metadata.error` "cancelled";
+   * `onDocument` is not called for them.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ExtractionRunner {
@@ -112,12 +118,13 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
               validate,
               limit,
               options: config,
+              ...(callOptions.signal ? { signal: callOptions.signal } : {}),
               ...(callOptions.onCall ? { onCall: callOptions.onCall } : {}),
             }),
           ),
         );
         const result = runs === 1 ? single(results[0]!) : consensus(results);
-        if (callOptions.onDocument) await callOptions.onDocument(documentIndex, result);
+        if (callOptions.onDocument && !callOptions.signal?.aborted) await callOptions.onDocument(documentIndex, result);
         return result;
       }),
     );
@@ -174,6 +181,21 @@ function single(result: RunResult): DocumentPrediction {
       likelihoods: output.likelihoods ?? null,
       consensus_details: null,
       api_cost: output.api_cost ?? null,
+      ...usageOf([output]),
+    },
+  };
+}
+
+/** Token usage summed over runs, as the iteration's `usage` adds it up; nothing when no run reported any. */
+function usageOf(outputs: ReadonlyArray<{ usage?: { prompt_tokens: number; completion_tokens: number } | undefined }>): {
+  usage?: { input_tokens: number; output_tokens: number };
+} {
+  const known = outputs.filter((o) => o.usage);
+  if (known.length === 0) return {};
+  return {
+    usage: {
+      input_tokens: known.reduce((s, o) => s + o.usage!.prompt_tokens, 0),
+      output_tokens: known.reduce((s, o) => s + o.usage!.completion_tokens, 0),
     },
   };
 }
@@ -187,7 +209,7 @@ function consensus(results: RunResult[]): DocumentPrediction {
   });
   const valid = results.filter((r): r is Extract<RunResult, { ok: true }> => r.ok);
   const api_cost = sumCosts(valid.map((r) => r.output.api_cost ?? null));
-  const base = { extraction_id: newExtractionId(), consensus_details: details, api_cost };
+  const base = { extraction_id: newExtractionId(), consensus_details: details, api_cost, ...usageOf(valid.map((r) => r.output)) };
   if (valid.length === 0) {
     const failed = results.filter((r): r is Extract<RunResult, { ok: false }> => !r.ok);
     const reasons = failed.map((r, i) => `run ${i + 1}: ${r.error}`).join('; ');

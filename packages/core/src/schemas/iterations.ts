@@ -37,6 +37,20 @@ export const metricResultsSchema = z.object({
 });
 export type MetricResults = z.infer<typeof metricResultsSchema>;
 
+export const iterationStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
+
+/** Documents of an iteration by outcome; `pending` ones have no prediction yet (added later, or not run yet). */
+export const iterationProgressSchema = z.object({
+  total: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  pending: z.number().int(),
+});
+export type IterationProgress = z.infer<typeof iterationProgressSchema>;
+
+/** Summed over the iteration's predictions: tokens and `api_cost.value` as the extractors reported them. */
+export const iterationUsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost: z.number() });
+
 export const iterationSchema = z.object({
   id: z.string(),
   updated_at: z.string(),
@@ -46,6 +60,14 @@ export const iterationSchema = z.object({
   metric_results: metricResultsSchema,
   schema_data_id: z.string(),
   schema_id: z.string(),
+  /** Job state (docs/spec/jobs.md): imported and finished iterations are `completed`. */
+  status: iterationStatusSchema,
+  progress: iterationProgressSchema,
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  /** Why the whole iteration failed (every document failed, or the run stopped on an error), else null. */
+  error: z.string().nullable(),
+  usage: iterationUsageSchema,
 });
 export type Iteration = z.infer<typeof iterationSchema>;
 
@@ -67,10 +89,14 @@ export const importedIterationInputSchema = z.object({
 });
 export type ImportedIterationInput = z.input<typeof importedIterationInputSchema>;
 
+/** `true`: answer at once with the iteration's summary (`queued` / `running`); the run goes on in the server. */
+const backgroundFlag = z.boolean().default(false);
+
 export const createIterationInputSchema = z.object({
   evaluation_id: idParam,
   inference_settings: inferenceSettingsInputSchema.default({}),
   json_schema: jsonObject().optional(),
+  background: backgroundFlag,
 });
 export type CreateIterationInput = z.input<typeof createIterationInputSchema>;
 
@@ -93,20 +119,6 @@ export type IterationRefInput = z.input<typeof iterationRefInputSchema>;
 
 export const getIterationInputSchema = iterationRefInputSchema.extend({ view: iterationViewSchema });
 export type GetIterationInput = z.input<typeof getIterationInputSchema>;
-
-export const iterationStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
-
-/** Documents of an iteration by outcome; `pending` ones have no prediction yet (added later, or not run yet). */
-export const iterationProgressSchema = z.object({
-  total: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-  pending: z.number().int(),
-});
-export type IterationProgress = z.infer<typeof iterationProgressSchema>;
-
-/** Summed over the iteration's predictions: tokens and `api_cost.value` as the extractors reported them. */
-export const iterationUsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost: z.number() });
 
 /**
  * An iteration without its per-document arrays (`?view=summary`): settings, status, progress counts, usage and
@@ -155,6 +167,7 @@ export type PredictionPage = z.infer<typeof predictionPageSchema>;
 export const processIterationInputSchema = iterationRefInputSchema.extend({
   document_ids: z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(),
   only_missing: z.boolean().default(false),
+  background: backgroundFlag,
 });
 export type ProcessIterationInput = z.input<typeof processIterationInputSchema>;
 
@@ -183,3 +196,26 @@ export const documentDistancesSchema = z.object({
   metric_type: z.literal('levenshtein'),
 });
 export type DocumentDistances = z.infer<typeof documentDistancesSchema>;
+
+/** `GET .../iterations/{iteration_id}/events`: `last_event_id` (SSE `Last-Event-ID`) resumes just after that event. */
+export const iterationEventsInputSchema = iterationRefInputSchema.extend({
+  last_event_id: z.string().min(1).max(1024).optional(),
+});
+export type IterationEventsInput = z.input<typeof iterationEventsInputSchema>;
+
+export const documentEventDataSchema = z.object({
+  document_id: z.string(),
+  similarity: z.number().nullable(),
+  error: z.string().nullable(),
+});
+
+/**
+ * One event of an iteration's run: a document finished, progress counts (after the document event whose id it
+ * carries), or the final `completed` / `failed` / `cancelled` with the iteration's summary.
+ */
+export const iterationEventSchema = z.discriminatedUnion('type', [
+  z.object({ id: z.string(), type: z.literal('document'), data: documentEventDataSchema }),
+  z.object({ id: z.string(), type: z.literal('progress'), data: iterationProgressSchema }),
+  z.object({ id: z.string(), type: z.enum(['completed', 'failed', 'cancelled']), data: iterationSummarySchema }),
+]);
+export type IterationEvent = z.infer<typeof iterationEventSchema>;

@@ -1,5 +1,6 @@
 import type { ExtractionRunner } from '../extraction/index.js';
 import type { Storage } from '../storage.js';
+import type { JobContext, JobRunner } from './jobs.js';
 import type { DocevalsLimits } from './types.js';
 
 /** What every operation of the service works with. */
@@ -11,4 +12,7 @@ export interface ServiceContext {
   concurrency: number;
   /** ISO 8601 UTC with milliseconds. */
   now(): string;
+  jobs: JobContext;
+  /** Runs iterations' jobs; set right after the context is built. */
+  jobRunner: JobRunner;
 }

@@ -1,7 +1,10 @@
 import { DocevalsError } from '../errors.js';
+import { JOBS_SCOPE } from '../storage.js';
 import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
 import { analysisOperations } from './analyses.js';
 import type { ServiceContext } from './context.js';
+import { DEFAULT_JOB_OPTIONS, inProcessJobRunner, LocalSignals, resumableJobs, runIterationJob, type JobRunner, type JobWork } from './jobs.js';
+import { nanoid } from 'nanoid';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
@@ -16,15 +19,18 @@ export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyOperation = (organizationId: string, input?: any) => Promise<unknown>;
+type AnyOperation = (organizationId: string, input?: any) => Promise<unknown> | AsyncIterable<unknown>;
 
 /** Every operation checks the caller's organization first: the transports pass what `authenticate` returned. */
 function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
   const out: Record<string, AnyOperation> = {};
   for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
     out[name] = (organizationId: string, input?: unknown) => {
-      if (typeof organizationId !== 'string' || organizationId.length === 0) {
-        return Promise.reject(new DocevalsError('unauthorized', 'An organization is required: authenticate first.'));
+      if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE) {
+        const error = new DocevalsError('unauthorized', 'An organization is required: authenticate first.');
+        // A stream operation answers as a stream does: its iteration fails.
+        if (name === 'events') return (async function* () { throw error; })();
+        return Promise.reject(error);
       }
       return operation(organizationId, input);
     };
@@ -55,14 +61,27 @@ export function createDocevals(options: DocevalsOptions): Docevals {
   const extraction = { ...DEFAULT_EXTRACTION_OPTIONS, ...options.extraction };
   const extractors = options.extractors ?? [localRulesExtractor()];
   const now = options.now ?? (() => new Date());
+  const jobOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobs };
+  const onJobError = options.jobs?.onError ?? ((error: unknown) => console.error('[docevals/jobs]', error));
   const ctx: ServiceContext = {
     storage: options.storage,
     runner: createExtractionRunner({ extractors, ...extraction }),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     concurrency: extraction.concurrency,
     now: () => now().toISOString(),
+    jobs: { owner: `runner_${nanoid()}`, leaseMs: jobOptions.leaseMs, signals: new LocalSignals(), waiting: new Map() },
+    jobRunner: undefined as unknown as JobRunner,
   };
   const analyses = scoped(analysisOperations(ctx));
+  const work: JobWork = {
+    run: (ref, signal) => runIterationJob(ctx, ctx.jobs, ref, signal),
+    resumable: () => resumableJobs(ctx, ctx.jobs),
+    leaseMs: jobOptions.leaseMs,
+  };
+  ctx.jobRunner = jobOptions.runner
+    ? jobOptions.runner(work)
+    : inProcessJobRunner(work, { maxRunningIterations: jobOptions.maxRunningIterations, onError: onJobError });
+  if (jobOptions.resume) void ctx.jobRunner.start().catch(onJobError);
   return {
     evals: {
       ...scoped(evaluationOperations(ctx)),
@@ -82,6 +101,9 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     processors: scoped(processorOperations(ctx)),
     models: () => ctx.runner.servedModels(),
     listModels: async () => listModels(extractors),
-    close: () => options.storage.close(),
+    close: async () => {
+      await ctx.jobRunner.close().catch(onJobError);
+      await options.storage.close();
+    },
   };
 }

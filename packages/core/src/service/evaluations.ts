@@ -253,7 +253,9 @@ export function evaluationOperations(ctx: ServiceContext) {
       const fileIds = (await readAllDocuments(ctx, organizationId, deleted.id)).map((d) => d.id);
       await ctx.storage.documents.deleteAll(organizationId, deleted.id);
       for (const iterationId of deleted.iteration_ids) {
+        await ctx.jobRunner.cancel({ organization_id: organizationId, evaluation_id: input.evaluation_id, iteration_id: iterationId });
         await ctx.storage.predictions.deleteAll(organizationId, iterationId).catch(() => undefined);
+        await ctx.storage.events.deleteAll(organizationId, iterationId).catch(() => undefined);
         await ctx.storage.iterations.delete(organizationId, iterationId).catch(() => undefined);
       }
       await releaseFiles(ctx, organizationId, fileIds);

@@ -1,19 +1,18 @@
 import { DocevalsError, notFound } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/index.js';
-import type { DocumentRecord, EvaluationRecord, IterationRecord, IterationStatus } from '../storage.js';
+import type { DocumentRecord, EvaluationRecord, IterationJob, IterationRecord, IterationStatus, PredictionRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { loadExtractionDocument } from './document-files.js';
 import { refreshPrediction } from './every-iteration.js';
 import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
 import { newPredictionRecord } from './metric-cache.js';
-import { documentPages } from './reads.js';
 import { updateRecord } from './update-record.js';
 
 /**
  * The named steps of running an iteration, shared by iteration create, re-run (process) and the evaluation import:
- * choose the schema, build the record, run documents saving each prediction as it completes, attach the iteration to
- * its evaluation, reconcile with edits made meanwhile, and record the outcome. A job runner calls the same steps.
+ * choose the schema, build the record, attach the iteration to its evaluation, and run documents saving each
+ * prediction as it completes (what a job runner calls: jobs.ts records the outcome).
  */
 
 export type IterationSchema = { json_schema: JsonObject } & SchemaIds;
@@ -41,8 +40,10 @@ export function newIterationRecord(fields: {
   evaluationId: string;
   settings: InferenceSettings;
   schema: IterationSchema;
-  status: Extract<IterationStatus, 'running' | 'completed'>;
+  status: Extract<IterationStatus, 'queued' | 'running' | 'completed'>;
   now: string;
+  /** The job that will run it (created iterations); null for imported ones. */
+  job?: IterationJob | null;
 }): IterationRecord {
   return {
     id: fields.id,
@@ -54,10 +55,11 @@ export function newIterationRecord(fields: {
     schema_id: fields.schema.schema_id,
     schema_data_id: fields.schema.schema_data_id,
     status: fields.status,
-    started_at: fields.now,
+    started_at: fields.status === 'queued' ? null : fields.now,
     finished_at: fields.status === 'completed' ? fields.now : null,
     error: null,
     lease: null,
+    job: fields.job ?? null,
     created_at: fields.now,
     updated_at: fields.now,
   };
@@ -81,8 +83,8 @@ export interface RunOutcome {
  * chunks so that only a bounded number of files is held in memory at once (within a chunk the runner keeps its
  * concurrency limit full). `mode`:
  * - `insert`: the iteration is new and not yet attached to its evaluation; each prediction is inserted
- *   (`put(..., 0)`); {@link reconcileWithDocuments} later settles edits and deletions made meanwhile.
- * - `replace`: a re-run of an attached iteration; each prediction overwrites the old one and is then settled against
+ *   (`put(..., 0)`); the caller settles edits and deletions made meanwhile.
+ * - `replace`: an attached iteration (every job); each prediction overwrites any old one and is then settled against
  *   the document as stored now (removed if the document went, metrics refreshed if its annotation changed).
  */
 export async function runDocuments(
@@ -90,20 +92,38 @@ export async function runDocuments(
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
   mode: 'insert' | 'replace',
+  job: {
+    /** Stops the run: no new extractor call, calls in flight aborted, their documents not saved. */
+    signal?: AbortSignal;
+    /** Written on each prediction (`job_id`). */
+    jobId?: string;
+    /** Called after each prediction is saved (the job's document event). */
+    onSaved?: (prediction: PredictionRecord) => Promise<void>;
+  } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
   let firstError: string | null = null;
   const chunkSize = Math.max(64, ctx.concurrency * 8);
   for (let start = 0; start < documents.length; start += chunkSize) {
+    if (job.signal?.aborted) break;
     const chunk = documents.slice(start, start + chunkSize);
     const loaded = await Promise.all(chunk.map((d) => loadExtractionDocument(ctx, organizationId, d)));
     await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
+      ...(job.signal ? { signal: job.signal } : {}),
       onDocument: async (index, result) => {
         const document = chunk[index]!;
         const record = newPredictionRecord(iteration, document, result, ctx.now());
+        if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);
         await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
-        if (mode === 'replace') await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+        if (mode === 'replace') {
+          // The usual case costs one read: the document is as it was when its metrics were computed.
+          const current = await ctx.storage.documents.get(organizationId, iteration.evaluation_id, document.id);
+          if (current?.value.revision !== document.revision) {
+            await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+          }
+        }
+        if (job.onSaved) await job.onSaved(record);
       },
     });
   }
@@ -135,68 +155,3 @@ export async function discardIteration(ctx: ServiceContext, iteration: Iteration
   await ctx.storage.iterations.delete(iteration.organization_id, iteration.id).catch(() => undefined);
 }
 
-/**
- * After an iteration was attached: every document of `snapshot` that was deleted, added anew or edited since the
- * snapshot was read gets its prediction settled ({@link refreshPrediction}). Documents read page by page; only the
- * changed ones cost a write. From here on, document changes see the iteration and keep it in line themselves.
- */
-export async function reconcileWithDocuments(
-  ctx: ServiceContext,
-  iteration: IterationRecord,
-  snapshot: readonly DocumentRecord[],
-): Promise<DocumentRecord[]> {
-  const before = new Map(snapshot.map((d) => [d.id, d.revision]));
-  const current: DocumentRecord[] = [];
-  for await (const page of documentPages(ctx, iteration.organization_id, iteration.evaluation_id)) current.push(...page);
-  const now = new Map(current.map((d) => [d.id, d.revision]));
-  const changed = [...before].filter(([id, revision]) => now.get(id) !== revision).map(([id]) => id);
-  for (const documentId of changed) {
-    await refreshPrediction(ctx, iteration.organization_id, iteration.evaluation_id, iteration.id, documentId);
-  }
-  return current;
-}
-
-/**
- * Records the outcome on the iteration record (compare-and-set): `failed` with the first error when no document of
- * the iteration has succeeded and some failed, else `completed`; `finished_at` now; the lease dropped.
- */
-export async function finishIteration(ctx: ServiceContext, iteration: IterationRecord, outcome: RunOutcome): Promise<IterationRecord> {
-  const totals = await ctx.storage.predictions.totals(iteration.organization_id, iteration.id);
-  const failedAll = (totals.sums.succeeded ?? 0) === 0 && (totals.sums.failed ?? 0) > 0;
-  const finished = await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
-    write: {
-      ...current,
-      status: (failedAll ? 'failed' : 'completed') as IterationStatus,
-      error: failedAll ? (outcome.firstError ?? 'every document failed') : null,
-      finished_at: ctx.now(),
-      lease: null,
-      updated_at: ctx.now(),
-    },
-    result: undefined,
-  }));
-  if (!finished) throw notFound('iteration', iteration.id);
-  return finished.record.value;
-}
-
-/** Marks an attached iteration as running again (a re-run), by compare-and-set. */
-export async function restartIteration(ctx: ServiceContext, iteration: IterationRecord): Promise<IterationRecord> {
-  const now = ctx.now();
-  const started = await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
-    write: { ...current, status: 'running' as IterationStatus, started_at: now, finished_at: null, error: null, updated_at: now },
-    result: undefined,
-  }));
-  if (!started) throw notFound('iteration', iteration.id);
-  return started.record.value;
-}
-
-/**
- * Best effort, after a run stopped on an error (a store or a file failing): the iteration is `failed` with that
- * error instead of staying `running`. The predictions saved so far are kept; `process` with `only_missing` resumes.
- */
-export async function stopIteration(ctx: ServiceContext, iteration: IterationRecord, error: unknown): Promise<void> {
-  const message = error instanceof Error ? error.message : String(error);
-  await updateRecord(ctx.storage.iterations, iteration.organization_id, iteration.id, (current) => ({
-    write: { ...current, status: 'failed' as IterationStatus, error: message, finished_at: ctx.now(), lease: null, updated_at: ctx.now() },
-    result: undefined,
-  })).catch(() => undefined);
-}

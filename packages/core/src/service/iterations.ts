@@ -15,6 +15,9 @@ import {
   type GetIterationInput,
   type Iteration,
   type IterationIdInput,
+  type IterationEvent,
+  type IterationEventsInput,
+  iterationEventsInputSchema,
   type IterationRefInput,
   type IterationSummary,
   type ListIterationsInput,
@@ -23,23 +26,14 @@ import {
   type ProcessIterationInput,
   type UpdateIterationInput,
 } from '../schemas/index.js';
-import { DocevalsError, notFound } from '../errors.js';
+import { asError, DocevalsError, notFound } from '../errors.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import { currentMetrics } from './metric-cache.js';
+import type { IterationRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { newIterationId } from './ids.js';
-import {
-  attachIteration,
-  discardIteration,
-  finishIteration,
-  newIterationRecord,
-  reconcileWithDocuments,
-  resolveIterationSchema,
-  restartIteration,
-  runDocuments,
-  stopIteration,
-  tooManyIterations,
-} from './iteration-steps.js';
+import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
+import { cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs.js';
 import { listMetadata, unknownCursor } from './lists.js';
 import { documentCount, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -47,7 +41,44 @@ import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
 
+const refOf = (iteration: IterationRecord): IterationRef => ({
+  organization_id: iteration.organization_id,
+  evaluation_id: iteration.evaluation_id,
+  iteration_id: iteration.id,
+});
+
 export function iterationOperations(ctx: ServiceContext) {
+  /**
+   * Hands the job to the runner. Background: answers with the summary at once. Otherwise waits for the job's final
+   * event and answers the whole iteration; every document failed is a 502 naming the kept iteration.
+   */
+  async function startJob(record: IterationRecord, background: boolean): Promise<Iteration | IterationSummary> {
+    const ref = refOf(record);
+    const job = record.job!;
+    if (background) {
+      await ctx.jobRunner.enqueue(ref);
+      const current = (await ctx.storage.iterations.get(record.organization_id, record.id))?.value ?? record;
+      return renderIterationSummary(ctx, current, (await ctx.storage.documents.totals(record.organization_id, record.evaluation_id)).count);
+    }
+    const events = iterationEvents(ctx, ctx.jobs, record, undefined);
+    const waiter: { error?: unknown } = {};
+    ctx.jobs.waiting.set(job.id, waiter);
+    try {
+      await ctx.jobRunner.enqueue(ref);
+      for await (const event of events) if (event.type !== 'document' && event.type !== 'progress') break;
+    } finally {
+      ctx.jobs.waiting.delete(job.id);
+    }
+    if (waiter.error !== undefined) throw asError(waiter.error);
+    const { evaluation, iteration } = await requireIteration(ctx, record.organization_id, record.evaluation_id, record.id);
+    if (iteration.job?.id === job.id && iteration.status === 'failed') {
+      throw new DocevalsError('extractor_error', `The iteration ${iteration.id} failed: ${iteration.error ?? 'every document failed'}`, {
+        iteration_id: iteration.id,
+      });
+    }
+    return renderIteration(ctx, iteration, await readAllDocuments(ctx, record.organization_id, evaluation.id));
+  }
+
   return {
     async list(organizationId: string, raw: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }> {
       const input = parseInput(listIterationsInputSchema, raw);
@@ -65,7 +96,7 @@ export function iterationOperations(ctx: ServiceContext) {
       return { data };
     },
 
-    async create(organizationId: string, raw: CreateIterationInput): Promise<Iteration> {
+    async create(organizationId: string, raw: CreateIterationInput): Promise<Iteration | IterationSummary> {
       const input = parseInput(createIterationInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const settings = resolveSettings(input.inference_settings, evaluation.default_inference_settings, 'inference_settings');
@@ -73,36 +104,28 @@ export function iterationOperations(ctx: ServiceContext) {
       const schema = resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema');
       if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
 
-      const snapshot = await readAllDocuments(ctx, organizationId, evaluation.id);
+      const now = ctx.now();
+      const job = { id: newJobId(), selection: 'all' as const, started_at: now };
       const record = newIterationRecord({
         id: newIterationId(),
         organizationId,
         evaluationId: evaluation.id,
         settings,
         schema,
-        status: 'running',
-        now: ctx.now(),
+        status: 'queued',
+        now,
+        job,
       });
-      // The record and its predictions are invisible until the evaluation lists the iteration.
+      // Attached before it runs: a background iteration is visible (and resumable) at once.
       await ctx.storage.iterations.insert(record);
-      let outcome;
       try {
-        outcome = await runDocuments(ctx, record, snapshot, 'insert');
         await attachIteration(ctx, record);
+        await registerJob(ctx, record, job);
       } catch (error) {
         await discardIteration(ctx, record);
         throw error;
       }
-      let documents;
-      let finished;
-      try {
-        documents = await reconcileWithDocuments(ctx, record, snapshot);
-        finished = await finishIteration(ctx, record, outcome);
-      } catch (error) {
-        await stopIteration(ctx, record, error);
-        throw error;
-      }
-      return renderIteration(ctx, finished, documents);
+      return startJob(record, input.background);
     },
 
     async get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
@@ -133,12 +156,14 @@ export function iterationOperations(ctx: ServiceContext) {
         };
       });
       if (!updated) throw notFound('evaluation', input.evaluation_id);
+      await ctx.jobRunner.cancel({ organization_id: organizationId, evaluation_id: input.evaluation_id, iteration_id: input.iteration_id });
       await ctx.storage.predictions.deleteAll(organizationId, input.iteration_id);
+      await ctx.storage.events.deleteAll(organizationId, input.iteration_id);
       await ctx.storage.iterations.delete(organizationId, input.iteration_id);
       return { id: input.iteration_id, deleted: true, success: true };
     },
 
-    async process(organizationId: string, raw: ProcessIterationInput): Promise<Iteration> {
+    async process(organizationId: string, raw: ProcessIterationInput): Promise<Iteration | IterationSummary> {
       const input = parseInput(processIterationInputSchema, raw);
       const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       ctx.runner.assertServed(found.iteration.inference_settings.model, 'inference_settings.model');
@@ -153,23 +178,46 @@ export function iterationOperations(ctx: ServiceContext) {
         const wanted = new Set(input.document_ids);
         documents = documents.filter((d) => wanted.has(d.id));
       }
-      if (input.only_missing) {
+      if (input.only_missing && input.document_ids) {
         const predictions = await predictionsFor(ctx, organizationId, found.iteration.id, documents);
         documents = documents.filter((_, i) => {
           const p = predictions[i];
           return !p || p.status === 'failed' || p.metadata === null;
         });
       }
-      const iteration = await restartIteration(ctx, found.iteration);
-      let outcome;
-      try {
-        outcome = await runDocuments(ctx, iteration, documents, 'replace');
-      } catch (error) {
-        await stopIteration(ctx, iteration, error);
-        throw error;
-      }
-      const finished = await finishIteration(ctx, iteration, outcome);
-      return renderIteration(ctx, finished, await readAllDocuments(ctx, organizationId, found.evaluation.id));
+      const selection = input.document_ids ? { document_ids: documents.map((d) => d.id) } : input.only_missing ? ('missing' as const) : ('all' as const);
+      const job = { id: newJobId(), selection, started_at: ctx.now() };
+      const queued = await updateRecord(ctx.storage.iterations, organizationId, found.iteration.id, (current) => {
+        if (isActive(current.status) && current.job) {
+          throw new DocevalsError('conflict', `The iteration ${current.id} is ${current.status}: cancel it or wait until it ends.`);
+        }
+        const next: IterationRecord = { ...current, status: 'queued', job, started_at: null, finished_at: null, error: null, lease: null, updated_at: ctx.now() };
+        return { write: next, result: next };
+      });
+      if (!queued) throw notFound('iteration', found.iteration.id);
+      // The previous job's events go: a stream of this iteration follows the new job.
+      await ctx.storage.events.deleteAll(organizationId, found.iteration.id);
+      await registerJob(ctx, queued.result, job);
+      return startJob(queued.result, input.background);
+    },
+
+    async cancel(organizationId: string, raw: IterationRefInput): Promise<IterationSummary> {
+      const input = parseInput(iterationRefInputSchema, raw);
+      const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      const ref = refOf(found.iteration);
+      // Local work stops first (no call starts once this returns), then the record says so for every server.
+      await ctx.jobRunner.cancel(ref);
+      const cancelled = await cancelJob(ctx, ctx.jobs, ref);
+      const record = cancelled ?? (await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id)).iteration;
+      return renderIterationSummary(ctx, record, documentCount(ctx, found.evaluation));
+    },
+
+    events(organizationId: string, raw: IterationEventsInput): AsyncIterable<IterationEvent> {
+      return (async function* () {
+        const input = parseInput(iterationEventsInputSchema, raw);
+        const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+        yield* iterationEvents(ctx, ctx.jobs, iteration, input.last_event_id);
+      })();
     },
 
     /**
@@ -201,21 +249,20 @@ export function iterationOperations(ctx: ServiceContext) {
       if (schema.schema_id === iteration.schema_id && same(settings, iteration.inference_settings)) {
         return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
       }
-      const changed = await updateRecord(ctx.storage.iterations, organizationId, iteration.id, (current) => ({
-        write: { ...current, inference_settings: settings, model: settings.model, ...schema, updated_at: ctx.now() },
-        result: undefined,
-      }));
+      const changed = await updateRecord(ctx.storage.iterations, organizationId, iteration.id, (current) => {
+        if (isActive(current.status) && current.job) {
+          throw new DocevalsError('conflict', `The iteration ${current.id} is ${current.status}: cancel it or wait until it ends.`);
+        }
+        return { write: { ...current, inference_settings: settings, model: settings.model, ...schema, updated_at: ctx.now() }, result: undefined };
+      });
       if (!changed) throw notFound('iteration', iteration.id);
-      const restarted = await restartIteration(ctx, changed.record.value);
-      let outcome;
-      try {
-        outcome = await runDocuments(ctx, restarted, await readAllDocuments(ctx, organizationId, evaluation.id), 'replace');
-      } catch (error) {
-        await stopIteration(ctx, restarted, error);
-        throw error;
-      }
-      const finished = await finishIteration(ctx, restarted, outcome);
-      return renderIteration(ctx, finished, await readAllDocuments(ctx, organizationId, evaluation.id));
+      // Every document again under the new settings: a re-run job, answered when it is done.
+      const rerun = await iterationOperations(ctx).process(organizationId, {
+        evaluation_id: evaluation.id,
+        iteration_id: iteration.id,
+        background: false,
+      });
+      return rerun as Iteration;
     },
 
     /** One document's distances in an iteration: 1 − similarity for every field of `similarities`, and overall. */

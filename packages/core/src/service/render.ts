@@ -88,10 +88,14 @@ export async function renderIteration(
   /** Every prediction of the iteration, when a create has just written them: not read back. */
   known?: ReadonlyMap<string, PredictionRecord>,
 ): Promise<Iteration> {
-  const all = await outcomes(ctx, iteration, documents, known);
+  const [all, totals] = await Promise.all([
+    outcomes(ctx, iteration, documents, known),
+    ctx.storage.predictions.totals(iteration.organization_id, iteration.id),
+  ]);
   const predictions: Iteration['predictions'] = [];
   const items: ItemMetric[] = [];
   const sums = { similarity: 0, aligned_similarity: 0, scored: 0 };
+  let failed = 0;
   for (const o of all) {
     predictions.push({ document_id: o.document_id, prediction: o.prediction, metadata: o.metadata });
     items.push(o.metrics);
@@ -99,8 +103,9 @@ export async function renderIteration(
       sums.similarity += o.metrics.similarity;
       sums.aligned_similarity += o.metrics.aligned_similarity;
       sums.scored += 1;
-    }
+    } else if (o.status === 'failed') failed += 1;
   }
+  const sum = (key: string) => totals.sums[key] ?? 0;
   return {
     id: iteration.id,
     updated_at: iteration.updated_at,
@@ -110,6 +115,12 @@ export async function renderIteration(
     metric_results: { item_metrics: items, ...metricMeans(sums, documents.length), metric_type: 'levenshtein' },
     schema_data_id: iteration.schema_data_id,
     schema_id: iteration.schema_id,
+    status: iteration.status,
+    progress: { total: documents.length, succeeded: sums.scored, failed, pending: documents.length - sums.scored - failed },
+    started_at: iteration.started_at,
+    finished_at: iteration.finished_at,
+    error: iteration.error,
+    usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
   };
 }
 

@@ -23,6 +23,8 @@ import type {
   EvaluationSummary,
   GetIterationInput,
   Iteration,
+  IterationEvent,
+  IterationEventsInput,
   IterationRefInput,
   IterationIdInput,
   UpdateIterationInput,
@@ -48,6 +50,7 @@ import type {
 import type { ModelList } from '../schemas/models.js';
 import type { Storage } from '../storage.js';
 import type { ExportStream } from './analyses.js';
+import type { JobOptions } from './jobs.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
@@ -71,6 +74,11 @@ export interface DocevalsOptions {
   extractors?: Extractor[];
   limits?: Partial<DocevalsLimits>;
   extraction?: Partial<ExtractionOptions>;
+  /**
+   * How iterations run as jobs (docs/spec/jobs.md): iterations running at once in this process, the lease, resume
+   * of unfinished jobs on start, another runner (a queue).
+   */
+  jobs?: Partial<JobOptions>;
   /** The clock, for tests. @default () => new Date() */
   now?: () => Date;
 }
@@ -108,7 +116,14 @@ export interface Docevals {
       list(organizationId: string, input: ListIterationsInput & { view: 'summary' }): Promise<{ data: IterationSummary[] }>;
       list(organizationId: string, input: ListIterationsInput & { view?: 'full' }): Promise<{ data: Iteration[] }>;
       list(organizationId: string, input: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }>;
-      create(organizationId: string, input: CreateIterationInput): Promise<Iteration>;
+      /**
+       * Runs an iteration over the evaluation's documents. Without `background`, answers when it is done; every
+       * document failed: a 502 `extractor_error` naming the kept iteration. With `background: true`, answers at once
+       * with the summary (`queued` / `running`): follow it with {@link events} or `get`.
+       */
+      create(organizationId: string, input: CreateIterationInput & { background: true }): Promise<IterationSummary>;
+      create(organizationId: string, input: CreateIterationInput & { background?: false }): Promise<Iteration>;
+      create(organizationId: string, input: CreateIterationInput): Promise<Iteration | IterationSummary>;
       /** The interface's shape, or a summary with `view: 'summary'`. */
       get(organizationId: string, input: GetIterationInput & { view: 'summary' }): Promise<IterationSummary>;
       get(organizationId: string, input: GetIterationInput & { view?: 'full' }): Promise<Iteration>;
@@ -116,7 +131,6 @@ export interface Docevals {
       /** A page of predictions with their metrics, in the evaluation's document order. */
       predictions(organizationId: string, input: ListPredictionsInput): Promise<PredictionPage>;
       delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
-      process(organizationId: string, input: ProcessIterationInput): Promise<Iteration>;
       /** Where an iteration lives, from its id alone: `{ evaluation_id, iteration_id }`. */
       locate(organizationId: string, input: IterationIdInput): Promise<{ evaluation_id: string; iteration_id: string }>;
       /** New settings (over the iteration's own) or json_schema, then every document extracted again. */
@@ -127,6 +141,25 @@ export interface Docevals {
       fields(organizationId: string, input: IterationFieldsInput): Promise<IterationFields>;
       /** The iteration as CSV or JSON Lines, streamed a page of documents at a time (docs/spec/analysis.md). */
       export(organizationId: string, input: ExportInput): Promise<ExportStream>;
+      /** Re-runs documents as a new job (`background` as for create); 409 while the iteration's job is active. */
+      process(organizationId: string, input: ProcessIterationInput & { background: true }): Promise<IterationSummary>;
+      process(organizationId: string, input: ProcessIterationInput & { background?: false }): Promise<Iteration>;
+      process(organizationId: string, input: ProcessIterationInput): Promise<Iteration | IterationSummary>;
+      /**
+       * Stops the iteration's job: no new extractor call, calls in flight aborted, predictions so far kept, status
+       * `cancelled`. An iteration not queued or running is answered as it is.
+       */
+      cancel(organizationId: string, input: IterationRefInput): Promise<IterationSummary>;
+      /**
+       * The iteration's events (`document`, `progress`, final `completed` / `failed` / `cancelled`) as they happen;
+       * ends after the final one. `last_event_id` resumes just after that event. Break out of the loop to stop.
+       *
+       * @example
+       * for await (const event of docevals.evals.iterations.events('org_1', { evaluation_id, iteration_id })) {
+       *   if (event.type === 'document') console.log(event.data.document_id, event.data.similarity);
+       * }
+       */
+      events(organizationId: string, input: IterationEventsInput): AsyncIterable<IterationEvent>;
     };
   };
   readonly processors: {
@@ -141,6 +174,6 @@ export interface Docevals {
   models(): string[];
   /** GET /v1/models: the served models with their extractor, `pattern` flag and modalities (the same for every organization). */
   listModels(): Promise<ModelList>;
-  /** The storage's `close()`. */
+  /** Stops the job runner (local runs aborted, their leases released for another server), then the storage's `close()`. */
   close(): Promise<void>;
 }

@@ -83,7 +83,11 @@ describe('the per-document data model', () => {
       default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('bad.json', { fail: true }, { total: 1 }), invoiceDocument('bad2.json', { fail: true, n: 2 }, { total: 2 })],
     });
-    const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
+    // A sync create answers 502 naming the iteration, which is kept, failed, with the first error.
+    const refused = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'extractor_error', iteration_id: expect.stringMatching(/^eval_iter_/) });
+    expect((refused as Error).message).toMatch(/asked to fail/);
+    const iteration = { id: (refused as { iteration_id: string }).iteration_id };
     const summary = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iteration.id, view: 'summary' });
     expect(summary.status).toBe('failed');
     expect(summary.error).toMatch(/asked to fail/);

@@ -1,0 +1,105 @@
+import { JOBS_SCOPE, type IterationEventRecord, type IterationRecord, type JobRecord } from '@docevals/core';
+import { expect, it } from 'vitest';
+import type { ConformanceContext } from './context.js';
+import { at, iterationRecord, ORG_A, ORG_B } from './fixtures.js';
+
+function eventRecord(org: string, parent: string, id: string, type: IterationEventRecord['type'] = 'document'): IterationEventRecord {
+  return {
+    id,
+    organization_id: org,
+    parent_id: parent,
+    job_id: id.split('.')[0]!,
+    type,
+    document_id: type === 'document' ? id.split('.')[1]! : null,
+    similarity: type === 'document' ? 0.5 : null,
+    error: null,
+    summary: type === 'document' ? null : { status: type },
+    created_at: at(0),
+    updated_at: at(0),
+  };
+}
+
+function jobRecord(org: string, iterationId: string): JobRecord {
+  return {
+    id: `${org}.${iterationId}`,
+    organization_id: JOBS_SCOPE,
+    iteration_organization_id: org,
+    evaluation_id: 'eval_1',
+    iteration_id: iterationId,
+    job_id: 'job_1',
+    created_at: at(0),
+    updated_at: at(0),
+  };
+}
+
+/**
+ * What iterations as jobs need of a store (docs/spec/jobs.md): the `events` child collection is insert-only and
+ * ordered (a stream resumes with `list(after)`), the `jobs` collection lists active jobs of every organization under
+ * the reserved scope, and a lease on an iteration record is taken by exactly one of many concurrent runners.
+ */
+export function jobTests(ctx: ConformanceContext): void {
+  const t = ctx.timeout;
+
+  it('events: an id is written once whatever the number of concurrent writers, and list(after) resumes in order', async () => {
+    const { events } = await ctx.open();
+    const ids = Array.from({ length: 30 }, (_, i) => `job_1.doc_${String(i).padStart(2, '0')}`);
+    for (const id of ids.slice(0, 10)) expect(await events.put(eventRecord(ORG_A, 'iter_1', id), 0)).not.toBeNull();
+    // 20 writers race for the same event id: one wins, the others are told it exists.
+    const raced = await Promise.all(Array.from({ length: 20 }, () => events.put(eventRecord(ORG_A, 'iter_1', ids[10]!), 0)));
+    expect(raced.filter((r) => r !== null)).toHaveLength(1);
+    for (const id of ids.slice(11)) await events.put(eventRecord(ORG_A, 'iter_1', id), 0);
+    await events.put(eventRecord(ORG_A, 'iter_1', 'job_1.final', 'completed'), 0);
+
+    // A reader that stopped after the 12th event gets exactly the rest, in order, across pages.
+    const seen: string[] = [];
+    let after: string | undefined = ids[11];
+    for (;;) {
+      const page = await events.list(ORG_A, 'iter_1', { limit: 7, ...(after ? { after } : {}) });
+      expect(page).not.toBeNull();
+      seen.push(...page!.items.map((e) => e.id));
+      if (!page!.has_more) break;
+      after = page!.items[page!.items.length - 1]!.id;
+    }
+    expect(seen).toEqual([...ids.slice(12), 'job_1.final']);
+    expect((await events.get(ORG_A, 'iter_1', 'job_1.final'))!.value.summary).toEqual({ status: 'completed' });
+    // Another organization's iteration with the same id holds nothing of this one.
+    expect((await events.list(ORG_B, 'iter_1', { limit: 10 }))!.items).toEqual([]);
+    expect(await events.deleteAll(ORG_A, 'iter_1')).toBe(31);
+  }, t);
+
+  it('jobs: active jobs of every organization are listed under the reserved scope, and nowhere else', async () => {
+    const { jobs } = await ctx.open();
+    await jobs.insert(jobRecord(ORG_A, 'iter_a'));
+    await jobs.insert(jobRecord(ORG_B, 'iter_b'));
+    const page = await jobs.list(JOBS_SCOPE, { limit: 10, order: 'asc' });
+    expect(page!.items.map((j) => j.iteration_organization_id).sort()).toEqual([ORG_A, ORG_B].sort());
+    expect((await jobs.list(ORG_A, { limit: 10, order: 'asc' }))!.items).toEqual([]);
+    const found = await jobs.get(JOBS_SCOPE, `${ORG_A}.iter_a`);
+    expect(await jobs.delete(JOBS_SCOPE, found!.value.id, found!.version)).toBe(true);
+    expect((await jobs.list(JOBS_SCOPE, { limit: 10, order: 'asc' }))!.items.map((j) => j.iteration_id)).toEqual(['iter_b']);
+  }, t);
+
+  it('lease: of 20 runners taking an expired lease by compare-and-set, exactly one gets it', async () => {
+    const { iterations } = await ctx.open();
+    const base: IterationRecord = {
+      ...iterationRecord(ORG_A, 'iter_lease'),
+      status: 'running',
+      finished_at: null,
+      job: { id: 'job_1', selection: 'all', started_at: at(0) },
+      lease: { owner: 'runner_dead', expires_at: at(0) }, // long expired
+    };
+    await iterations.insert(base);
+    const take = async (owner: string) => {
+      const current = await iterations.get(ORG_A, 'iter_lease');
+      if (!current || Date.parse(current.value.lease?.expires_at ?? at(0)) > Date.now()) return null;
+      const lease = { owner, expires_at: new Date(Date.now() + 60_000).toISOString() };
+      return iterations.replace({ ...current.value, lease }, current.version);
+    };
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => take(`runner_${i}`)));
+    const winners = results.filter((r) => r !== null);
+    expect(winners).toHaveLength(1);
+    const stored = await iterations.get(ORG_A, 'iter_lease');
+    expect(stored!.value.lease!.owner).toBe(winners[0]!.value.lease!.owner);
+    expect(stored!.value.job).toEqual(base.job);
+  }, t);
+}
