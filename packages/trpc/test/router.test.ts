@@ -285,7 +285,7 @@ describe('errors', () => {
     const error = await failure(
       client.evals.iterations.create.mutate({ evaluation_id: evaluation.id, inference_settings: { model: 'broken-v1' } }),
     );
-    expect(error.data).toMatchObject({ code: 'extractor_error', httpStatus: 502, path: 'evals.iterations.create' });
+    expect(error.data).toMatchObject({ code: 'BAD_GATEWAY', docevalsCode: 'extractor_error', httpStatus: 502, path: 'evals.iterations.create' });
     const iterationId = error.data!.iteration_id!;
     const summary = await client.evals.iterations.getSummary.query({ evaluation_id: evaluation.id, iteration_id: iterationId });
     expect(summary).toMatchObject({ status: 'failed', progress: { total: 1, succeeded: 0, failed: 1, pending: 0 } });
