@@ -7,129 +7,15 @@
 // The server runs in this thread (createRestHandler on node:http, loopback); the concurrent load comes from a worker
 // thread so that the client does not steal the server's event loop. Sizes: BENCH_DOCUMENTS, BENCH_ITERATIONS,
 // BENCH_READ_REQUESTS.
-import { Buffer } from 'node:buffer';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { memoryStorage } from '@docevals/adapters/memory';
-import { apiKeyAuthenticator, createDocevals, type Storage } from '@docevals/core';
-import { createRestHandler } from '@docevals/rest';
-import { toNodeHandler } from '@docevals/rest/node';
-import { startRedisServer } from '../../../test-support/redis-global-setup.js';
-import { startPostgresServer } from '../../../test-support/postgres-global-setup.js';
+import { buildEvaluation, expectOk, KEY, median, ms, openStore, serve as serveWith, timed } from './http-bench.js';
 
 const N = Number(process.env.BENCH_DOCUMENTS ?? 10_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5);
 const READ_REQUESTS = Number(process.env.BENCH_READ_REQUESTS ?? 4_000);
 const STORES = (process.env.BENCH_STORES ?? 'memory,lowdb,redis').split(',').map((s) => s.trim()).filter(Boolean);
-const KEY = 'bench-key';
-const ORG = 'org_bench';
-const schema = { type: 'object', properties: { vendor: { type: 'string' }, total: { type: 'number' }, lines: { type: 'array', items: { type: 'string' } } } };
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const ms = (x: number) => `${x < 10 ? x.toFixed(1) : Math.round(x)}`;
-
-/** `n` distinct small documents (JSON files), named by `tag` so that evaluations do not share files. */
-function documents(n: number, tag: string) {
-  return Array.from({ length: n }, (_, i) => {
-    const content = { vendor: `Vendor ${tag} ${i}`, total: i, lines: [`line ${i}`, `line ${i + 1}`] };
-    return {
-      mime_data: { filename: `${tag}-${i}.json`, url: `data:application/json;base64,${Buffer.from(JSON.stringify(content)).toString('base64')}` },
-      annotation: content,
-    };
-  });
-}
-
-/** Imported iterations: predictions slightly off the annotations, so metrics are not trivial. */
-function importedIterations(n: number, count: number) {
-  return Array.from({ length: count }, (_, k) => ({
-    inference_settings: { model: `model-${k}` },
-    predictions: Array.from({ length: n }, (_, i) => ({ prediction: { vendor: `Vendor ${i + k}`, total: i, lines: [`line ${i + 1}`, `line ${i}`] } })),
-  }));
-}
-
-interface Opened {
-  storage: Storage;
-  cleanup(): Promise<void>;
-}
-
-async function openStore(name: string): Promise<Opened> {
-  if (name === 'memory') return { storage: memoryStorage(), cleanup: async () => undefined };
-  if (name === 'lowdb') {
-    const dir = mkdtempSync(join(tmpdir(), 'docevals-scale-'));
-    const { lowdbStorage } = await import('@docevals/adapters/lowdb');
-    const storage = lowdbStorage({ dir });
-    return { storage, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  if (name === 'redis') {
-    const server = await startRedisServer();
-    const { redisStorage } = await import('@docevals/adapters/redis');
-    const storage = redisStorage({ url: server.url });
-    return { storage, cleanup: () => server.stop() };
-  }
-  if (name === 'postgres') {
-    const server = await startPostgresServer();
-    const { postgresStorage } = await import('@docevals/adapters/postgres');
-    const storage = postgresStorage({ connectionString: server.url });
-    return { storage, cleanup: () => server.stop() };
-  }
-  throw new Error(`unknown store ${name}`);
-}
-
-interface Served {
-  url: string;
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; bytes: number }>;
-  close(): Promise<void>;
-}
-
-async function serve(storage: Storage): Promise<Served> {
-  const docevals = createDocevals({ storage, limits: { maxDocumentsPerEvaluation: Math.max(10_000, N) } });
-  const rest = createRestHandler({
-    docevals,
-    authenticate: apiKeyAuthenticator({ keys: { [KEY]: ORG } }),
-    limits: { maxBodyBytes: 512 * 1024 * 1024 },
-    onError: (e) => console.error(e),
-  });
-  const server: Server = createServer(toNodeHandler(rest));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    async call(method, path, body) {
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: { 'api-key': KEY, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await response.text();
-      return { status: response.status, json: text ? JSON.parse(text) : null, bytes: text.length };
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await run();
-  return { ms: performance.now() - started, value };
-}
-
-function expectOk(r: { status: number; json: any }, what: string) {
-  if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
-}
-
-async function buildEvaluation(api: Served, n: number, iterations: number, tag: string) {
-  const r = await api.call('POST', '/v1/evals', { name: tag, json_schema: schema, documents: documents(n, tag), iterations: importedIterations(n, iterations) });
-  expectOk(r, `build ${tag}`);
-  return r;
-}
+const serve = (storage: Parameters<typeof serveWith>[0]) => serveWith(storage, N);
 
 const LOAD = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -173,9 +59,11 @@ async function concurrentReaders(url: string, count: number, clients: number) {
 
 async function benchStore(name: string): Promise<string[]> {
   const lines: string[] = [];
+  // The machine is shared: every figure carries the load average (1 min) at the moment it was taken.
   const say = (line: string) => {
-    console.log(`[${name}] ${line}`);
-    lines.push(`| ${name} | ${line} |`);
+    const load = `load ${loadavg()[0]!.toFixed(1)}`;
+    console.log(`[${name}] ${line} | ${load}`);
+    lines.push(`| ${name} | ${line} | ${load} |`);
   };
 
   // 1. N documents × ITERATIONS iterations.
@@ -255,14 +143,14 @@ async function benchStore(name: string): Promise<string[]> {
 }
 
 console.log(`scale bench: ${N} documents × ${ITERATIONS} iterations; ${cpus().length} cores (${cpus()[0]?.model ?? '?'}); node ${process.version}; ${new Date().toISOString()}`);
-const table: string[] = ['| store | measure | figure |', '|---|---|---|'];
+const table: string[] = ['| store | measure | figure | load |', '|---|---|---|---|'];
 for (const name of STORES) {
   try {
     table.push(...(await benchStore(name)));
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     console.log(`[${name}] skipped: ${reason}`);
-    table.push(`| ${name} | skipped | ${reason} |`);
+    table.push(`| ${name} | skipped | ${reason} | |`);
   }
 }
 console.log(`\n${table.join('\n')}`);

@@ -1,0 +1,124 @@
+// Shared by the HTTP benchmarks (scale.bench.ts, annotation-import.bench.ts): a store of each kind started for the
+// run, the REST handler on a loopback node:http server, small JSON documents and imported iterations.
+import { Buffer } from 'node:buffer';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryStorage } from '@docevals/adapters/memory';
+import { apiKeyAuthenticator, createDocevals, type Storage } from '@docevals/core';
+import { createRestHandler } from '@docevals/rest';
+import { toNodeHandler } from '@docevals/rest/node';
+import { startRedisServer } from '../../../test-support/redis-global-setup.js';
+import { startPostgresServer } from '../../../test-support/postgres-global-setup.js';
+
+export const KEY = 'bench-key';
+export const ORG = 'org_bench';
+export const schema = { type: 'object', properties: { vendor: { type: 'string' }, total: { type: 'number' }, lines: { type: 'array', items: { type: 'string' } } } };
+
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const ms = (x: number) => `${x < 10 ? x.toFixed(1) : Math.round(x)}`;
+
+/** `n` distinct small documents (JSON files), named by `tag` so that evaluations do not share files. */
+export function documents(n: number, tag: string) {
+  return Array.from({ length: n }, (_, i) => {
+    const content = { vendor: `Vendor ${tag} ${i}`, total: i, lines: [`line ${i}`, `line ${i + 1}`] };
+    return {
+      mime_data: { filename: `${tag}-${i}.json`, url: `data:application/json;base64,${Buffer.from(JSON.stringify(content)).toString('base64')}` },
+      annotation: content,
+    };
+  });
+}
+
+/** Imported iterations: predictions slightly off the annotations, so metrics are not trivial. */
+export function importedIterations(n: number, count: number) {
+  return Array.from({ length: count }, (_, k) => ({
+    inference_settings: { model: `model-${k}` },
+    predictions: Array.from({ length: n }, (_, i) => ({ prediction: { vendor: `Vendor ${i + k}`, total: i, lines: [`line ${i + 1}`, `line ${i}`] } })),
+  }));
+}
+
+export interface Opened {
+  storage: Storage;
+  cleanup(): Promise<void>;
+}
+
+/** memory, lowdb (a fresh temporary folder), redis or postgres (a server started for the run). */
+export async function openStore(name: string): Promise<Opened> {
+  if (name === 'memory') return { storage: memoryStorage(), cleanup: async () => undefined };
+  if (name === 'lowdb') {
+    const dir = mkdtempSync(join(tmpdir(), 'docevals-scale-'));
+    const { lowdbStorage } = await import('@docevals/adapters/lowdb');
+    const storage = lowdbStorage({ dir });
+    return { storage, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  if (name === 'redis') {
+    const server = await startRedisServer();
+    const { redisStorage } = await import('@docevals/adapters/redis');
+    const storage = redisStorage({ url: server.url });
+    return { storage, cleanup: () => server.stop() };
+  }
+  if (name === 'postgres') {
+    const server = await startPostgresServer();
+    const { postgresStorage } = await import('@docevals/adapters/postgres');
+    const storage = postgresStorage({ connectionString: server.url });
+    return { storage, cleanup: () => server.stop() };
+  }
+  throw new Error(`unknown store ${name}`);
+}
+
+export interface Served {
+  url: string;
+  /** A JSON body is sent as application/json; a string body as `contentType`. */
+  call(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; json: any; bytes: number }>;
+  close(): Promise<void>;
+}
+
+export async function serve(storage: Storage, maxDocuments: number): Promise<Served> {
+  const docevals = createDocevals({ storage, limits: { maxDocumentsPerEvaluation: Math.max(10_000, maxDocuments) } });
+  const rest = createRestHandler({
+    docevals,
+    authenticate: apiKeyAuthenticator({ keys: { [KEY]: ORG } }),
+    limits: { maxBodyBytes: 512 * 1024 * 1024 },
+    onError: (e) => console.error(e),
+  });
+  const server: Server = createServer(toNodeHandler(rest));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    async call(method, path, body, contentType) {
+      const raw = typeof body === 'string';
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'api-key': KEY, ...(body ? { 'content-type': raw ? (contentType ?? 'text/plain') : 'application/json' } : {}) },
+        ...(body ? { body: raw ? body : JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, json: text ? JSON.parse(text) : null, bytes: text.length };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await run();
+  return { ms: performance.now() - started, value };
+}
+
+export function expectOk(r: { status: number; json: any }, what: string) {
+  if (r.status !== 200) throw new Error(`${what}: HTTP ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
+}
+
+/** POST /v1/evals with `n` documents and `iterations` imported iterations. */
+export async function buildEvaluation(api: Served, n: number, iterations: number, tag: string) {
+  const r = await api.call('POST', '/v1/evals', { name: tag, json_schema: schema, documents: documents(n, tag), iterations: importedIterations(n, iterations) });
+  expectOk(r, `build ${tag}`);
+  return r;
+}
