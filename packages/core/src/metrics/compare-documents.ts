@@ -21,7 +21,7 @@ export interface DocumentComparison {
   alignment?: 'positional_fallback';
   /**
    * Present only when the document's strings ran out of their Levenshtein work budget (docs/spec/metrics.md
-   * section 1): string leaves compared past it score 1 when their normalized forms are equal, else 0.
+   * section 4): string leaves compared past it score 1 when their normalized forms are equal, else 0.
    */
   levenshtein?: 'equality_fallback';
 }

@@ -107,9 +107,9 @@ export interface PreparedText {
 
 /**
  * What one comparison's Levenshtein computations may still spend, in character pairs (docs/spec/metrics.md
- * section 1, Work budget): each distance of two unequal normalized strings costs n x m before it runs. Once a
- * distance would pass the budget, it and every later one are not computed: unequal strings score 0 (equal ones
- * still score 1), and {@link TextWork.exhausted} tells the caller.
+ * section 4, Levenshtein work budget): each distance of two unequal normalized strings costs n x m before it runs
+ * (see {@link levenshteinCost}). Once a distance would pass the budget, it and every later one are not computed:
+ * unequal strings score 0 (equal ones still score 1), and {@link TextWork.exhausted} tells the caller.
  */
 export class TextWork {
   exhausted = false;
@@ -217,13 +217,13 @@ export function preparedTextSimilarity(x: PreparedText, y: PreparedText): number
     // From the normalized strings: `units` of the other side may hold private-use stand-ins.
     const a = x.codePoints ?? Array.from(x.normalized, (c) => c.codePointAt(0)!);
     const b = y.codePoints ?? Array.from(y.normalized, (c) => c.codePointAt(0)!);
-    if (!x.work.spend(a.length * b.length)) return 0;
+    if (!x.work.spend(levenshteinCost(a.length, b.length, false))) return 0;
     return ratio(codePointDistance(a, b), Math.max(a.length, b.length));
   }
   const a = x.units;
   const b = y.units;
   if (a === b) return 1;
-  if (!x.work.spend(a.length * b.length)) return 0;
+  if (!x.work.spend(levenshteinCost(a.length, b.length, true))) return 0;
   return ratio(distance(a, b), Math.max(a.length, b.length));
 }
 
@@ -239,6 +239,21 @@ export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): numb
   const onlyInX = popcount(x.signatureLow & ~y.signatureLow) + popcount(x.signatureHigh & ~y.signatureHigh);
   const onlyInY = popcount(y.signatureLow & ~x.signatureLow) + popcount(y.signatureHigh & ~x.signatureHigh);
   return ratio(Math.max(onlyInX, onlyInY, la - lb, lb - la), Math.max(la, lb));
+}
+
+/** fastest-levenshtein's machine word: it compares the shorter string 32 characters at a time. */
+const WORD = 32;
+
+/**
+ * What one distance costs, in character pairs: n x m, with the shorter string rounded up to whole 32-character
+ * words, since fastest-levenshtein walks the longer string once per word of the shorter (a 1-character string
+ * against a long one costs as much as a 32-character one). The code-point fallback compares one pair per step, as
+ * slow as 32 pairs of the word-parallel one, so it counts 32 per pair. Then the budget's time holds for any shape.
+ */
+export function levenshteinCost(n: number, m: number, wordParallel: boolean): number {
+  if (!wordParallel) return WORD * n * m;
+  const shorter = Math.min(n, m);
+  return Math.max(n, m) * Math.ceil(shorter / WORD) * WORD;
 }
 
 function ratio(edits: number, longest: number): number {
