@@ -243,15 +243,17 @@ export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): numb
 
 /** fastest-levenshtein's machine word: it compares the shorter string 32 characters at a time. */
 const WORD = 32;
+/** {@link codePointDistance} does 4.9e8 pairs/s where fastest-levenshtein does 5e9 to 7.5e9 (docs/spec/metrics.md). */
+const CODE_POINT_PAIR_COST = 16;
 
 /**
  * What one distance costs, in character pairs: n x m, with the shorter string rounded up to whole 32-character
  * words, since fastest-levenshtein walks the longer string once per word of the shorter (a 1-character string
- * against a long one costs as much as a 32-character one). The code-point fallback compares one pair per step, as
- * slow as 32 pairs of the word-parallel one, so it counts 32 per pair. Then the budget's time holds for any shape.
+ * against a long one costs as much as a 32-character one). The code-point fallback compares one pair per step,
+ * measured a sixteenth as fast, so each of its pairs counts 16. Then the budget's time holds for any shape.
  */
 export function levenshteinCost(n: number, m: number, wordParallel: boolean): number {
-  if (!wordParallel) return WORD * n * m;
+  if (!wordParallel) return CODE_POINT_PAIR_COST * n * m;
   const shorter = Math.min(n, m);
   return Math.max(n, m) * Math.ceil(shorter / WORD) * WORD;
 }
