@@ -16,6 +16,8 @@ export const LIMITS = Object.freeze({
   maxIssues: 100,
   /** Work one document's alignment may spend (docs/spec/metrics.md section 4): item pairs weighed by their leaves. */
   maxAlignmentWork: 250_000,
+  /** Levenshtein work of one document (docs/spec/metrics.md section 4): character pairs, n x m per distance computed. */
+  maxTextWork: 1_000_000_000,
   /** Calls in one tRPC batch. */
   maxBatchSize: 16,
 });

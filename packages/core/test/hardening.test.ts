@@ -8,6 +8,7 @@ import {
   compileJsonSchema,
   DocevalsError,
   invalidRequest,
+  leafSimilarity,
   LIMITS,
   storageError,
 } from '../src/index.js';
@@ -36,6 +37,49 @@ describe('alignment work budget (H3)', () => {
     const result = compareDocuments({ items: ['a', 'b', 'c'] } as never, { items: ['c', 'b', 'a'] } as never);
     expect(result.aligned_similarity).toBe(1);
     expect(result).not.toHaveProperty('alignment');
+  });
+});
+
+/** `length` characters of a string that a few edits turn into its `twin`. */
+function longText(length: number, twin = false): string {
+  return (twin ? 'ba' : 'ab').repeat(length / 2);
+}
+
+describe('Levenshtein work budget (issue 13)', () => {
+  it('scores two 200,000-character leaves by equality, fast, and says so', () => {
+    const started = performance.now();
+    const result = compareDocuments(
+      { note: longText(200_000), same: longText(200_000), short: 'ACME Corp' },
+      { note: longText(200_000, true), same: `${longText(200_000)}!`, short: 'acme corp.' },
+    );
+    // 4e10 pairs would take several seconds; refused before any is computed.
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result.levenshtein).toBe('equality_fallback');
+    expect(result.flat_similarities).toEqual({ note: 0, same: 1, short: 1 });
+    expect(result.aligned_flat_similarities).toEqual({ note: 0, same: 1, short: 1 });
+  });
+
+  it('computes distances until the budget is spent, then scores the rest by equality', () => {
+    const perLeaf = 10_000 * Math.ceil(10_000 / 32) * 32; // the shorter side in whole 32-character words
+    const computed = Math.floor(LIMITS.maxTextWork / perLeaf);
+    const keys = Array.from({ length: computed + 3 }, (_, i) => `k${i}`);
+    const annotation = Object.fromEntries(keys.map((k) => [k, longText(10_000)]));
+    const prediction = Object.fromEntries(keys.map((k) => [k, longText(10_000, true)]));
+    const result = compareDocuments(annotation as never, prediction as never);
+    expect(result.levenshtein).toBe('equality_fallback');
+    const exact = leafSimilarity(longText(10_000), longText(10_000, true)); // 2 edits in 10,000
+    expect(exact).toBeCloseTo(0.9998, 10);
+    expect(keys.map((k) => result.flat_similarities[k])).toEqual(keys.map((_, i) => (i < computed ? exact : 0)));
+  });
+
+  it('leaves a document under the budget unchanged, without the field', () => {
+    const annotation = { note: longText(2_000), items: ['Café', 'b'] };
+    const prediction = { note: longText(2_000, true), items: ['b', 'CAFE'] };
+    const result = compareDocuments(annotation as never, prediction as never);
+    expect(result).not.toHaveProperty('levenshtein');
+    expect(result.flat_similarities.note).toBe(leafSimilarity(longText(2_000), longText(2_000, true)));
+    expect(result.flat_similarities.note).toBe(0.999);
+    expect(result.aligned_similarity).toBeCloseTo((0.999 + 1 + 1) / 3, 12); // note and both items, aligned
   });
 });
 

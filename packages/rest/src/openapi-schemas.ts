@@ -283,6 +283,9 @@ export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema,
   alignment:
     'Present as `positional_fallback` when aligning this document\'s lists would have passed the work budget ' +
     '(docs/spec/limits.md): the aligned figures are then the positional ones.',
+  levenshtein:
+    'Present as `equality_fallback` when comparing this document\'s strings would have passed the Levenshtein work ' +
+    'budget (docs/spec/limits.md): strings compared past it score 1 when equal after normalization, else 0.',
 }), { description: 'How close one document\'s prediction is to its annotation.' });
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {

@@ -161,6 +161,38 @@ describe('H3: metric alignment has a work budget', () => {
   });
 });
 
+describe('Issue 13: the strings of one document have a Levenshtein work budget', () => {
+  it('scores an imported iteration of 200,000-character strings by equality, and says so', async () => {
+    // Unbounded, the 8 pairs of notes alone (3.2e11 character pairs) held the event loop for about a minute.
+    const note = (i: number, twin: boolean) => `${i} ${(twin ? 'ba' : 'ab').repeat(100_000)}`;
+    const notes = (twin: boolean) => Array.from({ length: 8 }, (_, i) => note(i, twin));
+    const body = evaluationBody({
+      documents: [{ mime_data: { filename: 'n.txt', url: INVOICE_URL }, annotation: { notes: notes(false), title: 'Long notes' } }],
+      iterations: [{ predictions: [{ prediction: { notes: notes(true).reverse(), title: 'long notes' } }] }],
+    });
+    const { result, attackMs, probeMs } = await underAttack(() => api.call('POST', '/v1/evals', { body }));
+    expect(result.status).toBe(200);
+    const item = result.body.iterations[0].metric_results.item_metrics[0];
+    expect(item.levenshtein).toBe('equality_fallback');
+    expect(item.flat_similarities['notes.0']).toBe(0);
+    expect(item.flat_similarities.title).toBe(1);
+    expect(attackMs).toBeLessThan(ATTACK_BOUND_MS);
+    expect(probeMs).toBeLessThan(PROBE_BOUND_MS);
+  });
+
+  it('leaves short strings to Levenshtein, without the field', async () => {
+    const body = evaluationBody({
+      documents: [{ mime_data: { filename: 'n.txt', url: INVOICE_URL }, annotation: { vendor: 'ACME Corp' } }],
+      iterations: [{ predictions: [{ prediction: { vendor: 'ACME Co' } }] }],
+    });
+    const r = await api.call('POST', '/v1/evals', { body });
+    expect(r.status).toBe(200);
+    const item = r.body.iterations[0].metric_results.item_metrics[0];
+    expect(item.similarity).toBeCloseTo(1 - 2 / 8, 12); // acmecorp -> acmeco
+    expect(item).not.toHaveProperty('levenshtein');
+  });
+});
+
 describe('M3 and L4: schemas compile in isolation, with own properties only', () => {
   it("does not let organization B's $ref resolve a $id organization A registered, even in a request that ended 404", async () => {
     const shared = { $id: 'https://schemas.example/shared.json', type: 'string' };

@@ -19,6 +19,11 @@ export interface DocumentComparison {
    * figures are then the positional ones.
    */
   alignment?: 'positional_fallback';
+  /**
+   * Present only when the document's strings ran out of their Levenshtein work budget (docs/spec/metrics.md
+   * section 4): string leaves compared past it score 1 when their normalized forms are equal, else 0.
+   */
+  levenshtein?: 'equality_fallback';
 }
 
 /**
@@ -42,8 +47,9 @@ export function compareDocumentsAt(
   annotationPath: string,
   predictionPath: string,
 ): DocumentComparison {
-  // One text context for both documents and both passes: each distinct string is normalized once.
-  const texts = new TextContext();
+  // One text context for both documents and both passes: each distinct string is normalized once, and all
+  // Levenshtein work (plain pass, alignment's pairs, aligned pass) spends the one budget.
+  const texts = new TextContext(LIMITS.maxTextWork);
   const a = prepareDocument(annotation, texts, annotationPath);
   const p = prepareDocument(prediction, texts, predictionPath);
   const plain = scoreDocument(a, p);
@@ -66,6 +72,7 @@ export function compareDocumentsAt(
     aligned_flat_similarities: aligned.flat_similarities,
     aligned_similarities: aligned.similarities,
     ...(fallback ? { alignment: 'positional_fallback' as const } : {}),
+    ...(texts.work.exhausted ? { levenshtein: 'equality_fallback' as const } : {}),
   };
 }
 

@@ -101,17 +101,46 @@ export interface PreparedText {
   /** 64-bit signature of the characters present (bit = hash of the unit), for {@link textSimilarityUpperBound}. */
   signatureLow: number;
   signatureHigh: number;
+  /** The work budget of the context that prepared it, which every comparison of the string spends. */
+  work: TextWork;
+}
+
+/**
+ * What one comparison's Levenshtein computations may still spend, in character pairs (docs/spec/metrics.md
+ * section 4, Levenshtein work budget): each distance of two unequal normalized strings costs n x m before it runs
+ * (see {@link levenshteinCost}). Once a distance would pass the budget, it and every later one are not computed:
+ * unequal strings score 0 (equal ones still score 1), and {@link TextWork.exhausted} tells the caller.
+ */
+export class TextWork {
+  exhausted = false;
+  constructor(public remaining: number) {}
+
+  /** Takes `pairs` from the budget; false (and nothing taken) when they do not fit or the budget ran out before. */
+  spend(pairs: number): boolean {
+    if (this.exhausted || pairs > this.remaining) {
+      this.exhausted = true;
+      return false;
+    }
+    this.remaining -= pairs;
+    return true;
+  }
 }
 
 /**
  * Caches normalized strings for one comparison (a document, a matrix of items), and owns the astral -> private-use
- * mapping, so that the mapping is consistent between all strings compared within it.
+ * mapping, so that the mapping is consistent between all strings compared within it, and the {@link TextWork}
+ * budget all their comparisons share (unlimited unless given).
  */
 export class TextContext {
+  readonly work: TextWork;
   private readonly cache = new Map<string, PreparedText>();
   private readonly layouts = new Map<string, string[]>();
   private readonly astral = new Map<number, string>();
   private nextPrivate = PRIVATE_USE_FIRST;
+
+  constructor(maxTextWork = Number.POSITIVE_INFINITY) {
+    this.work = new TextWork(maxTextWork);
+  }
 
   /**
    * One shared array per distinct key list: objects with the same keys in the same order (items of one list, the
@@ -136,7 +165,7 @@ export class TextContext {
   }
 
   private toUnits(normalized: string): PreparedText {
-    if (!SURROGATE.test(normalized)) return withSignature(normalized, normalized);
+    if (!SURROGATE.test(normalized)) return withSignature(normalized, normalized, this.work);
     let units = '';
     for (const ch of normalized) {
       const cp = ch.codePointAt(0)!;
@@ -149,18 +178,18 @@ export class TextContext {
         // More than 6,400 distinct astral letters in one comparison: give up on the trick for this string.
         if (this.nextPrivate > PRIVATE_USE_LAST) {
           const codePoints = Array.from(normalized, (c) => c.codePointAt(0)!);
-          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0 };
+          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0, work: this.work };
         }
         mapped = String.fromCharCode(this.nextPrivate++);
         this.astral.set(cp, mapped);
       }
       units += mapped;
     }
-    return withSignature(normalized, units);
+    return withSignature(normalized, units, this.work);
   }
 }
 
-function withSignature(normalized: string, units: string): PreparedText {
+function withSignature(normalized: string, units: string, work: TextWork): PreparedText {
   let low = 0;
   let high = 0;
   for (let i = 0; i < units.length; i++) {
@@ -168,7 +197,7 @@ function withSignature(normalized: string, units: string): PreparedText {
     if (bit < 32) low |= 1 << bit;
     else high |= 1 << (bit - 32);
   }
-  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high };
+  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high, work };
 }
 
 function popcount(x: number): number {
@@ -178,17 +207,23 @@ function popcount(x: number): number {
   return Math.imul(x, 0x01010101) >>> 24;
 }
 
-/** Levenshtein similarity of two prepared strings: 1 if both are empty, else 1 - distance / longer length. */
+/**
+ * Levenshtein similarity of two prepared strings: 1 if both are empty, else 1 - distance / longer length. Past the
+ * work budget of `x`'s context: 1 if the normalized strings are equal, else 0.
+ */
 export function preparedTextSimilarity(x: PreparedText, y: PreparedText): number {
   if (x.codePoints !== null || y.codePoints !== null) {
+    if (x.normalized === y.normalized) return 1;
     // From the normalized strings: `units` of the other side may hold private-use stand-ins.
     const a = x.codePoints ?? Array.from(x.normalized, (c) => c.codePointAt(0)!);
     const b = y.codePoints ?? Array.from(y.normalized, (c) => c.codePointAt(0)!);
+    if (!x.work.spend(levenshteinCost(a.length, b.length, false))) return 0;
     return ratio(codePointDistance(a, b), Math.max(a.length, b.length));
   }
   const a = x.units;
   const b = y.units;
   if (a === b) return 1;
+  if (!x.work.spend(levenshteinCost(a.length, b.length, true))) return 0;
   return ratio(distance(a, b), Math.max(a.length, b.length));
 }
 
@@ -204,6 +239,23 @@ export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): numb
   const onlyInX = popcount(x.signatureLow & ~y.signatureLow) + popcount(x.signatureHigh & ~y.signatureHigh);
   const onlyInY = popcount(y.signatureLow & ~x.signatureLow) + popcount(y.signatureHigh & ~x.signatureHigh);
   return ratio(Math.max(onlyInX, onlyInY, la - lb, lb - la), Math.max(la, lb));
+}
+
+/** fastest-levenshtein's machine word: it compares the shorter string 32 characters at a time. */
+const WORD = 32;
+/** {@link codePointDistance} does 4.9e8 pairs/s where fastest-levenshtein does 5e9 to 7.5e9 (docs/spec/metrics.md). */
+const CODE_POINT_PAIR_COST = 16;
+
+/**
+ * What one distance costs, in character pairs: n x m, with the shorter string rounded up to whole 32-character
+ * words, since fastest-levenshtein walks the longer string once per word of the shorter (a 1-character string
+ * against a long one costs as much as a 32-character one). The code-point fallback compares one pair per step,
+ * measured a sixteenth as fast, so each of its pairs counts 16. Then the budget's time holds for any shape.
+ */
+export function levenshteinCost(n: number, m: number, wordParallel: boolean): number {
+  if (!wordParallel) return CODE_POINT_PAIR_COST * n * m;
+  const shorter = Math.min(n, m);
+  return Math.max(n, m) * Math.ceil(shorter / WORD) * WORD;
 }
 
 function ratio(edits: number, longest: number): number {

@@ -6,7 +6,7 @@
  */
 import { validationError } from '../errors.js';
 import { assertJson, MAX_JSON_DEPTH, type JsonValue } from '../json/assert-json.js';
-import type { PreparedText, TextContext } from './normalize-text.js';
+import { TextWork, type PreparedText, type TextContext } from './normalize-text.js';
 
 export const NULL = 0;
 export const BOOL = 1;
@@ -17,7 +17,15 @@ export const EMPTY_OBJECT = 5;
 export const ARRAY = 6;
 export const OBJECT = 7;
 
-const NO_TEXT: PreparedText = { normalized: '', units: '', codePoints: null, signatureLow: 0, signatureHigh: 0 };
+// Never compared (only strings are); its own unlimited budget keeps it apart from every context's.
+const NO_TEXT: PreparedText = {
+  normalized: '',
+  units: '',
+  codePoints: null,
+  signatureLow: 0,
+  signatureHigh: 0,
+  work: new TextWork(Number.POSITIVE_INFINITY),
+};
 const NO_KEYS: string[] = [];
 const NO_CHILDREN: ValueNode[] = [];
 /** Objects with more keys than this get a key index; below it a scan is faster than a Map. */

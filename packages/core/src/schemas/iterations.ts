@@ -26,6 +26,8 @@ export const itemMetricSchema = z.object({
   aligned_flat_similarities: z.record(z.string(), z.number()),
   /** Only when alignment ran out of its work budget: the aligned figures are the positional ones. */
   alignment: z.literal('positional_fallback').optional(),
+  /** Only when the strings ran out of their Levenshtein work budget: strings past it score 1 if equal, else 0. */
+  levenshtein: z.literal('equality_fallback').optional(),
 });
 export type ItemMetric = z.infer<typeof itemMetricSchema>;
 
