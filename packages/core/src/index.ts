@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './json/assert-json.js';
 export * from './json/json-body-limits.js';
+export * from './json/read-body.js';
 export { LIMITS } from './limits.js';
 export * from './json-schema/compile.js';
 export * from './json-schema/annotation.js';

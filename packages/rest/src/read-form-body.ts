@@ -1,5 +1,5 @@
-import { DocevalsError, validationError } from '@docevals/core';
-import { readAtMost, tooLarge, type JsonBody } from './read-json-body.js';
+import { DocevalsError, readBodyAtMost, validationError } from '@docevals/core';
+import type { JsonBody } from './read-json-body.js';
 
 /** True when the request carries `multipart/form-data`. */
 export function isMultipart(request: Request): boolean {
@@ -16,9 +16,7 @@ export function isMultipart(request: Request): boolean {
  * nothing.
  */
 export async function readFormBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  const bytes = await readAtMost(request, maxBytes);
+  const bytes = await readBodyAtMost(request, maxBytes);
   let form: FormData;
   try {
     form = await new Response(bytes as unknown as BodyInit, { headers: { 'content-type': request.headers.get('content-type')! } }).formData();

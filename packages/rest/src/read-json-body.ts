@@ -1,4 +1,4 @@
-import { assertJsonContainersWithin, DocevalsError, validationError } from '@docevals/core';
+import { assertJsonContainersWithin, bodyTooLarge, DocevalsError, readBodyAtMost, validationError } from '@docevals/core';
 
 /** What {@link readJsonBody} returns: the body's top-level object, not validated further (the core does that). */
 export type JsonBody = Record<string, unknown>;
@@ -26,12 +26,12 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 
   const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
 
   const announcesBody = (declared !== null && declared.trim() !== '0') || request.headers.has('transfer-encoding');
   if (contentType === null && announcesBody) throw unsupportedMediaType('none');
 
-  const bytes = await readAtMost(request, maxBytes);
+  const bytes = await readBodyAtMost(request, maxBytes);
   if (bytes.byteLength === 0) return {};
   if (contentType === null) throw unsupportedMediaType('none');
 
@@ -70,9 +70,7 @@ export async function readTextBody(
   const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const kind = Object.prototype.hasOwnProperty.call(accepted, mediaType) ? accepted[mediaType]! : null;
   if (kind === null) return null;
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  const bytes = await readAtMost(request, maxBytes);
+  const bytes = await readBodyAtMost(request, maxBytes);
   try {
     return { kind, text: decoder.decode(bytes) };
   } catch {
@@ -94,45 +92,6 @@ function assertJsonContentType(contentType: string): void {
       );
     }
   }
-}
-
-/** The body's bytes, refusing with 413 as soon as more than `maxBytes` have streamed in. */
-export async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
-    }
-    if (chunk.done) break;
-    total += chunk.value.byteLength;
-    if (total > maxBytes) {
-      // Stop pulling: the rest of the stream is dropped by the runtime, not stored.
-      reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(chunk.value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
-export function tooLarge(maxBytes: number): DocevalsError {
-  return new DocevalsError(
-    'payload_too_large',
-    `The request body is larger than ${maxBytes} bytes, this server's limit; send a smaller body.`,
-  );
 }
 
 function unsupportedMediaType(received: string): DocevalsError {

@@ -1,4 +1,4 @@
-import { assertJsonContainersWithin, DocevalsError, LIMITS, type Authenticate, type Docevals } from '@docevals/core';
+import { assertJsonContainersWithin, DocevalsError, LIMITS, readBodyAtMost, type Authenticate, type Docevals } from '@docevals/core';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
@@ -77,44 +77,12 @@ export function createDocevalsFetchHandler(options: DocevalsFetchHandlerOptions)
 
 /** The body as text: 413 as soon as more than `maxBytes` are declared or have arrived, 400 when not UTF-8. */
 async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-  const reader = request.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
-    }
-    if (chunk.done) break;
-    total += chunk.value.byteLength;
-    if (total > maxBytes) {
-      reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(chunk.value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readBodyAtMost(request, maxBytes);
   try {
     return decoder.decode(bytes);
   } catch {
     throw new DocevalsError('bad_request', 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
   }
-}
-
-function tooLarge(maxBytes: number): DocevalsError {
-  return new DocevalsError(
-    'payload_too_large',
-    `The request body is larger than ${maxBytes} bytes, this server's limit; send a smaller body.`,
-  );
 }
 
 /** A refusal before tRPC runs, in the shape tRPC itself answers errors with (`{ error: { message, code, data } }`). */

@@ -1,0 +1,51 @@
+import { DocevalsError } from '../errors.js';
+
+/** The 413 of a request body over the host's limit, in the words every transport uses. */
+export function bodyTooLarge(maxBytes: number): DocevalsError {
+  return new DocevalsError(
+    'payload_too_large',
+    `The request body is larger than ${maxBytes} bytes, this server's limit; send a smaller body.`,
+  );
+}
+
+/**
+ * A web `Request`'s body as bytes, refusing with 413 when its `Content-Length` declares more than `maxBytes` or as soon
+ * as more than `maxBytes` have streamed in (the rest is never pulled, never buffered). A body that breaks off is a
+ * 400. Shared by the REST and tRPC transports, so both answer an oversized or broken body the same way
+ * (docs/spec/limits.md).
+ *
+ * @example
+ * const bytes = await readBodyAtMost(request, 32 * 1024 * 1024);
+ */
+export async function readBodyAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
+    }
+    if (chunk.done) break;
+    total += chunk.value.byteLength;
+    if (total > maxBytes) {
+      // Stop pulling: the rest of the stream is dropped by the runtime, not stored.
+      reader.cancel().catch(() => undefined);
+      throw bodyTooLarge(maxBytes);
+    }
+    chunks.push(chunk.value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
