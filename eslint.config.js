@@ -20,6 +20,7 @@ export const boundaries = {
   rest: ['core'],
   trpc: ['core'],
   cli: ['core', 'adapters'],
+  bullmq: ['core'],
 };
 
 /**

@@ -22,7 +22,11 @@ export type { ExportStream } from './service/analyses.js';
 export {
   DEFAULT_JOB_OPTIONS,
   inProcessJobRunner,
+  QUEUE_LEASE_OWNER,
+  type DocumentOutcome,
   type IterationRef,
+  type JobPlan,
+  type JobRunnerStats,
   type JobOptions,
   type JobRunner,
   type JobWork,

@@ -3,7 +3,19 @@ import { JOBS_SCOPE } from '../storage.js';
 import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
 import { analysisOperations } from './analyses.js';
 import type { ServiceContext } from './context.js';
-import { DEFAULT_JOB_OPTIONS, inProcessJobRunner, LocalSignals, resumableJobs, runIterationJob, type JobRunner, type JobWork } from './jobs.js';
+import {
+  DEFAULT_JOB_OPTIONS,
+  describeJob,
+  finishQueuedJob,
+  inProcessJobRunner,
+  LocalSignals,
+  planQueuedJob,
+  resumableJobs,
+  runIterationJob,
+  runQueuedDocument,
+  type JobRunner,
+  type JobWork,
+} from './jobs.js';
 import { nanoid } from 'nanoid';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
@@ -77,6 +89,10 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     run: (ref, signal) => runIterationJob(ctx, ctx.jobs, ref, signal),
     resumable: () => resumableJobs(ctx, ctx.jobs),
     leaseMs: jobOptions.leaseMs,
+    describe: (ref) => describeJob(ctx, ref),
+    plan: (ref) => planQueuedJob(ctx, ctx.jobs, ref),
+    runDocument: (ref, jobId, documentId, signal) => runQueuedDocument(ctx, ctx.jobs, ref, jobId, documentId, signal),
+    finish: (ref, jobId) => finishQueuedJob(ctx, ctx.jobs, ref, jobId),
   };
   ctx.jobRunner = jobOptions.runner
     ? jobOptions.runner(work)
@@ -101,6 +117,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     processors: scoped(processorOperations(ctx)),
     models: () => ctx.runner.servedModels(),
     listModels: async () => listModels(extractors),
+    jobStats: async () => (ctx.jobRunner.stats ? ctx.jobRunner.stats() : null),
     close: async () => {
       await ctx.jobRunner.close().catch(onJobError);
       await options.storage.close();

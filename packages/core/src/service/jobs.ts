@@ -45,6 +45,33 @@ export interface JobRunner {
   start(): Promise<void>;
   /** Stops: local runs are aborted and their leases released (another runner resumes them). */
   close(): Promise<void>;
+  /**
+   * What the runner's queues hold now (a queue runner: depth, running, failed, completed per model, workers seen),
+   * for a host's health detail. Absent for the in-process runner.
+   */
+  stats?(): Promise<JobRunnerStats>;
+}
+
+/** {@link JobRunner.stats}: JSON a host shows as it is (`GET /health?detail=true`). */
+export type JobRunnerStats = JsonObject;
+
+/** {@link JobWork.plan}: the job taken by a queue, and the documents it still has to run. */
+export interface JobPlan {
+  job_id: string;
+  model: string;
+  /** Documents of the job's selection that the job has not written yet, in the evaluation's order. */
+  document_ids: string[];
+}
+
+/** {@link JobWork.runDocument}: what became of one document. */
+export interface DocumentOutcome {
+  /**
+   * `succeeded` / `failed`: its prediction (and event) are saved (now, or earlier by this job: not called again);
+   * `skipped`: nothing was written (the job is no longer running, the document is gone, or `signal` aborted).
+   */
+  status: 'succeeded' | 'failed' | 'skipped';
+  /** The extractor's error (failed) or why it was skipped; else null. */
+  error: string | null;
 }
 
 /** What the service gives a runner: run one job, list the active ones. */
@@ -59,6 +86,30 @@ export interface JobWork {
   resumable(): AsyncIterable<IterationRef>;
   /** The lease duration: a runner may scan every third of it. */
   readonly leaseMs: number;
+  /*
+   * A per-document queue (docs/spec/jobs.md, Queue mode): `plan` once per job, `runDocument` for each document on
+   * any worker, `finish` when the last one is recorded. The iteration lease is then held by the queue
+   * ({@link QUEUE_LEASE_OWNER}); the queue's own job locks protect each document.
+   */
+  /** The iteration's current job: its id, status and model; null when the iteration is gone or has no job. */
+  describe(ref: IterationRef): Promise<{ job_id: string; status: IterationStatus; model: string } | null>;
+  /**
+   * Takes the job for the queue (compare-and-set: `running`, lease held by the queue) and lists the documents it
+   * still has to run (writing the events a crash left unwritten). Null when the job is over, or held by a live
+   * in-process lease. Calling it again for the same job is harmless (a queue re-running a stalled plan).
+   */
+  plan(ref: IterationRef): Promise<JobPlan | null>;
+  /**
+   * Extracts one document of the job and saves its prediction, then its event. Idempotent: a document this job
+   * already wrote is not called again (its event is written if a crash lost it). Nothing runs unless the iteration
+   * is `running` this job; `signal` aborts the call in flight (nothing saved).
+   */
+  runDocument(ref: IterationRef, jobId: string, documentId: string, signal: AbortSignal): Promise<DocumentOutcome>;
+  /**
+   * Records the job's outcome (`completed`, or `failed` when no document succeeded) and its final event, once: a
+   * compare-and-set that only a `running` iteration of this job passes. True when this call wrote it.
+   */
+  finish(ref: IterationRef, jobId: string): Promise<boolean>;
 }
 
 /** How the service runs jobs (DocevalsOptions.jobs). */
@@ -333,25 +384,36 @@ async function pendingDocuments(ctx: ServiceContext, jobs: JobContext, iteration
 }
 
 /** Records the job's outcome if the job is still ours and running: `failed` when no document succeeded. */
-async function finishJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef, job: IterationJob, outcome: RunOutcome): Promise<void> {
+async function finishJob(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  ref: IterationRef,
+  job: IterationJob,
+  outcome: RunOutcome | (() => Promise<RunOutcome>),
+  owner = jobs.owner,
+): Promise<boolean> {
   const totals = await ctx.storage.predictions.totals(ref.organization_id, ref.iteration_id);
   const failedAll = (totals.sums.succeeded ?? 0) === 0 && (totals.sums.failed ?? 0) > 0;
+  if (typeof outcome === 'function') outcome = failedAll ? await outcome() : { firstError: null };
+  const { firstError } = outcome;
   const finished = await updateRecord(ctx.storage.iterations, ref.organization_id, ref.iteration_id, (current) => {
-    if (current.job?.id !== job.id || current.status !== 'running' || current.lease?.owner !== jobs.owner) {
+    if (current.job?.id !== job.id || current.status !== 'running' || current.lease?.owner !== owner) {
       return { skip: true, result: null };
     }
     const now = ctx.now();
     const next: IterationRecord = {
       ...current,
       status: failedAll ? 'failed' : 'completed',
-      error: failedAll ? (outcome.firstError ?? 'every document failed') : null,
+      error: failedAll ? (firstError ?? 'every document failed') : null,
       finished_at: now,
       lease: null,
       updated_at: now,
     };
     return { write: next, result: next };
   });
-  if (finished?.result) await writeFinalEvent(ctx, jobs, finished.result, job);
+  if (!finished?.result) return false;
+  await writeFinalEvent(ctx, jobs, finished.result, job);
+  return true;
 }
 
 /** A run that stopped on an error (a store failing): the iteration is `failed` with it; predictions are kept. */
@@ -650,4 +712,112 @@ export function inProcessJobRunner(
       await Promise.all(all.map((r) => r.done));
     },
   };
+}
+
+/*
+ * Queue mode (docs/spec/jobs.md): a queue (BullMQ workers on any machine) runs a job one document at a time. The
+ * steps below are what JobWork.plan / runDocument / finish / describe call; they reuse the in-process run's steps.
+ */
+
+/** The iteration lease's owner while a queue runs the job: the queue's locks protect documents, not this lease. */
+export const QUEUE_LEASE_OWNER = 'queue';
+/** A queue's lease does not expire: in-process runners sharing the store never take the job over. */
+const QUEUE_LEASE_EXPIRES_AT = '9999-12-31T23:59:59.999Z';
+
+const refOfRecord = (iteration: IterationRecord): IterationRef => ({
+  organization_id: iteration.organization_id,
+  evaluation_id: iteration.evaluation_id,
+  iteration_id: iteration.id,
+});
+
+/** {@link JobWork.describe}. */
+export async function describeJob(ctx: ServiceContext, ref: IterationRef) {
+  const found = await ctx.storage.iterations.get(ref.organization_id, ref.iteration_id);
+  const iteration = found?.value;
+  if (!iteration?.job) return null;
+  return { job_id: iteration.job.id, status: iteration.status, model: iteration.inference_settings.model };
+}
+
+/** {@link JobWork.plan}. */
+export async function planQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef): Promise<JobPlan | null> {
+  const taken = await updateRecord(ctx.storage.iterations, ref.organization_id, ref.iteration_id, (current) => {
+    if (!current.job || !isActive(current.status)) return { skip: true, result: null };
+    if (current.lease?.owner === QUEUE_LEASE_OWNER && current.status === 'running') return { skip: true, result: current };
+    if (leaseLive(current)) return { skip: true, result: null };
+    const now = ctx.now();
+    const next: IterationRecord = {
+      ...current,
+      status: 'running',
+      started_at: current.status === 'queued' || !current.started_at ? now : current.started_at,
+      lease: { owner: QUEUE_LEASE_OWNER, expires_at: QUEUE_LEASE_EXPIRES_AT },
+      updated_at: now,
+    };
+    return { write: next, result: next };
+  });
+  const iteration = taken?.result;
+  if (!iteration) return null;
+  const job = iteration.job!;
+  const documents = await pendingDocuments(ctx, jobs, iteration, job);
+  return { job_id: job.id, model: iteration.inference_settings.model, document_ids: documents.map((d) => d.id) };
+}
+
+const skipped = (error: string): DocumentOutcome => ({ status: 'skipped', error });
+const outcomeOf = (prediction: PredictionRecord): DocumentOutcome => ({
+  status: prediction.status === 'succeeded' ? 'succeeded' : 'failed',
+  error: prediction.status === 'failed' ? String(prediction.metadata?.error ?? 'the extraction failed') : null,
+});
+
+/** {@link JobWork.runDocument}. */
+export async function runQueuedDocument(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  ref: IterationRef,
+  jobId: string,
+  documentId: string,
+  signal: AbortSignal,
+): Promise<DocumentOutcome> {
+  const org = ref.organization_id;
+  const iteration = (await ctx.storage.iterations.get(org, ref.iteration_id))?.value;
+  if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') return skipped('the job is not running');
+  const written = (await ctx.storage.predictions.get(org, iteration.id, documentId))?.value;
+  if (written && written.job_id === jobId) {
+    // Written by this job before (a re-run after a crash): not called again; its event, if the crash lost it.
+    if (!(await ctx.storage.events.get(org, iteration.id, documentEventId(jobId, documentId)))) {
+      await writeDocumentEvent(ctx, jobs, written, jobId);
+    }
+    return outcomeOf(written);
+  }
+  const document = (await ctx.storage.documents.get(org, iteration.evaluation_id, documentId))?.value;
+  if (!document) return skipped('the document was deleted');
+  if (signal.aborted) return skipped('cancelled');
+  let saved: PredictionRecord | undefined;
+  await runDocuments(ctx, iteration, [document], 'replace', {
+    signal,
+    jobId,
+    onSaved: async (prediction) => {
+      saved = prediction;
+      await writeDocumentEvent(ctx, jobs, prediction, jobId);
+    },
+  });
+  return saved ? outcomeOf(saved) : skipped('cancelled');
+}
+
+/** The first failed prediction's error: an iteration where every document failed reports it. */
+async function firstStoredError(ctx: ServiceContext, ref: IterationRef): Promise<RunOutcome> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await ctx.storage.predictions.list(ref.organization_id, ref.iteration_id, { limit: READ_PAGE, ...(after ? { after } : {}) });
+    if (!page) return { firstError: null };
+    const failed = page.items.find((p) => p.status === 'failed');
+    if (failed) return { firstError: String(failed.metadata?.error ?? 'the extraction failed') };
+    if (!page.has_more || page.items.length === 0) return { firstError: null };
+    after = page.items[page.items.length - 1]!.id;
+  }
+}
+
+/** {@link JobWork.finish}. */
+export async function finishQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef, jobId: string): Promise<boolean> {
+  const iteration = (await ctx.storage.iterations.get(ref.organization_id, ref.iteration_id))?.value;
+  if (!iteration?.job || iteration.job.id !== jobId) return false;
+  return finishJob(ctx, jobs, refOfRecord(iteration), iteration.job, () => firstStoredError(ctx, ref), QUEUE_LEASE_OWNER);
 }

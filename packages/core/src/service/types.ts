@@ -50,7 +50,7 @@ import type {
 import type { ModelList } from '../schemas/models.js';
 import type { Storage } from '../storage.js';
 import type { ExportStream } from './analyses.js';
-import type { JobOptions } from './jobs.js';
+import type { JobOptions, JobRunnerStats } from './jobs.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
@@ -174,6 +174,11 @@ export interface Docevals {
   models(): string[];
   /** GET /v1/models: the served models with their extractor, `pattern` flag and modalities (the same for every organization). */
   listModels(): Promise<ModelList>;
+  /**
+   * What the job runner's queues hold (a queue runner: depth, running, failed, completed per model; workers seen),
+   * for a host's health detail; null for the in-process runner, which has none.
+   */
+  jobStats(): Promise<JobRunnerStats | null>;
   /** Stops the job runner (local runs aborted, their leases released for another server), then the storage's `close()`. */
   close(): Promise<void>;
 }
