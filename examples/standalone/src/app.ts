@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiKeyAuthenticator, createDocevals, localRulesExtractor, type Docevals, type Extractor } from '@docevals/core';
+import { apiKeyAuthenticator, createDocevals, type Docevals } from '@docevals/core';
 import { createRestHandler, DEFAULT_MAX_BODY_BYTES } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
 import { loadApiKeys } from './api-keys.js';
 import { readConfig, type Env, type StandaloneConfig } from './config.js';
+import { configuredExtractors, queueRunner } from './queue.js';
 import { logRequests } from './request-log.js';
 import { describeStorage, openStorage } from './storage.js';
 import { createTrpcHandler } from './trpc-handler.js';
@@ -49,13 +50,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   const apiKeys = await loadApiKeys({ dataDir: config.dataDir, fromEnv: config.apiKeys });
   const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
 
-  const extractors: Extractor[] = [localRulesExtractor()];
-  // After local-rules: the first extractor that matches a model serves it, so local-rules keeps its model. Imported
-  // only when configured: the OpenAI SDK is a third of a start's module loading.
-  if (config.openai) {
-    const { openaiExtractor } = await import('@docevals/openai');
-    extractors.push(openaiExtractor({ ...config.openai, models: ['*'] }));
-  }
+  const extractors = await configuredExtractors(config);
 
   const storage = await openStorage(config);
   const docevals = createDocevals({
@@ -65,6 +60,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     jobs: {
       ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
       ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
+      ...(await queueRunner(config, log)),
       onError: (error) => console.error('[docevals/jobs]', error),
     },
   });
@@ -107,7 +103,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       const key = apiKeys.generated ?? '<your key>';
       log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
       log(`API reference: ${url}/docs`);
-      log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}`);
+      log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}${config.queue ? '; jobs: enqueued on BullMQ for workers (pnpm worker)' : ''}`);
       if (apiKeys.generated) {
         log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);
         log(`  ${apiKeys.generated}`);

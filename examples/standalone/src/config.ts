@@ -28,6 +28,18 @@ export interface StandaloneConfig {
   maxRunningIterations?: number;
   /** `DOCEVALS_LEASE_MS`: how long a server's hold on a running iteration lasts without renewal. @default 30000 */
   leaseMs?: number;
+  /**
+   * `DOCEVALS_QUEUE=bullmq`: iterations are enqueued on BullMQ in `REDIS_URL` and run by worker processes
+   * (`pnpm worker`, docs/workers.md); unset or `in-process`: run in this server.
+   */
+  queue?: 'bullmq';
+  /**
+   * `DOCEVALS_MODEL_LIMITS` (queue mode): fleet-wide limits per model, `model=in_flight[/per_second],*=in_flight`,
+   * checked when the queue is opened.
+   */
+  modelLimits?: string;
+  /** `WORKER_CONCURRENCY` (`pnpm worker`): documents a worker process runs at once, per model. @default 8 */
+  workerConcurrency?: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -62,6 +74,17 @@ export function readConfig(env: Env): StandaloneConfig {
     config.maxRunningIterations = integer(env, 'DOCEVALS_MAX_RUNNING_ITERATIONS', 4, 1, 1_000);
   }
   if (nonEmpty(env.DOCEVALS_LEASE_MS)) config.leaseMs = integer(env, 'DOCEVALS_LEASE_MS', 30_000, 300, 3_600_000);
+  const queue = nonEmpty(env.DOCEVALS_QUEUE);
+  if (queue && queue !== 'bullmq' && queue !== 'in-process') {
+    throw new Error(`DOCEVALS_QUEUE must be "bullmq" or "in-process" (received "${queue}").`);
+  }
+  if (queue === 'bullmq') {
+    if (!redisUrl) throw new Error('DOCEVALS_QUEUE=bullmq needs REDIS_URL: the queue and the store live in Redis.');
+    config.queue = 'bullmq';
+  }
+  const modelLimits = nonEmpty(env.DOCEVALS_MODEL_LIMITS);
+  if (modelLimits) config.modelLimits = modelLimits;
+  if (nonEmpty(env.WORKER_CONCURRENCY)) config.workerConcurrency = integer(env, 'WORKER_CONCURRENCY', 8, 1, 1_000);
   return config;
 }
 

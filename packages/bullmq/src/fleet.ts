@@ -100,6 +100,10 @@ export class Fleet {
   get modelsKey(): string {
     return `${this.prefix}:dv:models`;
   }
+  /** Announces a model's first queue: workers open a worker for it at once rather than at their next look. */
+  get modelsChannel(): string {
+    return `${this.prefix}:dv:new-model`;
+  }
 
   /** The model's document queue; its fleet-wide limits written once per process when configured. */
   async documents(model: string): Promise<Queue<DocumentJobData>> {
@@ -129,6 +133,10 @@ export class Fleet {
   /** The models that ever had a document queue in this fleet (workers watch it to open their workers). */
   models(): Promise<string[]> {
     return this.redis.smembers(this.modelsKey);
+  }
+  /** Adds the model to the fleet's set, announcing it when it is new. */
+  async addModel(model: string): Promise<void> {
+    if ((await this.redis.sadd(this.modelsKey, model)) === 1) await this.redis.publish(this.modelsChannel, model);
   }
 
   async enter(jobId: string, token: string): Promise<boolean> {

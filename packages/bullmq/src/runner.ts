@@ -32,7 +32,7 @@ export function queueRunner(fleet: Fleet, work: JobWork): JobRunner & { stats():
     // The model's queue is opened now: its fleet-wide limits (when configured here) are in Redis before any worker
     // takes one of its documents, and workers learn the model from the set.
     await fleet.documents(job.model);
-    await fleet.redis.sadd(fleet.modelsKey, job.model);
+    await fleet.addModel(job.model);
     await fleet.plans.add('plan', toRef(ref), { jobId: planJobId(job.job_id), ...JOB_OPTIONS });
     const workers = await fleet.plans.getWorkersCount();
     if (workers === 0 && !warned) {

@@ -29,7 +29,10 @@ export interface DocevalsWorkerOptions extends QueueOptions {
   lockMs?: number;
   /** Timeouts and retries of one extractor call (provider errors are retried with backoff there). */
   extraction?: DocevalsOptions['extraction'];
-  /** How often the worker looks for models that got a queue since it started. @default 1_000 */
+  /**
+   * How often the worker looks for models that got a queue since it started (a new model is also announced on a
+   * channel, so this only catches a missed announcement). @default 5_000
+   */
   discoverMs?: number;
 }
 
@@ -82,14 +85,10 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   });
   const jobs = work!;
   const workerId = `worker_${randomUUID().slice(0, 8)}`;
+  let closing: Promise<void> | undefined;
 
   // Calls in flight here, by docevals job id: a cancel announced on the channel aborts them.
   const running = new Map<string, Set<AbortController>>();
-  const subscriber = fleet.redis.duplicate();
-  subscriber.on('message', (_channel: string, jobId: string) => {
-    for (const controller of running.get(jobId) ?? []) controller.abort('cancelled');
-  });
-  await subscriber.subscribe(fleet.cancelChannel);
 
   const refOf = (data: JobData) => ({ organization_id: data.organization_id, evaluation_id: data.evaluation_id, iteration_id: data.iteration_id });
 
@@ -111,7 +110,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     }
     // Set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded stay counted.
     await fleet.redis.set(fleet.key('remaining', jobId), planned.document_ids.length, 'EX', KEY_TTL_SECONDS, 'NX');
-    await fleet.redis.sadd(fleet.modelsKey, model);
+    await fleet.addModel(model);
     const queue = await fleet.documents(model);
     for (let i = 0; i < planned.document_ids.length; i += ADD_CHUNK) {
       const chunk = planned.document_ids.slice(i, i + ADD_CHUNK).map((documentId) => ({
@@ -180,7 +179,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   const opened = new Set<string>();
   async function discover(): Promise<void> {
     for (const model of await fleet.models()) {
-      if (opened.has(model)) continue;
+      if (opened.has(model) || closing) continue;
       opened.add(model);
       const worker = new Worker<DocumentJobData, string>(documentQueueName(model), runDocument, { ...workerOptions, concurrency });
       worker.on('failed', onFailed('document'));
@@ -188,11 +187,17 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
       workers.push(worker);
     }
   }
+  // Cancels (abort the calls of a job) and new models (open their worker) are announced on two channels.
+  const subscriber = fleet.redis.duplicate();
+  subscriber.on('message', (channel: string, message: string) => {
+    if (channel === fleet.modelsChannel) void discover().catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
+    else for (const controller of running.get(message) ?? []) controller.abort('cancelled');
+  });
+  await subscriber.subscribe(fleet.cancelChannel, fleet.modelsChannel);
   await discover();
-  const timer = setInterval(() => void discover().catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`)), options.discoverMs ?? 1_000);
+  const timer = setInterval(() => void discover().catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`)), options.discoverMs ?? 5_000);
   timer.unref();
 
-  let closing: Promise<void> | undefined;
   return {
     docevals,
     close() {

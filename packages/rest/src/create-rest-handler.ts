@@ -60,7 +60,8 @@ type Env = { Variables: { organizationId: string } };
  * and answers the result with 200 or the error with the status of its code (`error-response.ts`). All validation
  * happens in the core, so REST, tRPC and in-process callers get the same issues with the same paths.
  *
- * Serves every endpoint of the interface and of docs/spec/service.md's REST table, `GET /health` (no key),
+ * Serves every endpoint of the interface and of docs/spec/service.md's REST table, `GET /health` (no key;
+ * `?detail=true` with a key adds the job runner's queues),
  * `GET /v1/openapi.json` (OpenAPI 3.1) and `GET /docs` (the reference for people, no key), all under `basePath`.
  * Unknown paths are 404; a known path with another method is 405 with an `Allow` header.
  *
@@ -101,8 +102,19 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return fail(new DocevalsError('not_found', `No endpoint at ${c.req.method} ${shown}.`), c.req.raw);
   });
 
-  // Before authentication: a probe needs no key.
-  app.get('/health', (c) => c.json({ status: 'ok' }));
+  /** The 401 of a request without a valid key. */
+  const unauthorized = (headers: Headers) => {
+    const keySent = readApiKey(headers) !== null;
+    return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
+  };
+
+  // Before authentication: a probe needs no key. `?detail=true` adds what the job runner reports (a queue's depth,
+  // running, failed and completed per model, workers seen), behind the key.
+  app.get('/health', async (c) => {
+    if (c.req.query('detail') !== 'true') return c.json({ status: 'ok' });
+    if (!(await authenticate(c.req.raw.headers))) return unauthorized(c.req.raw.headers);
+    return c.json({ status: 'ok', jobs: await docevals.jobStats() });
+  });
   app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
 
   let openApiJson: string | undefined; // built on first request: most hosts never ask for it
@@ -135,10 +147,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   app.use('*', async (c, next) => {
     const organizationId = await authenticate(c.req.raw.headers);
-    if (!organizationId) {
-      const keySent = readApiKey(c.req.raw.headers) !== null;
-      return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
-    }
+    if (!organizationId) return unauthorized(c.req.raw.headers);
     c.set('organizationId', organizationId);
     await next();
   });

@@ -114,9 +114,39 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
       path: '/health',
       operationId: 'health',
       summary: 'Liveness probe (no key needed)',
-      description: 'Answers 200 while the server runs. Needs no key; checks nothing else (not the store).',
-      security: [],
-      response: { description: 'The server is up', content: { 'application/json': { schema: HealthSchema, example: { status: 'ok' } } } },
+      description:
+        'Answers 200 while the server runs. Needs no key; checks nothing else (not the store). With `?detail=true` ' +
+        'it needs a key (401 without) and adds `jobs`: the job runner\'s queues (docs/workers.md).',
+      security: [{}, { ApiKey: [] }, { Bearer: [] }],
+      request: {
+        query: z.object({
+          detail: z.enum(['true', 'false']).optional().meta({ description: '`true`: add the job runner\'s queues (`jobs`); needs a key.' }),
+        }),
+      },
+      response: {
+        description: 'The server is up',
+        content: {
+          'application/json': {
+            schema: HealthSchema,
+            examples: {
+              probe: { summary: 'Without detail', value: { status: 'ok' } },
+              detail: {
+                summary: 'With detail=true, BullMQ runner',
+                value: {
+                  status: 'ok',
+                  jobs: {
+                    runner: 'bullmq',
+                    workers: 3,
+                    plans: { depth: 0, running: 0 },
+                    models: { 'gpt-4o-mini': { depth: 120, running: 8, completed: 172, failed: 0 } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      errors: [401],
     },
     {
       path: '/v1/openapi.json',
@@ -154,6 +184,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
       path: route.path,
       tags: ['Service'],
       ...(route.security ? { security: route.security } : {}),
+      ...(route.request ? { request: route.request } : {}),
     };
     // docevals answers these two no 4xx of its own; the host's server or a proxy may (431 for oversized headers).
     const hostErrors = { '4XX': { description: "Not answered by docevals: the host's HTTP server or a proxy may refuse the request (431 for oversized headers)." } };

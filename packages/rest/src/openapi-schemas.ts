@@ -621,7 +621,19 @@ export const DocumentDistancesSchema = named(
 );
 
 export const HealthSchema = named('Health', z
-  .object({ status: z.literal('ok').meta({ description: 'Always `ok` when the server answers.' }) }), { description: 'The server is up.' });
+  .object({
+    status: z.literal('ok').meta({ description: 'Always `ok` when the server answers.' }),
+    jobs: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'With `?detail=true` (and a key): what the job runner reports, null for the in-process runner. The BullMQ ' +
+          'runner: `runner`, `workers` (worker processes connected), `plans` `{depth, running}` and `models`, per ' +
+          'model `{depth, running, completed, failed}` (documents queued, running, recorded succeeded, recorded failed).',
+      }),
+  }), { description: 'The server is up.' });
 
 // Models
 
