@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every benchmark script (packages/*/bench/*.bench.ts, examples/*/bench/*.bench.ts) one after another with tsx.
-// `pnpm bench` runs them all; `pnpm bench metrics` runs those whose path contains "metrics".
+// `pnpm bench` runs them all; `pnpm bench metrics` runs those whose path contains "metrics" (`pnpm bench bullmq`: the
+// queue mode's worker scaling).
 // Benchmarks print their own figures; docs/benchmarks.md records them. They are not tests: nothing here fails CI.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, existsSync } from 'node:fs';
@@ -16,7 +17,8 @@ for (const group of ['packages', 'examples']) {
     for (const f of readdirSync(dir).sort()) if (f.endsWith('.bench.ts')) files.push(join(dir, f));
   }
 }
-const chosen = files.filter((f) => f.includes(filter));
+// Matched on the path inside the repository: a checkout's own path (a worktree named `bullmq`) must not match all.
+const chosen = files.filter((f) => f.slice(root.length).includes(filter));
 if (chosen.length === 0) {
   console.error(`no benchmark matches "${filter}"`);
   process.exit(1);

@@ -1,0 +1,107 @@
+/**
+ * Throughput of the queue mode with 1, 2 and 4 worker processes (issue 17): per-worker concurrency 8, no fleet-wide
+ * limit, one iteration of DOCS documents against a loopback OpenAI-compatible server answering after LATENCY_MS. The
+ * API side (the service with the BullMQ runner) runs in this process; the workers are `examples/standalone/src/worker.ts`
+ * processes (what `pnpm worker` runs). Prints the wall time from the enqueue to `completed`, the ideal
+ * (documents x latency / (8 x workers)), and the speed-up against 1 worker (goal >= 3x at 4).
+ *
+ * Run: `pnpm bench bullmq` (Redis: REDIS_URL when set, else a throwaway redis-server on a free port).
+ * Env: DOCS (480), LATENCY_MS (200), WORKERS (1,2,4).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { redisStorage } from '@docevals/adapters/redis';
+import { createDocevals } from '@docevals/core';
+import { openaiExtractor } from '@docevals/openai';
+import { bullmqJobRunner } from '@docevals/bullmq';
+import { startRedisServer, type RedisServerHandle } from '../../../test-support/redis-global-setup.js';
+import { invoiceDocuments, invoiceModel, SCHEMA } from '../../../examples/standalone/test/support/jobs-support.js';
+
+const DOCS = Number(process.env.DOCS ?? 480);
+const LATENCY_MS = Number(process.env.LATENCY_MS ?? 200);
+const WORKERS = (process.env.WORKERS ?? '1,2,4').split(',').map(Number);
+const PER_WORKER = 8;
+const standalone = fileURLToPath(new URL('../../../examples/standalone/', import.meta.url));
+
+let redis: RedisServerHandle | undefined;
+const url = process.env.REDIS_URL ?? (redis = await startRedisServer()).url;
+const model = await invoiceModel(LATENCY_MS);
+const dataDir = await mkdtemp(join(tmpdir(), 'docevals-bench-workers-'));
+
+async function run(workers: number): Promise<number> {
+  const keyPrefix = `bench-workers-${workers}-${Date.now().toString(36)}:`;
+  const prefix = `${keyPrefix}bull`;
+  const docevals = createDocevals({
+    storage: redisStorage({ url, keyPrefix }),
+    extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: model.fake.baseURL, models: ['*'] })],
+    jobs: { runner: bullmqJobRunner({ connection: url, prefix, log: () => undefined }) },
+  });
+  const env = {
+    ...process.env,
+    REDIS_URL: url,
+    REDIS_KEY_PREFIX: keyPrefix,
+    DATA_DIR: dataDir,
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: model.fake.baseURL,
+    WORKER_CONCURRENCY: String(PER_WORKER),
+  };
+  const children = await Promise.all(
+    Array.from({ length: workers }, () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { cwd: standalone, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      return new Promise<typeof child>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          if (out.includes('docevals worker ready')) resolve(child);
+        });
+        child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
+      });
+    }),
+  );
+  try {
+    const evaluation = await docevals.evals.create('org_bench', {
+      name: 'bench',
+      json_schema: SCHEMA,
+      documents: invoiceDocuments(DOCS),
+      default_inference_settings: { model: 'gpt-4o-mini' },
+    });
+    const started = performance.now();
+    const iteration = await docevals.evals.iterations.create('org_bench', { evaluation_id: evaluation.id, background: true });
+    for (;;) {
+      const summary = await docevals.evals.iterations.get('org_bench', { evaluation_id: evaluation.id, iteration_id: iteration.id, view: 'summary' });
+      if (summary.status === 'completed') {
+        if (summary.progress.succeeded !== DOCS) throw new Error(`only ${summary.progress.succeeded} of ${DOCS} succeeded`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return performance.now() - started;
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
+    await docevals.close();
+  }
+}
+
+try {
+  console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, no fleet limit; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const times = new Map<number, number>();
+  for (const workers of WORKERS) {
+    const ms = await run(workers);
+    times.set(workers, ms);
+    const ideal = (DOCS * LATENCY_MS) / (PER_WORKER * workers);
+    const base = times.get(WORKERS[0]!)!;
+    console.log(
+      `${workers} worker(s): ${Math.round(ms)} ms (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` +
+        `speed-up vs ${WORKERS[0]}: ${(base / ms).toFixed(2)}x; peak in flight ${model.fake.maxInFlight}; load ${loadavg()[0]!.toFixed(2)}`,
+    );
+    model.fake.maxInFlight = 0;
+  }
+} finally {
+  await model.fake.stop();
+  await rm(dataDir, { recursive: true, force: true });
+  await redis?.stop();
+}
