@@ -9,7 +9,7 @@
  * Env: DOCS (480), LATENCY_MS (200), WORKERS (1,2,4).
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +31,17 @@ const url = process.env.REDIS_URL ?? (redis = await startRedisServer()).url;
 const model = await invoiceModel(LATENCY_MS);
 const dataDir = await mkdtemp(join(tmpdir(), 'docevals-bench-workers-'));
 
-async function run(workers: number): Promise<number> {
+/** User + system CPU time of a process so far (Linux /proc), in ms; 0 elsewhere. */
+async function cpuMs(pid: number | undefined): Promise<number> {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
+  } catch {
+    return 0;
+  }
+}
+
+async function run(workers: number): Promise<{ ms: number; cpuPerDocument: number }> {
   const keyPrefix = `bench-workers-${workers}-${Date.now().toString(36)}:`;
   const prefix = `${keyPrefix}bull`;
   const docevals = createDocevals({
@@ -68,6 +78,7 @@ async function run(workers: number): Promise<number> {
       documents: invoiceDocuments(DOCS),
       default_inference_settings: { model: 'gpt-4o-mini' },
     });
+    const cpuBefore = (await Promise.all(children.map((c) => cpuMs(c.pid)))).reduce((a, b) => a + b, 0);
     const started = performance.now();
     const iteration = await docevals.evals.iterations.create('org_bench', { evaluation_id: evaluation.id, background: true });
     for (;;) {
@@ -78,7 +89,9 @@ async function run(workers: number): Promise<number> {
       }
       await new Promise((r) => setTimeout(r, 20));
     }
-    return performance.now() - started;
+    const ms = performance.now() - started;
+    const cpu = (await Promise.all(children.map((c) => cpuMs(c.pid)))).reduce((a, b) => a + b, 0) - cpuBefore;
+    return { ms, cpuPerDocument: cpu / DOCS };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
@@ -90,13 +103,14 @@ try {
   console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, no fleet limit; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
-    const ms = await run(workers);
+    const { ms, cpuPerDocument } = await run(workers);
     times.set(workers, ms);
     const ideal = (DOCS * LATENCY_MS) / (PER_WORKER * workers);
     const base = times.get(WORKERS[0]!)!;
     console.log(
       `${workers} worker(s): ${Math.round(ms)} ms (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` +
-        `speed-up vs ${WORKERS[0]}: ${(base / ms).toFixed(2)}x; peak in flight ${model.fake.maxInFlight}; load ${loadavg()[0]!.toFixed(2)}`,
+        `speed-up vs ${WORKERS[0]}: ${(base / ms).toFixed(2)}x; peak in flight ${model.fake.maxInFlight}; ` +
+        `workers' CPU ${cpuPerDocument.toFixed(1)} ms/document; load ${loadavg()[0]!.toFixed(2)}`,
     );
     model.fake.maxInFlight = 0;
   }

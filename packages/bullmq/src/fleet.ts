@@ -70,8 +70,13 @@ const ENTER = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SADD', KEYS[2], ARGV[1]) redis.call('EXPIRE', KEYS[2], ARGV[2]) return 1`;
 /** Lua: cancel flag set and announced in one step; later ENTERs fail. */
 const CANCEL = `redis.call('SET', KEYS[1], '1', 'EX', ARGV[1]) redis.call('PUBLISH', KEYS[2], ARGV[2]) return 1`;
-/** Lua: a document recorded, counted once whatever the re-runs; returns how many are left (<= 0: finish). */
-const RECORD = `if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then redis.call('DECR', KEYS[2]) end
+/**
+ * Lua: a document recorded, counted once whatever the re-runs (and in the model's counts by outcome); returns how
+ * many are left (<= 0: finish).
+ */
+const RECORD = `if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+  redis.call('DECR', KEYS[2]) redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+end
 redis.call('EXPIRE', KEYS[1], ARGV[2]) redis.call('EXPIRE', KEYS[2], ARGV[2])
 return tonumber(redis.call('GET', KEYS[2]) or '0')`;
 
@@ -154,8 +159,10 @@ export class Fleet {
   inFlight(jobId: string): Promise<number> {
     return this.redis.scard(this.key('inflight', jobId));
   }
-  async record(jobId: string, documentId: string): Promise<number> {
-    return Number(await this.redis.eval(RECORD, 2, this.key('done', jobId), this.key('remaining', jobId), documentId, KEY_TTL_SECONDS));
+  /** Counts a document of the job done with `status` (succeeded, failed, skipped); how many are left. */
+  async record(jobId: string, documentId: string, model: string, status: string): Promise<number> {
+    const keys = [this.key('done', jobId), this.key('remaining', jobId), this.key('stats', model)];
+    return Number(await this.redis.eval(RECORD, 3, ...keys, documentId, KEY_TTL_SECONDS, status));
   }
 
   async close(): Promise<void> {

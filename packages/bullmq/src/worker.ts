@@ -94,8 +94,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
 
   /** A document done (recorded, or given up after its attempts): counted once; the last one records the outcome. */
   async function recorded(data: DocumentJobData, status: string): Promise<void> {
-    await fleet.redis.hincrby(fleet.key('stats', data.model), status, 1);
-    const left = await fleet.record(data.job_id, data.document_id);
+    const left = await fleet.record(data.job_id, data.document_id, data.model, status);
     if (left <= 0) await jobs.finish(refOf(data), data.job_id);
   }
 

@@ -777,9 +777,15 @@ export async function runQueuedDocument(
   signal: AbortSignal,
 ): Promise<DocumentOutcome> {
   const org = ref.organization_id;
-  const iteration = (await ctx.storage.iterations.get(org, ref.iteration_id))?.value;
+  // One round trip for the three reads: the common case (a document to run) needs them all.
+  const [found, previous, stored] = await Promise.all([
+    ctx.storage.iterations.get(org, ref.iteration_id),
+    ctx.storage.predictions.get(org, ref.iteration_id, documentId),
+    ctx.storage.documents.get(org, ref.evaluation_id, documentId),
+  ]);
+  const iteration = found?.value;
   if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') return skipped('the job is not running');
-  const written = (await ctx.storage.predictions.get(org, iteration.id, documentId))?.value;
+  const written = previous?.value;
   if (written && written.job_id === jobId) {
     // Written by this job before (a re-run after a crash): not called again; its event, if the crash lost it.
     if (!(await ctx.storage.events.get(org, iteration.id, documentEventId(jobId, documentId)))) {
@@ -787,7 +793,7 @@ export async function runQueuedDocument(
     }
     return outcomeOf(written);
   }
-  const document = (await ctx.storage.documents.get(org, iteration.evaluation_id, documentId))?.value;
+  const document = stored?.value;
   if (!document) return skipped('the document was deleted');
   if (signal.aborted) return skipped('cancelled');
   let saved: PredictionRecord | undefined;
