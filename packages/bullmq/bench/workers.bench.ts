@@ -6,7 +6,8 @@
  * (documents x latency / (8 x workers)), and the speed-up against 1 worker (goal >= 3x at 4).
  *
  * Run: `pnpm bench bullmq` (Redis: REDIS_URL when set, else a throwaway redis-server on a free port).
- * Env: DOCS (480), LATENCY_MS (200), WORKERS (1,2,4).
+ * Env: DOCS (240), LATENCY_MS (1000: a fast model; real ones take 2-20 s), WORKERS (1,2,4), FLEET_LIMIT (none: the
+ * fleet-wide limit per model, e.g. `DOCS=300 LATENCY_MS=20 WORKERS=3 FLEET_LIMIT=8` for the acceptance case).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -20,8 +21,9 @@ import { bullmqJobRunner } from '@docevals/bullmq';
 import { startRedisServer, type RedisServerHandle } from '../../../test-support/redis-global-setup.js';
 import { invoiceDocuments, invoiceModel, SCHEMA } from '../../../examples/standalone/test/support/jobs-support.js';
 
-const DOCS = Number(process.env.DOCS ?? 480);
-const LATENCY_MS = Number(process.env.LATENCY_MS ?? 200);
+const DOCS = Number(process.env.DOCS ?? 240);
+const LATENCY_MS = Number(process.env.LATENCY_MS ?? 1000);
+const FLEET_LIMIT = process.env.FLEET_LIMIT ? Number(process.env.FLEET_LIMIT) : undefined;
 const WORKERS = (process.env.WORKERS ?? '1,2,4').split(',').map(Number);
 const PER_WORKER = 8;
 const standalone = fileURLToPath(new URL('../../../examples/standalone/', import.meta.url));
@@ -47,7 +49,9 @@ async function run(workers: number): Promise<{ ms: number; cpuPerDocument: numbe
   const docevals = createDocevals({
     storage: redisStorage({ url, keyPrefix }),
     extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: model.fake.baseURL, models: ['*'] })],
-    jobs: { runner: bullmqJobRunner({ connection: url, prefix, log: () => undefined }) },
+    jobs: {
+      runner: bullmqJobRunner({ connection: url, prefix, log: () => undefined, ...(FLEET_LIMIT ? { limits: { '*': { concurrency: FLEET_LIMIT } } } : {}) }),
+    },
   });
   const env = {
     ...process.env,
@@ -100,12 +104,12 @@ async function run(workers: number): Promise<{ ms: number; cpuPerDocument: numbe
 }
 
 try {
-  console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, no fleet limit; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, fleet limit ${FLEET_LIMIT ?? 'none'}; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
     const { ms, cpuPerDocument } = await run(workers);
     times.set(workers, ms);
-    const ideal = (DOCS * LATENCY_MS) / (PER_WORKER * workers);
+    const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * workers, FLEET_LIMIT ?? Infinity);
     const base = times.get(WORKERS[0]!)!;
     console.log(
       `${workers} worker(s): ${Math.round(ms)} ms (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` +
