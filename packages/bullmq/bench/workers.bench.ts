@@ -19,7 +19,7 @@ import { createDocevals } from '@docevals/core';
 import { openaiExtractor } from '@docevals/openai';
 import { bullmqJobRunner } from '@docevals/bullmq';
 import { startRedisServer, type RedisServerHandle } from '../../../test-support/redis-global-setup.js';
-import { invoiceDocuments, invoiceModel, SCHEMA } from '../../../examples/standalone/test/support/jobs-support.js';
+import { invoiceDocuments, invoiceModel, SCHEMA } from '../../../test-support/invoice-model.js';
 
 const DOCS = Number(process.env.DOCS ?? 240);
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 1000);

@@ -161,17 +161,19 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   }
 
   const workerOptions = { connection, prefix: fleet.prefix, lockDuration: lockMs, stalledInterval: lockMs, name: workerId };
-  const workers: Array<Worker<any>> = [];
-  const onFailed = (kind: string) => (job: Job | undefined, error: Error) => {
+  const workers: Array<Worker<JobData, string> | Worker<DocumentJobData, string>> = [];
+  const logFailure = (kind: string, job: Job | undefined, error: Error) =>
     fleet.log(`[docevals/worker] ${kind} ${job?.id ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`);
+  const documentFailed = (job: Job<DocumentJobData> | undefined, error: Error) => {
+    logFailure('document', job, error);
     // After its last attempt a document is counted done (it stays without a prediction: pending), so the
     // iteration still ends.
-    if (kind === 'document' && job && job.attemptsMade >= (job.opts.attempts ?? ATTEMPTS)) {
-      void recorded(job.data as DocumentJobData, 'failed').catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
+    if (job && job.attemptsMade >= (job.opts.attempts ?? ATTEMPTS)) {
+      void recorded(job.data, 'failed').catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
     }
   };
   const planWorker = new Worker<JobData, string>(PLANS_QUEUE, plan, { ...workerOptions, concurrency: PLAN_CONCURRENCY });
-  planWorker.on('failed', onFailed('plan'));
+  planWorker.on('failed', (job, error) => logFailure('plan', job, error));
   planWorker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
   workers.push(planWorker);
 
@@ -181,7 +183,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
       if (opened.has(model) || closing) continue;
       opened.add(model);
       const worker = new Worker<DocumentJobData, string>(documentQueueName(model), runDocument, { ...workerOptions, concurrency });
-      worker.on('failed', onFailed('document'));
+      worker.on('failed', documentFailed);
       worker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
       workers.push(worker);
     }

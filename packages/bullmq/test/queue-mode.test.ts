@@ -8,7 +8,7 @@ import { redisStorage } from '@docevals/adapters/redis';
 import { createDocevals, type Docevals } from '@docevals/core';
 import { openaiExtractor } from '@docevals/openai';
 import { bullmqJobRunner, createDocevalsWorker, parseModelLimits, type DocevalsWorker } from '@docevals/bullmq';
-import { invoiceDocuments, invoiceModel, SCHEMA, until } from '../../../examples/standalone/test/support/jobs-support.js';
+import { invoiceDocuments, invoiceModel, SCHEMA, until } from '../../../test-support/invoice-model.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
