@@ -128,19 +128,14 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
         content: {
           'application/json': {
             schema: HealthSchema,
-            examples: {
-              probe: { summary: 'Without detail', value: { status: 'ok' } },
-              detail: {
-                summary: 'With detail=true, BullMQ runner',
-                value: {
-                  status: 'ok',
-                  jobs: {
-                    runner: 'bullmq',
-                    workers: 3,
-                    plans: { depth: 0, running: 0 },
-                    models: { 'gpt-4o-mini': { depth: 120, running: 8, completed: 172, failed: 0 } },
-                  },
-                },
+            // The detail form; a plain probe answers `{ "status": "ok" }`.
+            example: {
+              status: 'ok',
+              jobs: {
+                runner: 'bullmq',
+                workers: 3,
+                plans: { depth: 0, running: 0 },
+                models: { 'gpt-4o-mini': { depth: 120, running: 8, completed: 172, failed: 0 } },
               },
             },
           },

@@ -146,3 +146,17 @@ describe('the other routes of docs/spec/service.md', () => {
     expect(listed.status).toBe(200);
   });
 });
+
+describe('GET /health', () => {
+  it('answers the probe without a key; the detail needs one and reports the job runner (none for the in-process runner)', async () => {
+    const probe = await api.call('GET', '/health', { key: null });
+    expect(probe.status).toBe(200);
+    expect(probe.body).toEqual({ status: 'ok' });
+    const refused = await api.call('GET', '/health?detail=true', { key: null });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+    const detail = await api.call('GET', '/health?detail=true');
+    expect(detail.status).toBe(200);
+    expect(detail.body).toEqual({ status: 'ok', jobs: null });
+  });
+});
