@@ -1,0 +1,120 @@
+/**
+ * The JobWork steps a per-document queue calls (docs/spec/jobs.md, Queue mode): plan, runDocument, finish, describe,
+ * driven by hand through a runner that only captures them (what @docevals/bullmq's workers do across processes).
+ */
+import { describe, expect, it } from 'vitest';
+import { QUEUE_LEASE_OWNER, type Extractor, type IterationRef, type JobRunner, type JobWork } from '../../src/index.js';
+import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
+
+/** Counts calls per document file name; fails the documents named in `failing`. */
+function countingExtractor(failing = new Set<string>()) {
+  const calls = new Map<string, number>();
+  const extractor: Extractor = {
+    name: 'counting',
+    models: ['counting'],
+    extract({ document }) {
+      calls.set(document.filename, (calls.get(document.filename) ?? 0) + 1);
+      if (failing.has(document.filename)) return Promise.reject(new Error(`no answer for ${document.filename}`));
+      return Promise.resolve({ data: JSON.parse(Buffer.from(document.bytes).toString('utf8')) });
+    },
+  };
+  return { extractor, calls };
+}
+
+async function queueService(failing?: Set<string>) {
+  const { extractor, calls } = countingExtractor(failing);
+  let work!: JobWork;
+  const idle: JobRunner = { enqueue: () => undefined, cancel: () => undefined, start: async () => undefined, close: async () => undefined };
+  const docevals = makeService({
+    extractors: [extractor],
+    extraction: { retries: 0 },
+    jobs: {
+      runner: (given) => {
+        work = given;
+        return idle;
+      },
+    },
+  });
+  const evaluation = await docevals.evals.create(ORG, {
+    name: 'queue',
+    json_schema: invoiceSchema,
+    default_inference_settings: { model: 'counting' },
+    documents: [0, 1, 2].map((i) => invoiceDocument(`d${i}.json`, { total: i }, { total: i })),
+  });
+  const created = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, background: true });
+  const ref: IterationRef = { organization_id: ORG, evaluation_id: evaluation.id, iteration_id: created.id };
+  const summary = () => docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: created.id, view: 'summary' });
+  return { docevals, work, ref, calls, summary, evaluation };
+}
+
+const never = new AbortController().signal;
+
+describe('queue-mode job steps', () => {
+  it('plan takes the job for the queue; each document runs once however often it is asked; finish writes the outcome once', async () => {
+    const { docevals, work, ref, calls, summary } = await queueService();
+    expect((await summary()).status).toBe('queued');
+    const plan = (await work.plan(ref))!;
+    expect(plan.document_ids).toHaveLength(3);
+    expect(plan.model).toBe('counting');
+    expect(await work.describe(ref)).toEqual({ job_id: plan.job_id, status: 'running', model: 'counting' });
+    // A plan run again (its worker died) lists the same documents and changes nothing.
+    expect((await work.plan(ref))!.document_ids).toEqual(plan.document_ids);
+    const first = await work.runDocument(ref, plan.job_id, plan.document_ids[0]!, never);
+    expect(first).toEqual({ status: 'succeeded', error: null });
+    // Again (a stalled job re-run): not called again, same outcome.
+    expect(await work.runDocument(ref, plan.job_id, plan.document_ids[0]!, never)).toEqual(first);
+    expect(calls.get('d0.json')).toBe(1);
+    // After a partial run, a re-plan lists only what the job has not written.
+    expect((await work.plan(ref))!.document_ids).toEqual(plan.document_ids.slice(1));
+    for (const id of plan.document_ids.slice(1)) await work.runDocument(ref, plan.job_id, id, never);
+    expect(await work.finish(ref, plan.job_id)).toBe(true);
+    expect(await work.finish(ref, plan.job_id)).toBe(false);
+    const done = await summary();
+    expect(done.status).toBe('completed');
+    expect(done.progress).toEqual({ total: 3, succeeded: 3, failed: 0, pending: 0 });
+    // Over: nothing runs any more.
+    expect(await work.plan(ref)).toBeNull();
+    expect((await work.runDocument(ref, plan.job_id, plan.document_ids[0]!, never)).status).toBe('skipped');
+    const events = [];
+    for await (const event of docevals.evals.iterations.events(ORG, { evaluation_id: ref.evaluation_id, iteration_id: ref.iteration_id, last_event_id: `${plan.job_id}.x` })) events.push(event);
+    expect(events.filter((e) => e.type === 'document')).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'completed')).toHaveLength(1);
+    await docevals.close();
+  });
+
+  it('every document failed: failed with the first stored error', async () => {
+    const { docevals, work, ref, summary } = await queueService(new Set(['d0.json', 'd1.json', 'd2.json']));
+    const plan = (await work.plan(ref))!;
+    for (const id of plan.document_ids) expect((await work.runDocument(ref, plan.job_id, id, never)).status).toBe('failed');
+    expect(await work.finish(ref, plan.job_id)).toBe(true);
+    const done = await summary();
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/no answer for d\d\.json/);
+    await docevals.close();
+  });
+
+  it('the queue holds the lease without expiry; after a cancel no document runs and finish changes nothing', async () => {
+    const { docevals, work, ref, calls, summary, evaluation } = await queueService();
+    const plan = (await work.plan(ref))!;
+    const record = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: ref.iteration_id, view: 'summary' });
+    expect(record.status).toBe('running');
+    await docevals.evals.iterations.cancel(ORG, { evaluation_id: evaluation.id, iteration_id: ref.iteration_id });
+    expect(await work.runDocument(ref, plan.job_id, plan.document_ids[0]!, never)).toEqual({ status: 'skipped', error: 'the job is not running' });
+    expect(calls.size).toBe(0);
+    expect(await work.finish(ref, plan.job_id)).toBe(false);
+    expect((await summary()).status).toBe('cancelled');
+    expect(QUEUE_LEASE_OWNER).toBe('queue');
+    await docevals.close();
+  });
+
+  it('an aborted signal: nothing is called or saved', async () => {
+    const { docevals, work, ref, calls, summary } = await queueService();
+    const plan = (await work.plan(ref))!;
+    const controller = new AbortController();
+    controller.abort('cancelled');
+    expect((await work.runDocument(ref, plan.job_id, plan.document_ids[0]!, controller.signal)).status).toBe('skipped');
+    expect(calls.size).toBe(0);
+    expect((await summary()).progress.pending).toBe(3);
+    await docevals.close();
+  });
+});
