@@ -134,21 +134,26 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     const token = `${workerId}:${job.id}:${job.attemptsMade}`;
     const line = (what: string) =>
       fleet.log(`[docevals/worker] ${data.model} ${data.iteration_id} ${data.document_id} ${what} ${Math.round(performance.now() - started)} ms (attempt ${job.attemptsMade + 1})`);
-    // Atomic with the cancel flag: once a cancel is acknowledged, no call starts.
-    if (!(await fleet.enter(data.job_id, token))) {
-      line('skipped (cancelled)');
-      return 'cancelled';
-    }
+    // Registered before the flag check, so a cancel announced right after the check still reaches this call.
     const controller = new AbortController();
     let set = running.get(data.job_id);
     if (!set) running.set(data.job_id, (set = new Set()));
     set.add(controller);
+    const unregister = () => {
+      set.delete(controller);
+      if (set.size === 0) running.delete(data.job_id);
+    };
+    // Atomic with the cancel flag: once a cancel is acknowledged, no call starts.
+    if (!(await fleet.enter(data.job_id, token))) {
+      unregister();
+      line('skipped (cancelled)');
+      return 'cancelled';
+    }
     let outcome;
     try {
       outcome = await jobs.runDocument(refOf(data), data.job_id, data.document_id, controller.signal);
     } finally {
-      set.delete(controller);
-      if (set.size === 0) running.delete(data.job_id);
+      unregister();
       await fleet.leave(data.job_id, token);
     }
     if (outcome.status === 'skipped' && controller.signal.aborted) {
