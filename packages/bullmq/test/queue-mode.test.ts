@@ -69,7 +69,7 @@ describe('queue mode (BullMQ)', () => {
     expect(model.fake.maxInFlight).toBeGreaterThanOrEqual(2);
     // One final event.
     const events = [];
-    for await (const event of api.evals.iterations.events(ORG, { evaluation_id: created.id, iteration_id: iteration.id, last_event_id: undefined as unknown as string })) events.push(event);
+    for await (const event of api.evals.iterations.events(ORG, { evaluation_id: created.id, iteration_id: iteration.id })) events.push(event);
     expect(events.at(-1)?.type).toBe('completed');
     expect(lines.filter((l) => l.startsWith('[docevals/worker]') && / succeeded \d+ ms/.test(l))).toHaveLength(60);
     const stats = (await api.jobStats()) as any;
@@ -112,6 +112,19 @@ describe('queue mode (BullMQ)', () => {
     expect(done.progress).toEqual({ total: 200, succeeded: 200, failed: 0, pending: 0 });
     // Beyond one call per document, only the calls in flight at the cancel (aborted, not saved) were made again.
     expect([...model.started.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(200 + 4);
+  });
+
+  it('provider down: each document recorded failed with the reason, the iteration failed with it, counted per model', async () => {
+    const { api, model } = await fleet({ workers: 1 });
+    model.state.down = true;
+    const created = await evaluation(api, 6);
+    const iteration = await api.evals.iterations.create(ORG, { evaluation_id: created.id, background: true });
+    const summary = () => api.evals.iterations.get(ORG, { evaluation_id: created.id, iteration_id: iteration.id, view: 'summary' });
+    await until(async () => (await summary()).status === 'failed', 30_000, 'failed');
+    const failed = await summary();
+    expect(failed.error).toMatch(/the provider is down/);
+    expect(failed.progress).toEqual({ total: 6, succeeded: 0, failed: 6, pending: 0 });
+    expect(((await api.jobStats()) as any).models['gpt-4o-mini']).toMatchObject({ completed: 0, failed: 6 });
   });
 
   it('reads fleet limits from one string and refuses a wrong one', () => {
