@@ -28,7 +28,6 @@ describe('findJsonProblem', () => {
     const loop: Record<string, unknown> = { name: 'x' };
     loop.inner = { items: [loop] };
     expect(findJsonProblem({ root: loop })).toEqual({ path: ['root', 'inner', 'items', '0'], message: 'the value contains a cycle' });
-    // eslint-disable-next-line no-sparse-arrays
     expect(findJsonProblem({ list: [1, , 3] })).toEqual({ path: ['list', '1'], message: 'an array hole (undefined) is not a JSON value' });
   });
 
