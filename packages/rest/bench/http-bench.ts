@@ -70,8 +70,12 @@ export async function openStore(name: string): Promise<Opened> {
 
 export interface Served {
   url: string;
-  /** A JSON body is sent as application/json; a string body as `contentType`. */
-  call(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; json: any; bytes: number }>;
+  /**
+   * A JSON body is sent as application/json; a string body as `contentType`. `ms` is the server's part: from the
+   * request's first byte sent to the response's last byte received; the client's own work (stringifying the body
+   * before, parsing the answer after) is outside it, as it would be in a client process of its own.
+   */
+  call(method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number; json: any; bytes: number; ms: number }>;
   close(): Promise<void>;
 }
 
@@ -90,19 +94,25 @@ export async function serve(storage: Storage, maxDocuments: number): Promise<Ser
     url,
     async call(method, path, body, contentType) {
       const raw = typeof body === 'string';
+      const sent = body ? (raw ? body : JSON.stringify(body)) : undefined;
+      const started = performance.now();
       const response = await fetch(`${url}${path}`, {
         method,
         headers: { 'api-key': KEY, ...(body ? { 'content-type': raw ? (contentType ?? 'text/plain') : 'application/json' } : {}) },
-        ...(body ? { body: raw ? body : JSON.stringify(body) } : {}),
+        ...(sent !== undefined ? { body: sent } : {}),
       });
       const text = await response.text();
-      return { status: response.status, json: text ? JSON.parse(text) : null, bytes: text.length };
+      const ms = performance.now() - started;
+      return { status: response.status, json: text ? JSON.parse(text) : null, bytes: text.length, ms };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    // Closing docevals stops its job scanner (else it polls the store closed after the run); it closes the store too.
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await docevals.close();
+    },
   };
 }
 

@@ -44,41 +44,56 @@ export function isJsonValue(value: unknown, maxDepth = MAX_JSON_DEPTH): value is
   return findJsonProblem(value, maxDepth) === null;
 }
 
+/** A value met by {@link findJsonProblem}: its key in its container, the container's frame, containers above it. */
+interface JsonFrame {
+  value: unknown;
+  depth: number;
+  key: string;
+  parent: JsonFrame | null;
+}
+
+/** The path of a frame, built only when there is a problem to report (so the walk allocates one frame per value). */
+function pathOf(frame: JsonFrame): string[] {
+  const path: string[] = [];
+  for (let f: JsonFrame | null = frame; f?.parent; f = f.parent) path.push(f.key);
+  return path.reverse();
+}
+
 /** The first reason `value` is not a JSON value within `maxDepth` levels, with its path; null when it is. */
 export function findJsonProblem(
   value: unknown,
   maxDepth = MAX_JSON_DEPTH,
 ): { path: string[]; message: string } | null {
-  // Each frame: the value, its depth (containers above it), its path. Iterative: no recursion to overflow.
-  const stack: Array<{ value: unknown; depth: number; path: string[]; ancestors: object[] }> = [
-    { value, depth: 0, path: [], ancestors: [] },
-  ];
+  // Iterative (no recursion to overflow). Each frame links to its container's frame: the path and the ancestors
+  // (for cycles) are read up that chain, at most maxDepth long, instead of being copied into every frame.
+  const stack: JsonFrame[] = [{ value, depth: 0, key: '', parent: null }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const v = frame.value;
     if (v === null || typeof v === 'string' || typeof v === 'boolean') continue;
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return invalid(frame.path, `${describe(v)} is not a JSON number`);
+      if (!Number.isFinite(v)) return invalid(pathOf(frame), `${describe(v)} is not a JSON number`);
       continue;
     }
-    if (typeof v !== 'object') return invalid(frame.path, `${describe(v)} is not a JSON value`);
-    if (!Array.isArray(v) && !isPlainObject(v)) return invalid(frame.path, `${describe(v)} is not a JSON value`);
-    if (frame.ancestors.includes(v)) return invalid(frame.path, 'the value contains a cycle');
+    if (typeof v !== 'object') return invalid(pathOf(frame), `${describe(v)} is not a JSON value`);
+    if (!Array.isArray(v) && !isPlainObject(v)) return invalid(pathOf(frame), `${describe(v)} is not a JSON value`);
+    for (let above = frame.parent; above; above = above.parent) {
+      if (above.value === v) return invalid(pathOf(frame), 'the value contains a cycle');
+    }
     const depth = frame.depth + 1;
     if (depth > maxDepth) {
-      return invalid(frame.path, `JSON nests deeper than ${maxDepth} levels; flatten the value`);
+      return invalid(pathOf(frame), `JSON nests deeper than ${maxDepth} levels; flatten the value`);
     }
-    const ancestors = [...frame.ancestors, v];
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) {
-        if (!(i in v)) return invalid([...frame.path, String(i)], 'an array hole (undefined) is not a JSON value');
-        stack.push({ value: v[i], depth, path: [...frame.path, String(i)], ancestors });
+        if (!(i in v)) return invalid([...pathOf(frame), String(i)], 'an array hole (undefined) is not a JSON value');
+        stack.push({ value: v[i], depth, key: String(i), parent: frame });
       }
     } else {
       const keys = Object.keys(v);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
-        stack.push({ value: (v as Record<string, unknown>)[key], depth, path: [...frame.path, key], ancestors });
+        stack.push({ value: (v as Record<string, unknown>)[key], depth, key, parent: frame });
       }
     }
   }
