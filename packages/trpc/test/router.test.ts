@@ -311,7 +311,7 @@ describe('errors', () => {
     try {
       const error = await failure(served.client('key_org_a').evals.get.query({ evaluation_id: 'eval_x' }));
       expect(error.data).toEqual({ code: 'INTERNAL_SERVER_ERROR', docevalsCode: 'internal_error', httpStatus: 500, path: 'evals.get' });
-      expect(error.message).toBe('An unexpected error occurred on the server.');
+      expect(error.message).toBe('The server failed unexpectedly. The failure was logged; retry later or report it.');
 
       const raw = await rawQuery(served.url, 'evals.get', { evaluation_id: 'eval_x' }, 'key_org_a');
       expect(raw.status).toBe(500);
