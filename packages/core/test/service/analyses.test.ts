@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { invoiceDocument, invoiceSchema, makeService, ORG, OTHER_ORG } from './fixtures.js';
+import { createInvoices, invoiceDocument, makeService, ORG, OTHER_ORG } from './fixtures.js';
 
 async function collect(chunks: AsyncIterable<string>): Promise<string> {
   let out = '';
@@ -11,10 +11,8 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
 /** Three documents and two imported iterations: `head` regresses `total` on a.json and improves `vendor` on b.json. */
 async function seeded() {
   const docevals = makeService();
-  const evaluation = await docevals.evals.create(ORG, {
+  const evaluation = await createInvoices(docevals, {
     name: 'Invoices',
-    json_schema: invoiceSchema,
-    default_inference_settings: { model: 'json-file' },
     documents: [
       invoiceDocument('a.json', { vendor: 'ACME', total: 10 }, { vendor: 'ACME', total: 10 }),
       invoiceDocument('b.json', { vendor: 'Globex', total: 20 }, { vendor: 'Globex', total: 20 }),
