@@ -1,51 +1,5 @@
 import { z } from 'zod';
-import {
-  addDocumentInputSchema,
-  compareInputSchema,
-  createEvaluationInputSchema,
-  createIterationInputSchema,
-  createProcessorInputSchema,
-  deletedSchema,
-  documentDistancesInputSchema,
-  documentDistancesSchema,
-  documentRefInputSchema,
-  documentSchema,
-  documentSummarySchema,
-  evaluationComparisonSchema,
-  evaluationRefInputSchema,
-  evaluationSchema,
-  evaluationSummarySchema,
-  exportInputSchema,
-  getIterationInputSchema,
-  importAnnotationsInputSchema,
-  importAnnotationsResultSchema,
-  iterationEventSchema,
-  iterationEventsInputSchema,
-  iterationFieldsInputSchema,
-  iterationFieldsSchema,
-  iterationRefInputSchema,
-  iterationSchema,
-  iterationSummarySchema,
-  leaderboardInputSchema,
-  leaderboardSchema,
-  listDocumentsInputSchema,
-  listEvaluationsInputSchema,
-  listIterationsInputSchema,
-  listPredictionsInputSchema,
-  listProcessorsInputSchema,
-  listResultSchema,
-  modelListSchema,
-  predictionPageSchema,
-  processIterationInputSchema,
-  processorRefInputSchema,
-  processorSchema,
-  submitProcessorInputSchema,
-  submitResultSchema,
-  updateDocumentInputSchema,
-  updateEvaluationInputSchema,
-  updateIterationInputSchema,
-  updateProcessorInputSchema,
-} from './schemas/index.js';
+import * as schemas from './schemas/index.js';
 import type { Docevals } from './service/types.js';
 
 /**
@@ -70,9 +24,9 @@ const operation = <I extends z.ZodType, O extends z.ZodType, R extends z.input<O
 /** An operation whose call answers something other than the output's JSON: a file stream, an event stream. */
 const streamOperation = <I extends z.ZodType, O extends z.ZodType, R>(op: Operation<I, O, R>): Operation<I, O, R> => op;
 
-const withoutView = listIterationsInputSchema.omit({ view: true });
-const foreground = createIterationInputSchema.omit({ background: true });
-const reprocess = processIterationInputSchema.omit({ background: true });
+const withoutView = schemas.listIterationsInputSchema.omit({ view: true });
+const foreground = schemas.createIterationInputSchema.omit({ background: true });
+const reprocess = schemas.processIterationInputSchema.omit({ background: true });
 
 /**
  * Every operation of the API (docs/spec/interface.md section 4, docs/spec/service.md), keyed by a stable name that is
@@ -91,215 +45,215 @@ const reprocess = processIterationInputSchema.omit({ background: true });
  */
 export const operations = {
   'evals.create': operation({
-    input: createEvaluationInputSchema,
-    output: evaluationSchema,
+    input: schemas.createEvaluationInputSchema,
+    output: schemas.evaluationSchema,
     call: (d, org, input) => d.evals.create(org, input),
   }),
   'evals.get': operation({
-    input: evaluationRefInputSchema,
-    output: evaluationSchema,
+    input: schemas.evaluationRefInputSchema,
+    output: schemas.evaluationSchema,
     call: (d, org, input) => d.evals.get(org, input),
   }),
   'evals.list': operation({
-    input: listEvaluationsInputSchema.optional(),
-    output: listResultSchema(evaluationSummarySchema),
+    input: schemas.listEvaluationsInputSchema.optional(),
+    output: schemas.listResultSchema(schemas.evaluationSummarySchema),
     call: (d, org, input) => d.evals.list(org, input),
   }),
   'evals.update': operation({
-    input: updateEvaluationInputSchema,
-    output: evaluationSchema,
+    input: schemas.updateEvaluationInputSchema,
+    output: schemas.evaluationSchema,
     call: (d, org, input) => d.evals.update(org, input),
   }),
   'evals.delete': operation({
-    input: evaluationRefInputSchema,
-    output: deletedSchema,
+    input: schemas.evaluationRefInputSchema,
+    output: schemas.deletedSchema,
     call: (d, org, input) => d.evals.delete(org, input),
   }),
   'evals.compare': operation({
-    input: compareInputSchema,
-    output: evaluationComparisonSchema,
+    input: schemas.compareInputSchema,
+    output: schemas.evaluationComparisonSchema,
     call: (d, org, input) => d.evals.compare(org, input),
   }),
   'evals.leaderboard': operation({
-    input: leaderboardInputSchema,
-    output: leaderboardSchema,
+    input: schemas.leaderboardInputSchema,
+    output: schemas.leaderboardSchema,
     call: (d, org, input) => d.evals.leaderboard(org, input),
   }),
 
   'evals.documents.add': operation({
-    input: addDocumentInputSchema,
-    output: documentSchema,
+    input: schemas.addDocumentInputSchema,
+    output: schemas.documentSchema,
     call: (d, org, input) => d.evals.documents.add(org, input),
   }),
   'evals.documents.list': operation({
-    input: listDocumentsInputSchema,
-    output: listResultSchema(z.union([documentSummarySchema, documentSchema])),
+    input: schemas.listDocumentsInputSchema,
+    output: schemas.listResultSchema(z.union([schemas.documentSummarySchema, schemas.documentSchema])),
     call: (d, org, input) => d.evals.documents.list(org, input),
   }),
   'evals.documents.get': operation({
-    input: documentRefInputSchema,
-    output: documentSchema,
+    input: schemas.documentRefInputSchema,
+    output: schemas.documentSchema,
     call: (d, org, input) => d.evals.documents.get(org, input),
   }),
   'evals.documents.update': operation({
-    input: updateDocumentInputSchema,
-    output: documentSchema,
+    input: schemas.updateDocumentInputSchema,
+    output: schemas.documentSchema,
     call: (d, org, input) => d.evals.documents.update(org, input),
   }),
   'evals.documents.delete': operation({
-    input: documentRefInputSchema,
-    output: deletedSchema,
+    input: schemas.documentRefInputSchema,
+    output: schemas.deletedSchema,
     call: (d, org, input) => d.evals.documents.delete(org, input),
   }),
   'evals.documents.import': operation({
-    input: importAnnotationsInputSchema,
-    output: importAnnotationsResultSchema,
+    input: schemas.importAnnotationsInputSchema,
+    output: schemas.importAnnotationsResultSchema,
     call: (d, org, input) => d.evals.documents.import(org, input),
   }),
 
   'evals.iterations.list': operation({
     input: withoutView,
-    output: z.object({ data: z.array(iterationSchema) }),
+    output: z.object({ data: z.array(schemas.iterationSchema) }),
     call: (d, org, input) => d.evals.iterations.list(org, { ...input, view: 'full' }),
   }),
   'evals.iterations.listSummaries': operation({
     input: withoutView,
-    output: z.object({ data: z.array(iterationSummarySchema) }),
+    output: z.object({ data: z.array(schemas.iterationSummarySchema) }),
     call: (d, org, input) => d.evals.iterations.list(org, { ...input, view: 'summary' }),
   }),
   /** `view` in the input: whole iterations or summaries. */
   'evals.iterations.listAny': operation({
-    input: listIterationsInputSchema,
-    output: z.object({ data: z.array(z.union([iterationSchema, iterationSummarySchema])) }),
+    input: schemas.listIterationsInputSchema,
+    output: z.object({ data: z.array(z.union([schemas.iterationSchema, schemas.iterationSummarySchema])) }),
     call: (d, org, input) => d.evals.iterations.list(org, input),
   }),
   /** Answers when the iteration is done (every document failed: `extractor_error` with the iteration id). */
   'evals.iterations.create': operation({
     input: foreground,
-    output: iterationSchema,
+    output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.create(org, { ...input, background: false }),
   }),
   /** Answers at once with the summary; follow it with `events`. */
   'evals.iterations.createInBackground': operation({
     input: foreground,
-    output: iterationSummarySchema,
+    output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.create(org, { ...input, background: true }),
   }),
   /** `background` in the input: the iteration when done, or its summary at once. */
   'evals.iterations.createAny': operation({
-    input: createIterationInputSchema,
-    output: z.union([iterationSchema, iterationSummarySchema]),
+    input: schemas.createIterationInputSchema,
+    output: z.union([schemas.iterationSchema, schemas.iterationSummarySchema]),
     call: (d, org, input) => d.evals.iterations.create(org, input),
   }),
   'evals.iterations.get': operation({
-    input: iterationRefInputSchema,
-    output: iterationSchema,
+    input: schemas.iterationRefInputSchema,
+    output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.get(org, { ...input, view: 'full' }),
   }),
   'evals.iterations.getSummary': operation({
-    input: iterationRefInputSchema,
-    output: iterationSummarySchema,
+    input: schemas.iterationRefInputSchema,
+    output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.get(org, { ...input, view: 'summary' }),
   }),
   /** `view` in the input. */
   'evals.iterations.getAny': operation({
-    input: getIterationInputSchema,
-    output: z.union([iterationSchema, iterationSummarySchema]),
+    input: schemas.getIterationInputSchema,
+    output: z.union([schemas.iterationSchema, schemas.iterationSummarySchema]),
     call: (d, org, input) => d.evals.iterations.get(org, input),
   }),
   'evals.iterations.predictions': operation({
-    input: listPredictionsInputSchema,
-    output: predictionPageSchema,
+    input: schemas.listPredictionsInputSchema,
+    output: schemas.predictionPageSchema,
     call: (d, org, input) => d.evals.iterations.predictions(org, input),
   }),
   'evals.iterations.delete': operation({
-    input: iterationRefInputSchema,
-    output: deletedSchema,
+    input: schemas.iterationRefInputSchema,
+    output: schemas.deletedSchema,
     call: (d, org, input) => d.evals.iterations.delete(org, input),
   }),
   'evals.iterations.process': operation({
     input: reprocess,
-    output: iterationSchema,
+    output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.process(org, { ...input, background: false }),
   }),
   'evals.iterations.processInBackground': operation({
     input: reprocess,
-    output: iterationSummarySchema,
+    output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.process(org, { ...input, background: true }),
   }),
   /** `background` in the input. */
   'evals.iterations.processAny': operation({
-    input: processIterationInputSchema,
-    output: z.union([iterationSchema, iterationSummarySchema]),
+    input: schemas.processIterationInputSchema,
+    output: z.union([schemas.iterationSchema, schemas.iterationSummarySchema]),
     call: (d, org, input) => d.evals.iterations.process(org, input),
   }),
   'evals.iterations.update': operation({
-    input: updateIterationInputSchema,
-    output: iterationSchema,
+    input: schemas.updateIterationInputSchema,
+    output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.update(org, input),
   }),
   'evals.iterations.distances': operation({
-    input: documentDistancesInputSchema,
-    output: documentDistancesSchema,
+    input: schemas.documentDistancesInputSchema,
+    output: schemas.documentDistancesSchema,
     call: (d, org, input) => d.evals.iterations.distances(org, input),
   }),
   'evals.iterations.fields': operation({
-    input: iterationFieldsInputSchema,
-    output: iterationFieldsSchema,
+    input: schemas.iterationFieldsInputSchema,
+    output: schemas.iterationFieldsSchema,
     call: (d, org, input) => d.evals.iterations.fields(org, input),
   }),
   /** The export's text as a stream of chunks (`ExportStream`), not a JSON answer. */
   'evals.iterations.export': streamOperation({
-    input: exportInputSchema,
+    input: schemas.exportInputSchema,
     output: z.string(),
     call: (d, org, input) => d.evals.iterations.export(org, input),
   }),
   'evals.iterations.cancel': operation({
-    input: iterationRefInputSchema,
-    output: iterationSummarySchema,
+    input: schemas.iterationRefInputSchema,
+    output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.cancel(org, input),
   }),
   /** The iteration's events, as an async iterable of `output`; `last_event_id` resumes after that event. */
   'evals.iterations.events': streamOperation({
-    input: iterationEventsInputSchema,
-    output: iterationEventSchema,
+    input: schemas.iterationEventsInputSchema,
+    output: schemas.iterationEventSchema,
     call: (d, org, input) => d.evals.iterations.events(org, input),
   }),
 
   'processors.create': operation({
-    input: createProcessorInputSchema,
-    output: processorSchema,
+    input: schemas.createProcessorInputSchema,
+    output: schemas.processorSchema,
     call: (d, org, input) => d.processors.create(org, input),
   }),
   'processors.get': operation({
-    input: processorRefInputSchema,
-    output: processorSchema,
+    input: schemas.processorRefInputSchema,
+    output: schemas.processorSchema,
     call: (d, org, input) => d.processors.get(org, input),
   }),
   'processors.list': operation({
-    input: listProcessorsInputSchema.optional(),
-    output: listResultSchema(processorSchema),
+    input: schemas.listProcessorsInputSchema.optional(),
+    output: schemas.listResultSchema(schemas.processorSchema),
     call: (d, org, input) => d.processors.list(org, input),
   }),
   'processors.update': operation({
-    input: updateProcessorInputSchema,
-    output: processorSchema,
+    input: schemas.updateProcessorInputSchema,
+    output: schemas.processorSchema,
     call: (d, org, input) => d.processors.update(org, input),
   }),
   'processors.delete': operation({
-    input: processorRefInputSchema,
-    output: deletedSchema,
+    input: schemas.processorRefInputSchema,
+    output: schemas.deletedSchema,
     call: (d, org, input) => d.processors.delete(org, input),
   }),
   'processors.submit': operation({
-    input: submitProcessorInputSchema,
-    output: submitResultSchema,
+    input: schemas.submitProcessorInputSchema,
+    output: schemas.submitResultSchema,
     call: (d, org, input) => d.processors.submit(org, input),
   }),
 
   'models.list': operation({
     input: z.void(),
-    output: modelListSchema,
+    output: schemas.modelListSchema,
     call: (d) => d.listModels(),
   }),
 } as const;
