@@ -23,12 +23,6 @@ export const boundaries = {
   bullmq: ['core'],
 };
 
-/**
- * Test-only imports that a package.json cannot declare: core's service tests use the memory store, and a
- * devDependency of core on adapters would make a workspace cycle (pnpm would then build adapters before core).
- */
-const testOnly = { core: ['adapters'] };
-
 const packageJson = (dir) => JSON.parse(readFileSync(`${root}${dir}/package.json`, 'utf8'));
 /** The docevals package names (without scope) that a package.json declares in `dependencies`/`devDependencies`. */
 const declared = (dir) => {
@@ -130,7 +124,7 @@ export default defineConfig(
   ...Object.entries(boundaries).map(([name, allowed]) => ({
     files: within(`packages/${name}`, ['test', 'bench']),
     rules: {
-      'no-restricted-imports': restrictImports(name, [...allowed, ...declared(`packages/${name}`), ...(testOnly[name] ?? [])]),
+      'no-restricted-imports': restrictImports(name, [...allowed, ...declared(`packages/${name}`)]),
     },
   })),
   // Examples: what their own package.json declares.

@@ -70,5 +70,8 @@ describe('package boundaries (eslint.config.js)', () => {
     expect(await boundaryErrors('examples/in-process/src/x.ts', "import { createRestHandler } from '@docevals/rest';\n")).toHaveLength(1);
     expect(await boundaryErrors('examples/in-process/src/x.ts', "import '@docevals/example-standalone';\n")).not.toEqual([]);
     expect(await boundaryErrors('packages/core/test/x.test.ts', "import { x } from '@docevals/example-mounting';\n")).not.toEqual([]);
+    // Core's tests use the core's own memory store: the adapters package stays out of them.
+    expect(await boundaryErrors('packages/core/test/x.test.ts', "import { memoryStorage } from '@docevals/core/storage-kit';\n")).toEqual([]);
+    expect(await boundaryErrors('packages/core/test/x.test.ts', "import { memoryStorage } from '@docevals/adapters/memory';\n")).toHaveLength(1);
   });
 });

@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { freePort } from './redis-global-setup.js';
+import { freePort, provideServer, startServerProcess } from './server-process.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,13 +20,7 @@ declare module 'vitest' {
  * Postgres tests must not skip silently.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (process.env.DATABASE_URL) {
-    project.provide('databaseUrl', process.env.DATABASE_URL);
-    return undefined;
-  }
-  const server = await startPostgresServer();
-  project.provide('databaseUrl', server.url);
-  return () => server.stop();
+  return provideServer(project, 'databaseUrl', process.env.DATABASE_URL, startPostgresServer);
 }
 
 export interface PostgresServerHandle {
@@ -74,35 +68,22 @@ export async function startPostgresServer(
   const port = options.port ?? (await freePort());
   // fsync off: a killed server keeps every commit (the OS has the WAL); only a machine crash would lose any.
   const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-k', dir, '-c', 'fsync=off'];
-  const child = spawn(join(bin, 'postgres'), [...args, ...(options.extraArgs ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...as });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-
-  const stop = async (how: { kill?: boolean; keep?: boolean } = {}) => {
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill(how.kill ? 'SIGKILL' : 'SIGINT');
-      const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killTimer);
-    }
-    if (ownDir && !how.keep) rmSync(dir, { recursive: true, force: true });
-  };
-
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const ready = spawnSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'], { encoding: 'utf8' });
-    if (ready.status === 0) break;
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`postgres did not start on port ${port}:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await startServerProcess({
+    name: `postgres on port ${port}`,
+    command: join(bin, 'postgres'),
+    args: [...args, ...(options.extraArgs ?? [])],
+    spawn: as,
+    ready: () =>
+      spawnSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'], { encoding: 'utf8' }).status === 0,
+    pollMs: 100,
+    timeoutMs: 20_000,
+    signal: 'SIGINT',
+    graceMs: 10_000,
+    cleanup: (keep) => {
+      if (ownDir && !keep) rmSync(dir, { recursive: true, force: true });
+    },
+  });
+  const stop = (how?: { kill?: boolean; keep?: boolean }) => server.stop(how);
   const create = spawnSync(join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-tAc',
     "SELECT 1 FROM pg_database WHERE datname = 'docevals_test'"], { encoding: 'utf8' });
   if (create.stdout.trim() !== '1') {
@@ -114,7 +95,7 @@ export async function startPostgresServer(
       throw new Error(`createdb failed: ${created.stderr}`);
     }
   }
-  return { url: `postgres://postgres@127.0.0.1:${port}/docevals_test`, port, dir, process: child, stop };
+  return { url: `postgres://postgres@127.0.0.1:${port}/docevals_test`, port, dir, process: server.process, stop };
 }
 
 /** The folder of `initdb` and `postgres`: `pg_config --bindir`, else the newest /usr/lib/postgresql/<n>/bin. */

@@ -1,9 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { freePort, provideServer, startServerProcess } from './server-process.js';
+
+export { freePort };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,13 +21,7 @@ declare module 'vitest' {
  * dir, and stops it in teardown. Without redis-server it fails the run: Redis tests must not skip silently.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (process.env.REDIS_URL) {
-    project.provide('redisUrl', process.env.REDIS_URL);
-    return undefined;
-  }
-  const server = await startRedisServer();
-  project.provide('redisUrl', server.url);
-  return () => server.stop();
+  return provideServer(project, 'redisUrl', process.env.REDIS_URL, startRedisServer);
 }
 
 export interface RedisServerHandle {
@@ -53,48 +50,20 @@ export async function startRedisServer(
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'docevals-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
-  const child = spawn('redis-server', [...args, ...(options.extraArgs ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // If the run dies without teardown (an uncaught error, process.exit), do not leave a server behind.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-
-  const stop = async () => {
-    process.off('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const killTimer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killTimer);
-    }
-    if (ownDir) rmSync(dir, { recursive: true, force: true });
-  };
-
-  const deadline = Date.now() + 10_000;
-  while (!(await answersPing(port))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`redis-server did not start on port ${port}:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: `redis://127.0.0.1:${port}`, port, process: child, stop };
-}
-
-/** A port the OS just handed out on 127.0.0.1 (free now; the server binds it right after). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
+  const server = await startServerProcess({
+    name: `redis-server on port ${port}`,
+    command: 'redis-server',
+    args: [...args, ...(options.extraArgs ?? [])],
+    ready: () => answersPing(port),
+    pollMs: 50,
+    timeoutMs: 10_000,
+    signal: 'SIGTERM',
+    graceMs: 5_000,
+    cleanup: () => {
+      if (ownDir) rmSync(dir, { recursive: true, force: true });
+    },
   });
+  return { url: `redis://127.0.0.1:${port}`, port, process: server.process, stop: () => server.stop() };
 }
 
 /** Sends an inline PING and waits for +PONG, without a Redis client (this file runs before any test module). */

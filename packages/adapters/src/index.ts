@@ -15,5 +15,5 @@ export type { LowdbStorage, LowdbStorageOptions, SweepReport } from './lowdb/ind
 export type { RedisStorage, RedisStorageOptions, RedisSweepOptions, RedisSweepReport } from './redis/index.js';
 export type { PostgresStorageOptions } from './postgres/index.js';
 export type { MemoryStorageOptions } from './memory/index.js';
-export type { WriteObserver, WriteReport } from './shared/write-observer.js';
+export type { WriteObserver, WriteReport } from '@docevals/core/storage-kit';
 export type { StorageConformanceOptions } from './conformance/index.js';

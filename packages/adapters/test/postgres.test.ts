@@ -9,6 +9,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startPostgresServer, type PostgresServerHandle } from '../../../test-support/postgres-global-setup.js';
 import { pgDocument, pgEvaluation, pgPrediction } from './support/postgres-fixtures.js';
 import type { IterationRecord } from '@docevals/core';
+import { retryUntil } from './support/retry-until.js';
+import { rejectionOf } from '../../../test-support/rejection.js';
 
 /** A minimal iteration record of `evaluationId` (the sweep reads only ids, evaluation_id and updated_at). */
 function iterationOf(evaluationId: string, id: string): IterationRecord {
@@ -88,15 +90,7 @@ runStorageConformance({
   writtenBytes: (storage) => written.get(storage)!.bytes,
 });
 
-/** Resolves to what `promise` rejected with; fails when it resolved. */
-async function failure(promise: Promise<unknown>): Promise<{ code?: string; message: string; cause?: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code?: string; message: string; cause?: unknown };
-  }
-  throw new Error('expected a rejection');
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise);
 
 async function tablesOf(schema: string): Promise<string[]> {
   const { rows } = await admin.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY 1', [schema]);
@@ -466,17 +460,7 @@ describe('postgresStorage when PostgreSQL is killed mid-use', () => {
 });
 
 /** Retries `probe` until it resolves (the pool opens fresh connections by itself). */
-async function eventually<T>(probe: () => Promise<T>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+const eventually = <T>(probe: () => Promise<T>) => retryUntil(probe, { timeoutMs: 20_000, pollMs: 100 });
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const writerScript = fileURLToPath(new URL('./support/postgres-writer.ts', import.meta.url));

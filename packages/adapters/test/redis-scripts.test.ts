@@ -6,7 +6,11 @@ import { deleteKeys, uniqueKeyPrefix } from './support/redis-test-keys.js';
 
 // A command whose reply was lost can be sent again by ioredis after a reconnect. The scripts must recognise their
 // own earlier write, or updateRecord would apply one change twice (a duplicated append).
-describe('redis write scripts sent twice', () => {
+/**
+ * A client with the docevals scripts under a key prefix of its own, for one `describe`; after it, the keys under the
+ * prefix are deleted and their count handed to `checkLeft`.
+ */
+function scriptsClient(checkLeft?: (count: number) => void): () => Redis & DocevalsScripts {
   const prefix = uniqueKeyPrefix();
   let client: Redis & DocevalsScripts;
   beforeAll(() => {
@@ -16,91 +20,87 @@ describe('redis write scripts sent twice', () => {
     client.disconnect();
     // A client without keyPrefix: SCAN returns whole keys, which a prefixing client would prefix again.
     const plain = new Redis(inject('redisUrl'));
-    expect(await deleteKeys(plain, prefix)).toBe(4);
+    const deleted = await deleteKeys(plain, prefix);
     plain.disconnect();
+    checkLeft?.(deleted);
   });
+  return () => client;
+}
+
+describe('redis write scripts sent twice', () => {
+  const client = scriptsClient((left) => expect(left).toBe(4));
 
   it('reports an insert resent with its token as done, and another writer as a conflict', async () => {
-    expect(await client.docevalsInsert('rec:i', 'idx', 'i', 1, '{"n":1}', 'tok-1')).toBe(1);
-    expect(await client.docevalsInsert('rec:i', 'idx', 'i', 1, '{"n":1}', 'tok-1')).toBe(1);
-    expect(await client.docevalsInsert('rec:i', 'idx', 'i', 1, '{"n":2}', 'tok-2')).toBe(0);
-    expect(await client.hget('rec:i', 'json')).toBe('{"n":1}');
+    expect(await client().docevalsInsert('rec:i', 'idx', 'i', 1, '{"n":1}', 'tok-1')).toBe(1);
+    expect(await client().docevalsInsert('rec:i', 'idx', 'i', 1, '{"n":1}', 'tok-1')).toBe(1);
+    expect(await client().docevalsInsert('rec:i', 'idx', 'i', 1, '{"n":2}', 'tok-2')).toBe(0);
+    expect(await client().hget('rec:i', 'json')).toBe('{"n":1}');
   });
 
   it('reports a replace resent with its token as done without writing twice, and refuses a stale other', async () => {
-    await client.docevalsInsert('rec:r', 'idx', 'r', 1, '{"n":0}', 'tok-a');
-    expect(await client.docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(2);
+    await client().docevalsInsert('rec:r', 'idx', 'r', 1, '{"n":0}', 'tok-a');
+    expect(await client().docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(2);
     // The same call again (a resend): answered with the version it made, the record unchanged.
-    expect(await client.docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(2);
-    expect(await client.hget('rec:r', 'v')).toBe('2');
+    expect(await client().docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(2);
+    expect(await client().hget('rec:r', 'v')).toBe('2');
     // Another writer that read version 1 lost the race.
-    expect(await client.docevalsReplace('rec:r', 'idx', 'r', 3, '{"n":9}', 1, 'tok-c')).toBe(0);
+    expect(await client().docevalsReplace('rec:r', 'idx', 'r', 3, '{"n":9}', 1, 'tok-c')).toBe(0);
     // After a further write, the old token no longer counts as current.
-    expect(await client.docevalsReplace('rec:r', 'idx', 'r', 3, '{"n":2}', 2, 'tok-d')).toBe(3);
-    expect(await client.docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(0);
-    expect(await client.hget('rec:r', 'json')).toBe('{"n":2}');
+    expect(await client().docevalsReplace('rec:r', 'idx', 'r', 3, '{"n":2}', 2, 'tok-d')).toBe(3);
+    expect(await client().docevalsReplace('rec:r', 'idx', 'r', 2, '{"n":1}', 1, 'tok-b')).toBe(0);
+    expect(await client().hget('rec:r', 'json')).toBe('{"n":2}');
   });
 
   it('counts a resent retain once and never lets a resent release drop a reference it did not hold', async () => {
-    expect(await client.docevalsRetain('file:f', '1', Buffer.from('abc'), 'text/plain', 'r1')).toBe(1);
-    expect(await client.docevalsRetain('file:f', '1', Buffer.from('abc'), 'text/plain', 'r1')).toBe(1);
-    expect(await client.hget('file:f', 'refs')).toBe('1');
-    expect(await client.docevalsRetain('file:f', '0', '', '', 'r2')).toBe(1);
-    expect(await client.hget('file:f', 'refs')).toBe('2');
+    expect(await client().docevalsRetain('file:f', '1', Buffer.from('abc'), 'text/plain', 'r1')).toBe(1);
+    expect(await client().docevalsRetain('file:f', '1', Buffer.from('abc'), 'text/plain', 'r1')).toBe(1);
+    expect(await client().hget('file:f', 'refs')).toBe('1');
+    expect(await client().docevalsRetain('file:f', '0', '', '', 'r2')).toBe(1);
+    expect(await client().hget('file:f', 'refs')).toBe('2');
     // One release, sent twice: the second reference (another document's) must survive.
-    expect(await client.docevalsRelease('file:f', 'x1')).toBe(1);
-    expect(await client.docevalsRelease('file:f', 'x1')).toBe(1);
-    expect(await client.hget('file:f', 'refs')).toBe('1');
-    expect(await client.hget('file:f', 'bytes')).toBe('abc');
-    expect(await client.docevalsRelease('file:f', 'x2')).toBe(1);
-    expect(await client.exists('file:f')).toBe(0);
+    expect(await client().docevalsRelease('file:f', 'x1')).toBe(1);
+    expect(await client().docevalsRelease('file:f', 'x1')).toBe(1);
+    expect(await client().hget('file:f', 'refs')).toBe('1');
+    expect(await client().hget('file:f', 'bytes')).toBe('abc');
+    expect(await client().docevalsRelease('file:f', 'x2')).toBe(1);
+    expect(await client().exists('file:f')).toBe(0);
     // A kept file for the cleanup count.
-    expect(await client.docevalsRetain('file:g', '1', Buffer.from('g'), 'text/plain', 'g1')).toBe(1);
+    expect(await client().docevalsRetain('file:g', '1', Buffer.from('g'), 'text/plain', 'g1')).toBe(1);
   });
 });
 
 describe('redis child and batch scripts sent twice', () => {
-  const prefix = uniqueKeyPrefix();
-  let client: Redis & DocevalsScripts;
-  beforeAll(() => {
-    client = defineScripts(new Redis(inject('redisUrl'), { keyPrefix: prefix }));
-  });
-  afterAll(async () => {
-    client.disconnect();
-    const plain = new Redis(inject('redisUrl'));
-    await deleteKeys(plain, prefix);
-    plain.disconnect();
-  });
+  const client = scriptsClient();
 
   it('counts a resent child put once: same version, totals moved once', async () => {
-    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
-    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
-    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
-    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
     // Another writer naming the old version is refused.
-    expect(await client.docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":3}', '1', 'put-3', 'sim', '0.9')).toBe(0);
-    expect(await client.hgetall('totals')).toMatchObject({ count: '1', 's:sim': '0.25' });
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":3}', '1', 'put-3', 'sim', '0.9')).toBe(0);
+    expect(await client().hgetall('totals')).toMatchObject({ count: '1', 's:sim': '0.25' });
   });
 
   it('counts a resent insertMany once, and refuses another batch naming a taken id without writing any of it', async () => {
     const keys = ['m:x', 'm:y'];
     const args = ['batch-1', 'x', '{"x":1}', '1', 'sim', '1', 'y', '{"y":1}', '1', 'sim', '2'];
-    expect(await client.docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
-    expect(await client.docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
-    expect(await client.docevalsChildInsertMany(4, ['morder', 'mtotals', 'm:z', 'm:y', 'batch-2', 'z', '{}', '0', 'y', '{}', '0'])).toBe(-2);
-    expect(await client.exists('m:z')).toBe(0);
-    expect(await client.hgetall('mtotals')).toMatchObject({ count: '2', 's:sim': '3', seq: '2' });
-    expect(await client.zrange('morder', '0', '-1')).toEqual(['x', 'y']);
+    expect(await client().docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
+    expect(await client().docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
+    expect(await client().docevalsChildInsertMany(4, ['morder', 'mtotals', 'm:z', 'm:y', 'batch-2', 'z', '{}', '0', 'y', '{}', '0'])).toBe(-2);
+    expect(await client().exists('m:z')).toBe(0);
+    expect(await client().hgetall('mtotals')).toMatchObject({ count: '2', 's:sim': '3', seq: '2' });
+    expect(await client().zrange('morder', '0', '-1')).toEqual(['x', 'y']);
   });
 
   it('counts a resent retainMany / releaseMany once (the batch marker), a file twice in one batch twice', async () => {
     const args = ['tok-r', '1', '1', Buffer.from('A'), 'text/plain', '0', '', ''];
-    expect(await client.docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');
-    expect(await client.docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');
-    expect(await client.hget('f:a', 'refs')).toBe('2');
-    await client.docevalsReleaseMany(2, ['batch:q', 'f:a']);
-    await client.docevalsReleaseMany(2, ['batch:q', 'f:a']);
-    expect(await client.hget('f:a', 'refs')).toBe('1');
+    expect(await client().docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');
+    expect(await client().docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');
+    expect(await client().hget('f:a', 'refs')).toBe('2');
+    await client().docevalsReleaseMany(2, ['batch:q', 'f:a']);
+    await client().docevalsReleaseMany(2, ['batch:q', 'f:a']);
+    expect(await client().hget('f:a', 'refs')).toBe('1');
   });
 });
 

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { freePort, startRedisServer, type RedisServerHandle } from '../../../test-support/redis-global-setup.js';
 import { evaluationFixture } from './support/redis-fixtures.js';
 import { deleteKeys, listKeys, uniqueKeyPrefix } from './support/redis-test-keys.js';
+import { retryUntil } from './support/retry-until.js';
+import { rejectionOf } from '../../../test-support/rejection.js';
 
 const url = inject('redisUrl');
 /** Every key this file writes starts with it; afterAll deletes them. */
@@ -67,27 +69,9 @@ runStorageConformance({
 });
 
 /** Resolves to what `promise` rejected with; fails when it resolved. */
-async function failure(promise: Promise<unknown>): Promise<{ code?: string; message: string; cause?: unknown }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code?: string; message: string; cause?: unknown };
-  }
-  throw new Error('expected a rejection');
-}
-
+const failure = (promise: Promise<unknown>) => rejectionOf(promise);
 /** Retries `probe` until it resolves (the adapter reconnects by itself in the background). */
-async function eventually<T>(probe: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+const eventually = <T>(probe: () => Promise<T>) => retryUntil(probe, { timeoutMs: 10_000, pollMs: 50 });
 
 async function clientIdsNamed(name: string): Promise<string[]> {
   const list = (await admin.client('LIST')) as string;

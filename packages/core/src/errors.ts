@@ -84,6 +84,23 @@ export function validationError(message: string, issues: ErrorIssue[] = []): Doc
   return new DocevalsError('validation_error', message, { issues });
 }
 
+/**
+ * What every transport answers for an unexpected failure (a bug, a `TypeError`), REST's 500 and tRPC's
+ * `INTERNAL_SERVER_ERROR` alike: nothing about the server. The failure itself goes to the host's `onError` (both
+ * transports log it by default).
+ */
+export const INTERNAL_ERROR_MESSAGE = 'The server failed unexpectedly. The failure was logged; retry later or report it.';
+
+/**
+ * The `internal_error` a transport sends in place of an unexpected failure, with {@link INTERNAL_ERROR_MESSAGE}.
+ *
+ * @example
+ * catch (error) { onError(error); return Response.json(internalError().toJSON(), { status: 500 }); }
+ */
+export function internalError(): DocevalsError {
+  return new DocevalsError('internal_error', INTERNAL_ERROR_MESSAGE);
+}
+
 /** A not-found error: the same whether the object does not exist or belongs to another organization. */
 export function notFound(kind: string, id: string): DocevalsError {
   return new DocevalsError('not_found', `No ${kind} with id "${id}" exists in this organization.`);

@@ -237,6 +237,11 @@ export type PredictionStatus = 'succeeded' | 'failed';
  * aggregates (means over succeeded documents, counts, cost) without reading every prediction.
  */
 export interface PredictionTotals {
+  /**
+   * Also `priced` (written by the service since it existed, so not declared: totals of older stores lack it): 1 when
+   * the metadata carries an api_cost (even of 0), else 0. It tells an all-free iteration (cost 0, priced > 0) from one
+   * whose cost is unknown.
+   */
   [key: string]: number;
   /** 1 when the extraction succeeded, else 0. */
   succeeded: number;

@@ -1,43 +1,12 @@
-import { createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type InferenceSettings, type JsonObject } from '@docevals/core';
-import { openaiExtractor } from '@docevals/openai';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
+import type { ExtractionDocument } from '@docevals/core';
+import { describe, expect, it } from 'vitest';
+import { completion } from '../../../test-support/fake-openai-server.js';
+import { pageServer, receivedPages as decodePages, schema, settings } from './support/page-server.js';
 import { handWrittenPdf, tinyPdf } from './support/tiny-pdf.js';
 
-const schema: JsonObject = { type: 'object', properties: { total: { type: ['number', 'null'] } }, required: ['total'], additionalProperties: false };
-const server = new FakeOpenAIServer();
-beforeAll(() => server.start());
-afterAll(() => server.stop());
-beforeEach(() => {
-  server.reset();
-  server.handle = () => ({ body: completion({ total: 1 }) });
-});
-
-const settings = (overrides: Partial<InferenceSettings>): InferenceSettings => ({ ...DEFAULT_INFERENCE_SETTINGS, model: 'gpt-4o-mini', ...overrides });
+const { server, runner } = pageServer();
 const pdf = (bytes: Uint8Array): ExtractionDocument => ({ id: 'file_pdf', filename: 'scan.pdf', mime_type: 'application/pdf', bytes });
-const runner = (options: Record<string, unknown> = {}) =>
-  createExtractionRunner({ extractors: [openaiExtractor({ apiKey: 'sk-test', baseURL: server.baseURL, ...options })], retries: 0 });
-
-/** The PNG pages the fake provider received, decoded with Skia: pixel size and how many pixels are dark (ink). */
-async function receivedPages(): Promise<Array<{ width: number; height: number; ink: number }>> {
-  const parts: any[] = server.requests[0]!.body.messages[1].content;
-  const images = parts.filter((p) => p.type === 'image_url');
-  return Promise.all(
-    images.map(async (part) => {
-      const url: string = part.image_url.url;
-      expect(url.startsWith('data:image/png;base64,')).toBe(true);
-      const image = await loadImage(Buffer.from(url.slice('data:image/png;base64,'.length), 'base64'));
-      const canvas = createCanvas(image.width, image.height);
-      const context = canvas.getContext('2d');
-      context.drawImage(image, 0, 0);
-      const data = context.getImageData(0, 0, image.width, image.height).data;
-      let ink = 0;
-      for (let i = 0; i < data.length; i += 4) if (data[i]! < 128 && data[i + 3]! > 0) ink++;
-      return { width: image.width, height: image.height, ink };
-    }),
-  );
-}
+const receivedPages = () => decodePages(server);
 
 describe('PDF pages rendered as PNG at image_resolution_dpi', () => {
   it('modality image: a 72×72 pt page at 144 dpi arrives as a 144×144 px PNG, with its text drawn; no file part', async () => {

@@ -1,40 +1,13 @@
-import { createExtractionRunner, DEFAULT_INFERENCE_SETTINGS, type ExtractionDocument, type InferenceSettings, type JsonObject } from '@docevals/core';
-import { openaiExtractor, pagePixels } from '@docevals/openai';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
+import type { ExtractionDocument } from '@docevals/core';
+import { pagePixels } from '@docevals/openai';
+import { describe, expect, it } from 'vitest';
+import { completion } from '../../../test-support/fake-openai-server.js';
+import { pageServer, receivedPages, schema, settings } from './support/page-server.js';
 
-const schema: JsonObject = { type: 'object', properties: { total: { type: ['number', 'null'] } }, required: ['total'], additionalProperties: false };
-const server = new FakeOpenAIServer();
-beforeAll(() => server.start());
-afterAll(() => server.stop());
-beforeEach(() => {
-  server.reset();
-  server.handle = () => ({ body: completion({ total: 1 }) });
-});
-
-const settings = (overrides: Partial<InferenceSettings>): InferenceSettings => ({ ...DEFAULT_INFERENCE_SETTINGS, model: 'gpt-4o-mini', ...overrides });
+const { server, runner } = pageServer();
 const textDoc = (text: string, filename = 'invoice.txt', mime_type = 'text/plain'): ExtractionDocument => ({ id: 'file_t', filename, mime_type, bytes: new TextEncoder().encode(text) });
-const runner = (options: Record<string, unknown> = {}) =>
-  createExtractionRunner({ extractors: [openaiExtractor({ apiKey: 'sk-test', baseURL: server.baseURL, ...options })], retries: 0 });
 const parts = (): any[] => server.requests[0]!.body.messages[1].content;
-
-async function pages(): Promise<Array<{ width: number; height: number; ink: number }>> {
-  return Promise.all(
-    parts()
-      .filter((p) => p.type === 'image_url')
-      .map(async (p) => {
-        const image = await loadImage(Buffer.from(String(p.image_url.url).replace(/^data:image\/png;base64,/, ''), 'base64'));
-        const canvas = createCanvas(image.width, image.height);
-        const context = canvas.getContext('2d');
-        context.drawImage(image, 0, 0);
-        const data = context.getImageData(0, 0, image.width, image.height).data;
-        let ink = 0;
-        for (let i = 0; i < data.length; i += 4) if (data[i]! < 128) ink++;
-        return { width: image.width, height: image.height, ink };
-      }),
-  );
-}
+const pages = () => receivedPages(server);
 
 describe('text documents rendered on browser_canvas pages in modality image', () => {
   it('pagePixels: ISO sizes at the dpi', () => {

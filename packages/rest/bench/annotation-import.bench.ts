@@ -7,7 +7,7 @@
 // iteration's mean similarity must be 1 (within 1e-9: running sums) and every other's below 1 (the metrics of every iteration were refreshed).
 // Prints each import's time (the last one included in the median) and the load average when it was taken.
 import { cpus, loadavg } from 'node:os';
-import { buildEvaluation, expectOk, median, ms, openStore, serve, timed } from './http-bench.js';
+import { buildEvaluation, expectOk, median, ms, openStore, rowsPerStore, serve, timed } from './http-bench.js';
 
 const N = Number(process.env.BENCH_DOCUMENTS ?? 1_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5);
@@ -69,13 +69,5 @@ async function benchStore(name: string): Promise<string[]> {
 
 console.log(`annotation import bench: ${N} documents × ${ITERATIONS} iterations, ${ROUNDS} imports; ${cpus().length} cores (${cpus()[0]?.model ?? '?'}); node ${process.version}; ${new Date().toISOString()}`);
 const table = ['| store | documents × iterations | imports of all annotations | median | load after |', '|---|---|---|---|---|'];
-for (const name of STORES) {
-  try {
-    table.push(...(await benchStore(name)));
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    console.log(`[${name}] skipped: ${reason}`);
-    table.push(`| ${name} | skipped: ${reason} | | | |`);
-  }
-}
+table.push(...(await rowsPerStore(STORES, benchStore, (name, reason) => `| ${name} | skipped: ${reason} | | | |`)));
 console.log(`\n${table.join('\n')}`);

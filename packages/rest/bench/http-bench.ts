@@ -132,3 +132,25 @@ export async function buildEvaluation(api: Served, n: number, iterations: number
   expectOk(r, `build ${tag}`);
   return r;
 }
+
+/**
+ * Runs `bench` for each store named in `stores` and adds its table rows; a store whose adapter cannot open (no
+ * server, no binary) is reported on the console and gets the row `skipped(name, reason)` instead.
+ */
+export async function rowsPerStore(
+  stores: readonly string[],
+  bench: (name: string) => Promise<string[]>,
+  skipped: (name: string, reason: string) => string,
+): Promise<string[]> {
+  const rows: string[] = [];
+  for (const name of stores) {
+    try {
+      rows.push(...(await bench(name)));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      console.log(`[${name}] skipped: ${reason}`);
+      rows.push(skipped(name, reason));
+    }
+  }
+  return rows;
+}

@@ -11,7 +11,7 @@
 // BENCH_READ_REQUESTS.
 import { cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { buildEvaluation, expectOk, KEY, median, ms, openStore, serve as serveWith, timed } from './http-bench.js';
+import { buildEvaluation, expectOk, KEY, median, ms, openStore, rowsPerStore, serve as serveWith, timed } from './http-bench.js';
 
 const N = Number(process.env.BENCH_DOCUMENTS ?? 10_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5);
@@ -152,13 +152,5 @@ async function benchStore(name: string): Promise<string[]> {
 
 console.log(`scale bench: ${N} documents × ${ITERATIONS} iterations; ${cpus().length} cores (${cpus()[0]?.model ?? '?'}); node ${process.version}; ${new Date().toISOString()}`);
 const table: string[] = ['| store | measure | figure | load |', '|---|---|---|---|'];
-for (const name of STORES) {
-  try {
-    table.push(...(await benchStore(name)));
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    console.log(`[${name}] skipped: ${reason}`);
-    table.push(`| ${name} | skipped | ${reason} | |`);
-  }
-}
+table.push(...(await rowsPerStore(STORES, benchStore, (name, reason) => `| ${name} | skipped | ${reason} | |`)));
 console.log(`\n${table.join('\n')}`);

@@ -1,59 +1,13 @@
-import {
-  addDocumentInputSchema,
-  compareInputSchema,
-  evaluationComparisonSchema,
-  exportInputSchema,
-  importAnnotationsInputSchema,
-  importAnnotationsResultSchema,
-  iterationFieldsInputSchema,
-  iterationFieldsSchema,
-  leaderboardInputSchema,
-  leaderboardSchema,
-  createEvaluationInputSchema,
-  createIterationInputSchema,
-  createProcessorInputSchema,
-  deletedSchema,
-  documentDistancesInputSchema,
-  documentDistancesSchema,
-  documentRefInputSchema,
-  documentSchema,
-  documentSummarySchema,
-  evaluationRefInputSchema,
-  evaluationSchema,
-  iterationIdInputSchema,
-  evaluationSummarySchema,
-  getIterationInputSchema,
-  iterationEventSchema,
-  iterationRefInputSchema,
-  iterationSchema,
-  iterationSummarySchema,
-  listDocumentsInputSchema,
-  listEvaluationsInputSchema,
-  listIterationsInputSchema,
-  listPredictionsInputSchema,
-  listResultSchema,
-  modelListSchema,
-  listProcessorsInputSchema,
-  predictionPageSchema,
-  processIterationInputSchema,
-  processorRefInputSchema,
-  processorSchema,
-  submitProcessorInputSchema,
-  submitResultSchema,
-  updateDocumentInputSchema,
-  updateEvaluationInputSchema,
-  updateIterationInputSchema,
-  updateProcessorInputSchema,
-  type Docevals,
-} from '@docevals/core';
+import { operations, type Docevals, type OperationName } from '@docevals/core';
 import { z } from 'zod';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
- * One REST endpoint: where it lives, the core schemas that describe it (for the OpenAPI document only: the core
- * validates every input itself), and the one service call it translates to. `input` is the body's fields, then the
- * query's, then the path parameters (which win: a body cannot retarget another object).
+ * One REST endpoint: where it lives and the operation of the core's table (`operations` of `@docevals/core`) it
+ * serves, with the schemas of that operation split the HTTP way (path parameters, then the query or the body) and
+ * its one service call. `input` is the body's fields, then the query's, then the path parameters (which win: a body
+ * cannot retarget another object). The OpenAPI document describes each with its own schemas (openapi-operations.ts).
  */
 export interface Endpoint {
   method: HttpMethod;
@@ -62,9 +16,11 @@ export interface Endpoint {
   operationId: string;
   summary: string;
   tag: 'Evaluations' | 'Documents' | 'Iterations' | 'Processors' | 'Models';
+  /** The operation of the core's table this endpoint serves. */
+  operation: OperationName;
   params?: z.ZodObject;
   query?: z.ZodObject;
-  /** The request body: a core input schema minus the path parameters. */
+  /** The request body: the operation's input minus the path parameters. */
   body?: z.ZodObject;
   /** A body may be left out entirely (its fields all have defaults). */
   bodyOptional?: boolean;
@@ -85,19 +41,44 @@ export interface Endpoint {
   call(docevals: Docevals, organizationId: string, input: Record<string, unknown>): Promise<unknown>;
 }
 
-const evaluationId = { evaluation_id: true } as const;
-const listOf = listResultSchema;
+/** What an endpoint adds to its operation: the HTTP route, and where the input's other fields travel. */
+type Route = Omit<Endpoint, 'params' | 'query' | 'body' | 'response' | 'call'> & {
+  /** Where the input's fields other than the path parameters travel (none: the path holds the whole input). */
+  input?: 'body' | 'query';
+  /** The path names the iteration alone: the evaluation is the iteration record's (the core's `locate`: 404 when none). */
+  located?: true;
+};
 
-// The core validates `input` at runtime (the transports never check more than "a JSON object"): cast, don't check.
-type Input<F extends (...args: never[]) => unknown> = Parameters<F>[1];
-const castInput = <F extends (...args: never[]) => unknown>(input: Record<string, unknown>) => input as NonNullable<Input<F>>;
-
-/** The evaluation an iteration belongs to, from the iteration's id (the core's `locate`: 404 when there is none). */
-const locate = (d: Docevals, org: string, input: Record<string, unknown>) =>
-  d.evals.iterations.locate(org, { iteration_id: input.iteration_id as string });
+/** The endpoint of a route: the schemas split from the operation's input, and its call. */
+function endpoint({ input: where, located, ...route }: Route): Endpoint {
+  const operation = operations[route.operation];
+  const input = operation.input instanceof z.ZodOptional ? operation.input.unwrap() : operation.input;
+  const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const object: z.ZodObject = input instanceof z.ZodObject ? input : z.object({});
+  // zod's mask type refuses number keys, which field names never are.
+  const mask = (names: string[]) =>
+    Object.fromEntries(names.map((name) => [name, true as const])) as Record<string, true> & Record<number, never>;
+  const taken = located ? [...pathNames, 'evaluation_id'] : pathNames;
+  const rest = taken.length > 0 ? object.omit(mask(taken)) : object;
+  // The core validates `input` at runtime (the transports never check more than "a JSON object"): pass it on.
+  const call = operation.call as (docevals: Docevals, organizationId: string, input: unknown) => Promise<unknown>;
+  return {
+    ...route,
+    ...(pathNames.length > 0 ? { params: object.pick(mask(pathNames)) } : {}),
+    ...(where ? { [where]: rest } : {}),
+    response: operation.output,
+    call: route.sse
+      ? // The stream opens only for an iteration that exists: checked first, so an unknown one is a plain 404.
+        (d, org, input) => operations['evals.iterations.getSummary'].call(d, org, input as never)
+      : located
+        ? async (d, org, input) =>
+            call(d, org, { ...input, ...(await d.evals.iterations.locate(org, { iteration_id: input.iteration_id as string })) })
+        : call,
+  };
+}
 
 /** Every endpoint of docs/spec/interface.md section 4 and of docs/spec/service.md's REST paths table. */
-export const ENDPOINTS: readonly Endpoint[] = [
+export const ENDPOINTS: readonly Endpoint[] = ([
   // Evaluations
   {
     method: 'post',
@@ -105,9 +86,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'createEvaluation',
     summary: 'Create an evaluation (stores any document that has no file_id yet)',
     tag: 'Evaluations',
-    body: createEvaluationInputSchema,
-    response: evaluationSchema,
-    call: (d, org, input) => d.evals.create(org, castInput<Docevals['evals']['create']>(input)),
+    operation: 'evals.create',
+    input: 'body',
   },
   {
     method: 'get',
@@ -115,9 +95,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listEvaluations',
     summary: 'List evaluations (cursor pagination): summaries; `expand=documents` for whole documents',
     tag: 'Evaluations',
-    query: listEvaluationsInputSchema,
-    response: listOf(evaluationSummarySchema),
-    call: (d, org, input) => d.evals.list(org, castInput<Docevals['evals']['list']>(input)),
+    operation: 'evals.list',
+    input: 'query',
   },
   {
     method: 'get',
@@ -125,9 +104,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getEvaluation',
     summary: 'Get an evaluation',
     tag: 'Evaluations',
-    params: evaluationRefInputSchema,
-    response: evaluationSchema,
-    call: (d, org, input) => d.evals.get(org, castInput<Docevals['evals']['get']>(input)),
+    operation: 'evals.get',
   },
   {
     method: 'patch',
@@ -135,10 +112,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'updateEvaluation',
     summary: 'Update an evaluation (omitted fields stay)',
     tag: 'Evaluations',
-    params: evaluationRefInputSchema,
-    body: updateEvaluationInputSchema.omit(evaluationId),
-    response: evaluationSchema,
-    call: (d, org, input) => d.evals.update(org, castInput<Docevals['evals']['update']>(input)),
+    operation: 'evals.update',
+    input: 'body',
   },
   {
     method: 'delete',
@@ -146,9 +121,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'deleteEvaluation',
     summary: 'Delete an evaluation',
     tag: 'Evaluations',
-    params: evaluationRefInputSchema,
-    response: deletedSchema,
-    call: (d, org, input) => d.evals.delete(org, castInput<Docevals['evals']['delete']>(input)),
+    operation: 'evals.delete',
   },
   // Documents
   {
@@ -157,10 +130,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'addDocument',
     summary: 'Add a document to an evaluation',
     tag: 'Documents',
-    params: evaluationRefInputSchema,
-    body: addDocumentInputSchema.omit(evaluationId),
-    response: documentSchema,
-    call: (d, org, input) => d.evals.documents.add(org, castInput<Docevals['evals']['documents']['add']>(input)),
+    operation: 'evals.documents.add',
+    input: 'body',
   },
   {
     method: 'get',
@@ -168,10 +139,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listDocuments',
     summary: "List an evaluation's documents: summaries; `expand=documents` for annotations and contents",
     tag: 'Documents',
-    params: evaluationRefInputSchema,
-    query: listDocumentsInputSchema.omit(evaluationId),
-    response: listOf(z.union([documentSummarySchema, documentSchema])),
-    call: (d, org, input) => d.evals.documents.list(org, castInput<Docevals['evals']['documents']['list']>(input)),
+    operation: 'evals.documents.list',
+    input: 'query',
   },
   {
     method: 'get',
@@ -179,9 +148,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getDocument',
     summary: 'Get a document',
     tag: 'Documents',
-    params: documentRefInputSchema,
-    response: documentSchema,
-    call: (d, org, input) => d.evals.documents.get(org, castInput<Docevals['evals']['documents']['get']>(input)),
+    operation: 'evals.documents.get',
   },
   {
     method: 'put',
@@ -189,10 +156,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'updateDocumentAnnotation',
     summary: "Update a document's annotation (recomputes every iteration's metrics)",
     tag: 'Documents',
-    params: documentRefInputSchema,
-    body: updateDocumentInputSchema.omit({ evaluation_id: true, document_id: true }),
-    response: documentSchema,
-    call: (d, org, input) => d.evals.documents.update(org, castInput<Docevals['evals']['documents']['update']>(input)),
+    operation: 'evals.documents.update',
+    input: 'body',
   },
   {
     method: 'delete',
@@ -200,9 +165,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'deleteDocument',
     summary: 'Delete a document (and its predictions)',
     tag: 'Documents',
-    params: documentRefInputSchema,
-    response: deletedSchema,
-    call: (d, org, input) => d.evals.documents.delete(org, castInput<Docevals['evals']['documents']['delete']>(input)),
+    operation: 'evals.documents.delete',
   },
   // Iterations
   {
@@ -211,10 +174,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listIterations',
     summary: "List an evaluation's iterations, oldest first; `model` filters by exact model name; `view=summary`",
     tag: 'Iterations',
-    params: evaluationRefInputSchema,
-    query: listIterationsInputSchema.omit(evaluationId),
-    response: z.object({ data: z.array(z.union([iterationSchema, iterationSummarySchema])) }),
-    call: (d, org, input) => d.evals.iterations.list(org, castInput<Docevals['evals']['iterations']['list']>(input)),
+    operation: 'evals.iterations.listAny',
+    input: 'query',
   },
   {
     method: 'post',
@@ -222,11 +183,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'createIteration',
     summary: "Run an iteration over the evaluation's documents",
     tag: 'Iterations',
-    params: evaluationRefInputSchema,
-    body: createIterationInputSchema.omit(evaluationId),
-    response: z.union([iterationSchema, iterationSummarySchema]),
+    operation: 'evals.iterations.createAny',
+    input: 'body',
     background: true,
-    call: (d, org, input) => d.evals.iterations.create(org, castInput<Docevals['evals']['iterations']['create']>(input)),
   },
   {
     method: 'get',
@@ -234,10 +193,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getIteration',
     summary: 'Get an iteration; `view=summary` for settings, status, progress and means only',
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    query: getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }),
-    response: z.union([iterationSchema, iterationSummarySchema]),
-    call: (d, org, input) => d.evals.iterations.get(org, castInput<Docevals['evals']['iterations']['get']>(input)),
+    operation: 'evals.iterations.getAny',
+    input: 'query',
   },
   {
     method: 'get',
@@ -245,11 +202,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listIterationPredictions',
     summary: "A page of an iteration's predictions with their metrics, in document order (`limit`, `after`)",
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    query: listPredictionsInputSchema.omit({ evaluation_id: true, iteration_id: true }),
-    response: predictionPageSchema,
-    call: (d, org, input) =>
-      d.evals.iterations.predictions(org, castInput<Docevals['evals']['iterations']['predictions']>(input)),
+    operation: 'evals.iterations.predictions',
+    input: 'query',
   },
   {
     method: 'delete',
@@ -257,9 +211,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'deleteIteration',
     summary: 'Delete an iteration',
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    response: deletedSchema,
-    call: (d, org, input) => d.evals.iterations.delete(org, castInput<Docevals['evals']['iterations']['delete']>(input)),
+    operation: 'evals.iterations.delete',
   },
   {
     method: 'post',
@@ -267,12 +219,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'processIteration',
     summary: "Re-run an iteration's documents (all by default)",
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    body: processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }),
+    operation: 'evals.iterations.processAny',
+    input: 'body',
     bodyOptional: true,
-    response: z.union([iterationSchema, iterationSummarySchema]),
     background: true,
-    call: (d, org, input) => d.evals.iterations.process(org, castInput<Docevals['evals']['iterations']['process']>(input)),
   },
   // Iterations by their id alone, as the reference SDK calls them: the evaluation is the iteration record's.
   {
@@ -281,10 +231,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getIterationById',
     summary: 'Get an iteration by its id alone',
     tag: 'Iterations',
-    params: iterationIdInputSchema,
-    response: iterationSchema,
-    call: async (d, org, input) =>
-      d.evals.iterations.get(org, { ...castInput<Docevals['evals']['iterations']['get']>(input), ...(await locate(d, org, input)) }),
+    operation: 'evals.iterations.get',
+    located: true,
   },
   {
     method: 'put',
@@ -292,11 +240,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'updateIteration',
     summary: "Change an iteration's settings or json_schema and re-run its documents",
     tag: 'Iterations',
-    params: iterationIdInputSchema,
-    body: updateIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }),
-    response: iterationSchema,
-    call: async (d, org, input) =>
-      d.evals.iterations.update(org, { ...castInput<Docevals['evals']['iterations']['update']>(input), ...(await locate(d, org, input)) }),
+    operation: 'evals.iterations.update',
+    input: 'body',
+    located: true,
   },
   {
     method: 'delete',
@@ -304,10 +250,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'deleteIterationById',
     summary: 'Delete an iteration by its id alone',
     tag: 'Iterations',
-    params: iterationIdInputSchema,
-    response: deletedSchema,
-    call: async (d, org, input) =>
-      d.evals.iterations.delete(org, { ...castInput<Docevals['evals']['iterations']['delete']>(input), ...(await locate(d, org, input)) }),
+    operation: 'evals.iterations.delete',
+    located: true,
   },
   {
     method: 'get',
@@ -315,13 +259,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'computeDistances',
     summary: "One document's distances (1 − similarity) in an iteration",
     tag: 'Iterations',
-    params: iterationIdInputSchema.extend({ document_id: documentDistancesInputSchema.shape.document_id }),
-    response: documentDistancesSchema,
-    call: async (d, org, input) =>
-      d.evals.iterations.distances(org, {
-        ...castInput<Docevals['evals']['iterations']['distances']>(input),
-        ...(await locate(d, org, input)),
-      }),
+    operation: 'evals.iterations.distances',
+    located: true,
   },
   // Analyses (docs/spec/analysis.md)
   {
@@ -330,9 +269,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getIterationFields',
     summary: "Per-field summary of an iteration: every leaf field's mean similarity and outcome counts, worst first",
     tag: 'Iterations',
-    params: iterationFieldsInputSchema,
-    response: iterationFieldsSchema,
-    call: (d, org, input) => d.evals.iterations.fields(org, castInput<Docevals['evals']['iterations']['fields']>(input)),
+    operation: 'evals.iterations.fields',
   },
   {
     method: 'get',
@@ -340,11 +277,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'exportIteration',
     summary: 'One row per document and leaf field (values and scores) as CSV or JSON Lines, streamed',
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    query: exportInputSchema.omit({ evaluation_id: true, iteration_id: true }),
-    response: z.string(),
+    operation: 'evals.iterations.export',
+    input: 'query',
     produces: { kind: 'file', fileTypes: ['text/csv', 'application/x-ndjson'] },
-    call: (d, org, input) => d.evals.iterations.export(org, castInput<Docevals['evals']['iterations']['export']>(input)),
   },
   {
     method: 'get',
@@ -352,10 +287,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'compareIterations',
     summary: 'Compare two iterations (`base`, `head`): field and document deltas, regressed and improved documents',
     tag: 'Evaluations',
-    params: evaluationRefInputSchema,
-    query: compareInputSchema.omit({ evaluation_id: true }),
-    response: evaluationComparisonSchema,
-    call: (d, org, input) => d.evals.compare(org, castInput<Docevals['evals']['compare']>(input)),
+    operation: 'evals.compare',
+    input: 'query',
   },
   {
     method: 'get',
@@ -363,10 +296,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getLeaderboard',
     summary: "The evaluation's completed iterations ranked (`sort`, `order`), with the settings that differ",
     tag: 'Evaluations',
-    params: evaluationRefInputSchema,
-    query: leaderboardInputSchema.omit({ evaluation_id: true }),
-    response: leaderboardSchema,
-    call: (d, org, input) => d.evals.leaderboard(org, castInput<Docevals['evals']['leaderboard']>(input)),
+    operation: 'evals.leaderboard',
+    input: 'query',
   },
   {
     method: 'post',
@@ -374,11 +305,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'importAnnotations',
     summary: 'Update annotations from a JSONL or CSV file, row by row; refused rows change nothing',
     tag: 'Documents',
-    params: evaluationRefInputSchema,
-    body: importAnnotationsInputSchema.omit({ evaluation_id: true }),
+    operation: 'evals.documents.import',
+    input: 'body',
     textBodies: { 'text/csv': 'csv', 'application/x-ndjson': 'jsonl', 'application/jsonl': 'jsonl' },
-    response: importAnnotationsResultSchema,
-    call: (d, org, input) => d.evals.documents.import(org, castInput<Docevals['evals']['documents']['import']>(input)),
   },
   {
     method: 'post',
@@ -386,9 +315,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'cancelIteration',
     summary: "Cancel an iteration's run: no new extractor call, calls in flight aborted, predictions kept",
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    response: iterationSummarySchema,
-    call: (d, org, input) => d.evals.iterations.cancel(org, castInput<Docevals['evals']['iterations']['cancel']>(input)),
+    operation: 'evals.iterations.cancel',
   },
   {
     method: 'get',
@@ -397,12 +324,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary:
       'Server-Sent Events of an iteration: `document`, `progress`, final `completed` | `failed` | `cancelled`; `Last-Event-ID` resumes',
     tag: 'Iterations',
-    params: iterationRefInputSchema,
-    response: iterationEventSchema,
+    operation: 'evals.iterations.events',
     sse: true,
-    // Checked before the stream opens, so an unknown iteration is a plain 404.
-    call: (d, org, input) =>
-      d.evals.iterations.get(org, { evaluation_id: String(input.evaluation_id), iteration_id: String(input.iteration_id), view: 'summary' }),
   },
   // Processors
   {
@@ -411,9 +334,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'createProcessor',
     summary: 'Create a processor',
     tag: 'Processors',
-    body: createProcessorInputSchema,
-    response: processorSchema,
-    call: (d, org, input) => d.processors.create(org, castInput<Docevals['processors']['create']>(input)),
+    operation: 'processors.create',
+    input: 'body',
   },
   {
     method: 'get',
@@ -421,9 +343,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listProcessors',
     summary: 'List processors (cursor pagination)',
     tag: 'Processors',
-    query: listProcessorsInputSchema,
-    response: listOf(processorSchema),
-    call: (d, org, input) => d.processors.list(org, castInput<Docevals['processors']['list']>(input)),
+    operation: 'processors.list',
+    input: 'query',
   },
   {
     method: 'get',
@@ -431,9 +352,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getProcessor',
     summary: 'Get a processor',
     tag: 'Processors',
-    params: processorRefInputSchema,
-    response: processorSchema,
-    call: (d, org, input) => d.processors.get(org, castInput<Docevals['processors']['get']>(input)),
+    operation: 'processors.get',
   },
   {
     method: 'put',
@@ -441,10 +360,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'updateProcessor',
     summary: 'Update a processor (changes the fields it carries, keeps the others)',
     tag: 'Processors',
-    params: processorRefInputSchema,
-    body: updateProcessorInputSchema.omit({ processor_id: true }),
-    response: processorSchema,
-    call: (d, org, input) => d.processors.update(org, castInput<Docevals['processors']['update']>(input)),
+    operation: 'processors.update',
+    input: 'body',
   },
   {
     method: 'delete',
@@ -452,9 +369,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'deleteProcessor',
     summary: 'Delete a processor',
     tag: 'Processors',
-    params: processorRefInputSchema,
-    response: deletedSchema,
-    call: (d, org, input) => d.processors.delete(org, castInput<Docevals['processors']['delete']>(input)),
+    operation: 'processors.delete',
   },
   {
     method: 'post',
@@ -462,11 +377,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'submitToProcessor',
     summary: "Run a processor's extraction on one document",
     tag: 'Processors',
-    params: processorRefInputSchema,
-    body: submitProcessorInputSchema.omit({ processor_id: true }),
+    operation: 'processors.submit',
+    input: 'body',
     acceptsForm: true,
-    response: submitResultSchema,
-    call: (d, org, input) => d.processors.submit(org, castInput<Docevals['processors']['submit']>(input)),
   },
   // Models
   {
@@ -475,7 +388,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listModels',
     summary: "The models this host's extractors serve, with their modalities",
     tag: 'Models',
-    response: modelListSchema,
-    call: (d) => d.listModels(),
+    operation: 'models.list',
   },
-];
+] satisfies Route[]).map(endpoint);

@@ -1,4 +1,4 @@
-import { DocevalsError, isDocevalsError, type ErrorCode } from '@docevals/core';
+import { internalError, isDocevalsError, type ErrorCode } from '@docevals/core';
 
 /**
  * The one table from error codes to HTTP statuses (docs/spec/service.md, Errors). Anything that is not a
@@ -28,10 +28,7 @@ export function statusOf(code: string): number {
   return (STATUS_BY_CODE as Record<string, number>)[code] ?? 500;
 }
 
-const INTERNAL_ERROR = new DocevalsError(
-  'internal_error',
-  'The server failed unexpectedly. The failure was logged; retry later or report it.',
-);
+const INTERNAL_ERROR = internalError();
 
 /**
  * Turns any thrown value into the error response of docs/spec/service.md: `{"error": {"code", "message", "issues"?}}`.

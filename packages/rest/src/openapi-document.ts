@@ -1,3 +1,4 @@
+import { INTERNAL_ERROR_MESSAGE, unauthorizedError } from '@docevals/core';
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
@@ -11,7 +12,7 @@ const ERRORS: Record<number, { name: string; description: string; code: string; 
     name: 'Unauthorized',
     description: 'No key, or an unknown key (`unauthorized`). Send it as `Api-Key: <key>` or `Authorization: Bearer <key>`.',
     code: 'unauthorized',
-    message: 'A valid API key is required: send it as "Api-Key: <key>" or "Authorization: Bearer <key>".',
+    message: unauthorizedError(false).message,
   },
   404: { name: 'NotFound', description: 'No such object in this organization: another organization\'s object is answered the same (`not_found`).', code: 'not_found', message: 'No evaluation "eval_invoices".' },
   409: { name: 'Conflict', description: 'The id is taken, or a json_schema changes the structure (schema_data_id) of an evaluation that has iterations (`conflict`).', code: 'conflict', message: 'The id "eval_invoices" is taken.' },
@@ -23,7 +24,7 @@ const ERRORS: Record<number, { name: string; description: string; code: string; 
     code: 'validation_error',
     message: 'Invalid request: name: name must not be empty.',
   },
-  500: { name: 'InternalError', description: 'An unexpected failure, logged by the host; the body says nothing more (`internal_error`).', code: 'internal_error', message: 'The server failed unexpectedly. The failure was logged; retry later or report it.' },
+  500: { name: 'InternalError', description: 'An unexpected failure, logged by the host; the body says nothing more (`internal_error`).', code: 'internal_error', message: INTERNAL_ERROR_MESSAGE },
   502: { name: 'ExtractorError', description: 'The extraction failed: the model\'s provider refused, timed out or answered invalid data (`extractor_error`).', code: 'extractor_error', message: 'The extraction failed: the provider answered 503.' },
   503: { name: 'StorageError', description: 'The store is unreachable or refused (`storage_error`); retry later.', code: 'storage_error', message: 'The store is unavailable; retry later.' },
 };

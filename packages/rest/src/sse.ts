@@ -1,4 +1,4 @@
-import { isDocevalsError, type IterationEvent } from '@docevals/core';
+import { internalError, isDocevalsError, type IterationEvent } from '@docevals/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 
@@ -35,7 +35,7 @@ export function streamEvents(c: Context<any>, events: AsyncIterable<IterationEve
         // (an unexpected one says nothing about the server), and the stream ends.
         const expected = isDocevalsError(error) && error.code !== 'internal_error';
         if (!expected || error.code === 'storage_error') report(error);
-        const body = expected ? error.toJSON() : { error: { code: 'internal_error', message: 'The server failed unexpectedly; retry later or report it.' } };
+        const body = expected ? error.toJSON() : internalError().toJSON();
         await stream.writeSSE({ event: 'error', data: JSON.stringify(body) }).catch(() => undefined);
       } finally {
         clearInterval(beat);

@@ -6,21 +6,15 @@
  */
 import fc from 'fast-check';
 import { isDocevalsError } from '@docevals/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { bodyArbitrary, queryArbitrary, rawBodyArbitrary } from '../../../test-support/fuzz-arbitraries.js';
-import { KEY_B, startRestServer, type RestServer } from './support/rest-server.js';
-import { requestsFor, seed, type Seeded } from './support/seed.js';
+import { KEY_B } from './support/rest-server.js';
+import { requestsFor, seededServer } from './support/seed.js';
 
 const RUNS = 200;
 const TIME_PER_OPERATION_MS = 2_000;
 
-let api: RestServer;
-let ids: Seeded;
-beforeAll(async () => {
-  api = await startRestServer();
-  ids = await seed(api);
-});
-afterAll(() => api.close());
+const served = seededServer();
 
 /** A documented answer: anything below 500, or 502 `extractor_error` (a submit whose extraction failed). */
 function expectDocumented(r: { status: number; body: any }, what: string): void {
@@ -33,14 +27,14 @@ const runOptions = { numRuns: RUNS, interruptAfterTimeLimit: TIME_PER_OPERATION_
 describe('fuzz: every REST operation answers random input with a documented status', () => {
   // Deleting operations run last: the others find the seeded objects.
   const operations = () =>
-    requestsFor(ids).sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
+    requestsFor(served.ids).sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
 
   it('random JSON bodies and query strings', async () => {
     for (const { method, path } of operations()) {
       const hasBody = method !== 'GET' && method !== 'DELETE';
       await fc.assert(
         fc.asyncProperty(bodyArbitrary, queryArbitrary, fc.boolean(), async (body, query, asB) => {
-          const r = await api.call(method, hasBody ? path : `${path}${path.includes('?') ? '&' : '?'}${query}`, {
+          const r = await served.api.call(method, hasBody ? path : `${path}${path.includes('?') ? '&' : '?'}${query}`, {
             ...(hasBody ? { body } : {}),
             ...(asB ? { key: KEY_B } : {}),
           });
@@ -55,7 +49,7 @@ describe('fuzz: every REST operation answers random input with a documented stat
     for (const { method, path } of operations().filter((o) => o.method !== 'GET' && o.method !== 'DELETE')) {
       await fc.assert(
         fc.asyncProperty(rawBodyArbitrary, async (bytes) => {
-          const r = await api.call(method, path, { raw: Buffer.from(bytes), headers: { 'content-type': 'application/json' } });
+          const r = await served.api.call(method, path, { raw: Buffer.from(bytes), headers: { 'content-type': 'application/json' } });
           expectDocumented(r, `${method} ${path}`);
         }),
         { ...runOptions, numRuns: 100 },
@@ -65,9 +59,9 @@ describe('fuzz: every REST operation answers random input with a documented stat
 
   afterAll(async () => {
     // Only documented failures reached the host's log: extractor and storage errors, no bug.
-    for (const error of api.unexpected) {
+    for (const error of served.api.unexpected) {
       expect(isDocevalsError(error) && ['extractor_error', 'storage_error'].includes(error.code), String(error)).toBe(true);
     }
-    expect((await api.call('GET', '/health')).status).toBe(200);
+    expect((await served.api.call('GET', '/health')).status).toBe(200);
   });
 });

@@ -1,49 +1,9 @@
 import {
-  addDocumentInputSchema,
-  compareInputSchema,
-  evaluationComparisonSchema,
-  exportInputSchema,
-  importAnnotationsInputSchema,
-  importAnnotationsResultSchema,
-  iterationFieldsInputSchema,
-  iterationFieldsSchema,
-  leaderboardInputSchema,
-  leaderboardSchema,
   assertNoForbiddenKey,
-  createEvaluationInputSchema,
-  createIterationInputSchema,
-  createProcessorInputSchema,
-  deletedSchema,
-  documentRefInputSchema,
-  documentSchema,
-  documentSummarySchema,
-  evaluationRefInputSchema,
-  evaluationSchema,
-  evaluationSummarySchema,
-  iterationRefInputSchema,
-  iterationSchema,
-  iterationSummarySchema,
-  listDocumentsInputSchema,
-  listEvaluationsInputSchema,
-  listIterationsInputSchema,
-  listPredictionsInputSchema,
-  listResultSchema,
-  modelListSchema,
-  listProcessorsInputSchema,
-  predictionPageSchema,
-  processIterationInputSchema,
-  updateIterationInputSchema,
-  documentDistancesInputSchema,
-  documentDistancesSchema,
-  processorRefInputSchema,
-  processorSchema,
-  submitProcessorInputSchema,
-  submitResultSchema,
-  updateDocumentInputSchema,
-  updateEvaluationInputSchema,
-  updateProcessorInputSchema,
+  operations,
   unauthorizedError,
   type Docevals,
+  type Operation,
 } from '@docevals/core';
 import { initTRPC, tracked } from '@trpc/server';
 import { z } from 'zod';
@@ -75,9 +35,6 @@ const organizationProcedure = t.procedure
     return next();
   });
 
-/** A page of a list operation, from the core's item schema and list metadata. */
-const pageOf = listResultSchema;
-
 export interface CreateDocevalsRouterOptions {
   /** The service the procedures call, from `createDocevals({ storage, extractors })` of `@docevals/core`. */
   docevals: Docevals;
@@ -97,141 +54,78 @@ export interface CreateDocevalsRouterOptions {
 export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
   const { docevals } = options;
   const procedure = organizationProcedure;
+  // Each procedure is one operation of the core's table: its input, output and service call. The resolver's
+  // types come from the table (the procedure's output type is its output schema's), so the casts lose nothing.
+  const query = <I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>) =>
+    procedure
+      .input(op.input)
+      .output(op.output)
+      .query(({ ctx, input }) => op.call(docevals, ctx.organizationId, input as z.output<I>) as Promise<never>);
+  const mutation = <I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>) =>
+    procedure
+      .input(op.input)
+      .output(op.output)
+      .mutation(({ ctx, input }) => op.call(docevals, ctx.organizationId, input as z.output<I>) as Promise<never>);
+  const op = operations;
 
   return t.router({
     evals: t.router({
-      create: procedure
-        .input(createEvaluationInputSchema)
-        .output(evaluationSchema)
-        .mutation(({ ctx, input }) => docevals.evals.create(ctx.organizationId, input)),
-      get: procedure
-        .input(evaluationRefInputSchema)
-        .output(evaluationSchema)
-        .query(({ ctx, input }) => docevals.evals.get(ctx.organizationId, input)),
-      list: procedure
-        .input(listEvaluationsInputSchema.optional())
-        .output(pageOf(evaluationSummarySchema))
-        .query(({ ctx, input }) => docevals.evals.list(ctx.organizationId, input)),
-      update: procedure
-        .input(updateEvaluationInputSchema)
-        .output(evaluationSchema)
-        .mutation(({ ctx, input }) => docevals.evals.update(ctx.organizationId, input)),
-      delete: procedure
-        .input(evaluationRefInputSchema)
-        .output(deletedSchema)
-        .mutation(({ ctx, input }) => docevals.evals.delete(ctx.organizationId, input)),
-      compare: procedure
-        .input(compareInputSchema)
-        .output(evaluationComparisonSchema)
-        .query(({ ctx, input }) => docevals.evals.compare(ctx.organizationId, input)),
-      leaderboard: procedure
-        .input(leaderboardInputSchema)
-        .output(leaderboardSchema)
-        .query(({ ctx, input }) => docevals.evals.leaderboard(ctx.organizationId, input)),
+      create: mutation(op['evals.create']),
+      get: query(op['evals.get']),
+      list: query(op['evals.list']),
+      update: mutation(op['evals.update']),
+      delete: mutation(op['evals.delete']),
+      compare: query(op['evals.compare']),
+      leaderboard: query(op['evals.leaderboard']),
 
       documents: t.router({
-        add: procedure
-          .input(addDocumentInputSchema)
-          .output(documentSchema)
-          .mutation(({ ctx, input }) => docevals.evals.documents.add(ctx.organizationId, input)),
-        list: procedure
-          .input(listDocumentsInputSchema)
-          .output(pageOf(z.union([documentSummarySchema, documentSchema])))
-          .query(({ ctx, input }) => docevals.evals.documents.list(ctx.organizationId, input)),
-        get: procedure
-          .input(documentRefInputSchema)
-          .output(documentSchema)
-          .query(({ ctx, input }) => docevals.evals.documents.get(ctx.organizationId, input)),
-        update: procedure
-          .input(updateDocumentInputSchema)
-          .output(documentSchema)
-          .mutation(({ ctx, input }) => docevals.evals.documents.update(ctx.organizationId, input)),
-        delete: procedure
-          .input(documentRefInputSchema)
-          .output(deletedSchema)
-          .mutation(({ ctx, input }) => docevals.evals.documents.delete(ctx.organizationId, input)),
-        import: procedure
-          .input(importAnnotationsInputSchema)
-          .output(importAnnotationsResultSchema)
-          .mutation(({ ctx, input }) => docevals.evals.documents.import(ctx.organizationId, input)),
+        add: mutation(op['evals.documents.add']),
+        list: query(op['evals.documents.list']),
+        get: query(op['evals.documents.get']),
+        update: mutation(op['evals.documents.update']),
+        delete: mutation(op['evals.documents.delete']),
+        import: mutation(op['evals.documents.import']),
       }),
 
       iterations: t.router({
-        list: procedure
-          .input(listIterationsInputSchema.omit({ view: true }))
-          .output(z.object({ data: z.array(iterationSchema) }))
-          .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, { ...input, view: 'full' })),
+        list: query(op['evals.iterations.list']),
         /** REST's `?view=summary` as its own procedure, so that each has one output type. */
-        listSummaries: procedure
-          .input(listIterationsInputSchema.omit({ view: true }))
-          .output(z.object({ data: z.array(iterationSummarySchema) }))
-          .query(({ ctx, input }) => docevals.evals.iterations.list(ctx.organizationId, { ...input, view: 'summary' })),
+        listSummaries: query(op['evals.iterations.listSummaries']),
         /** Answers when the iteration is done (every document failed: `extractor_error` with the iteration id). */
-        create: procedure
-          .input(createIterationInputSchema.omit({ background: true }))
-          .output(iterationSchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.create(ctx.organizationId, { ...input, background: false })),
+        create: mutation(op['evals.iterations.create']),
         /** REST's `"background": true`: answers at once with the summary; follow it with `events`. */
-        createInBackground: procedure
-          .input(createIterationInputSchema.omit({ background: true }))
-          .output(iterationSummarySchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.create(ctx.organizationId, { ...input, background: true })),
-        get: procedure
-          .input(iterationRefInputSchema)
-          .output(iterationSchema)
-          .query(({ ctx, input }) => docevals.evals.iterations.get(ctx.organizationId, { ...input, view: 'full' })),
-        getSummary: procedure
-          .input(iterationRefInputSchema)
-          .output(iterationSummarySchema)
-          .query(({ ctx, input }) => docevals.evals.iterations.get(ctx.organizationId, { ...input, view: 'summary' })),
-        predictions: procedure
-          .input(listPredictionsInputSchema)
-          .output(predictionPageSchema)
-          .query(({ ctx, input }) => docevals.evals.iterations.predictions(ctx.organizationId, input)),
-        delete: procedure
-          .input(iterationRefInputSchema)
-          .output(deletedSchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.delete(ctx.organizationId, input)),
-        process: procedure
-          .input(processIterationInputSchema.omit({ background: true }))
-          .output(iterationSchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, { ...input, background: false })),
-        update: procedure
-          .input(updateIterationInputSchema)
-          .output(iterationSchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.update(ctx.organizationId, input)),
-        distances: procedure
-          .input(documentDistancesInputSchema)
-          .output(documentDistancesSchema)
-          .query(({ ctx, input }) => docevals.evals.iterations.distances(ctx.organizationId, input)),
-        fields: procedure
-          .input(iterationFieldsInputSchema)
-          .output(iterationFieldsSchema)
-          .query(({ ctx, input }) => docevals.evals.iterations.fields(ctx.organizationId, input)),
+        createInBackground: mutation(op['evals.iterations.createInBackground']),
+        get: query(op['evals.iterations.get']),
+        getSummary: query(op['evals.iterations.getSummary']),
+        predictions: query(op['evals.iterations.predictions']),
+        delete: mutation(op['evals.iterations.delete']),
+        process: mutation(op['evals.iterations.process']),
+        update: mutation(op['evals.iterations.update']),
+        distances: query(op['evals.iterations.distances']),
+        fields: query(op['evals.iterations.fields']),
         /**
          * The export's text in chunks (a page of documents each), as an async iterable: read it with
          * `httpBatchStreamLink` so it streams (docs/trpc.md).
          */
-        export: procedure.input(exportInputSchema).query(async function* ({ ctx, input }) {
-          const file = await docevals.evals.iterations.export(ctx.organizationId, input);
+        export: procedure.input(op['evals.iterations.export'].input).query(async function* ({ ctx, input }) {
+          const file = await op['evals.iterations.export'].call(docevals, ctx.organizationId, input);
           yield* file.chunks;
         }),
-        processInBackground: procedure
-          .input(processIterationInputSchema.omit({ background: true }))
-          .output(iterationSummarySchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.process(ctx.organizationId, { ...input, background: true })),
-        cancel: procedure
-          .input(iterationRefInputSchema)
-          .output(iterationSummarySchema)
-          .mutation(({ ctx, input }) => docevals.evals.iterations.cancel(ctx.organizationId, input)),
+        processInBackground: mutation(op['evals.iterations.processInBackground']),
+        cancel: mutation(op['evals.iterations.cancel']),
         /**
          * The iteration's events over tRPC's SSE transport (`httpSubscriptionLink`): each is `tracked` with its event
-         * id, so the client resumes with `lastEventId` after a reconnect, without losses or duplicates.
+         * id, so the client resumes with `lastEventId` (tRPC's name for it) after a reconnect, without losses or
+         * duplicates.
          */
         events: procedure
-          .input(iterationRefInputSchema.extend({ lastEventId: z.string().min(1).max(1024).nullish() }))
+          .input(
+            op['evals.iterations.events'].input
+              .omit({ last_event_id: true })
+              .extend({ lastEventId: z.string().min(1).max(1024).nullish() }),
+          )
           .subscription(async function* ({ ctx, input, signal }) {
-            const events = docevals.evals.iterations.events(ctx.organizationId, {
+            const events = op['evals.iterations.events'].call(docevals, ctx.organizationId, {
               evaluation_id: input.evaluation_id,
               iteration_id: input.iteration_id,
               ...(input.lastEventId ? { last_event_id: input.lastEventId } : {}),
@@ -245,34 +139,16 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
     }),
 
     processors: t.router({
-      create: procedure
-        .input(createProcessorInputSchema)
-        .output(processorSchema)
-        .mutation(({ ctx, input }) => docevals.processors.create(ctx.organizationId, input)),
-      get: procedure
-        .input(processorRefInputSchema)
-        .output(processorSchema)
-        .query(({ ctx, input }) => docevals.processors.get(ctx.organizationId, input)),
-      list: procedure
-        .input(listProcessorsInputSchema.optional())
-        .output(pageOf(processorSchema))
-        .query(({ ctx, input }) => docevals.processors.list(ctx.organizationId, input)),
-      update: procedure
-        .input(updateProcessorInputSchema)
-        .output(processorSchema)
-        .mutation(({ ctx, input }) => docevals.processors.update(ctx.organizationId, input)),
-      delete: procedure
-        .input(processorRefInputSchema)
-        .output(deletedSchema)
-        .mutation(({ ctx, input }) => docevals.processors.delete(ctx.organizationId, input)),
-      submit: procedure
-        .input(submitProcessorInputSchema)
-        .output(submitResultSchema)
-        .mutation(({ ctx, input }) => docevals.processors.submit(ctx.organizationId, input)),
+      create: mutation(op['processors.create']),
+      get: query(op['processors.get']),
+      list: query(op['processors.list']),
+      update: mutation(op['processors.update']),
+      delete: mutation(op['processors.delete']),
+      submit: mutation(op['processors.submit']),
     }),
 
     models: t.router({
-      list: procedure.output(modelListSchema).query(() => docevals.listModels()),
+      list: procedure.output(op['models.list'].output).query(({ ctx }) => op['models.list'].call(docevals, ctx.organizationId, undefined)),
     }),
   });
 }

@@ -1,4 +1,4 @@
-import { DocevalsError, invalidRequest, isDocevalsError, issuesOf, type ErrorCode, type ErrorIssue } from '@docevals/core';
+import { DocevalsError, INTERNAL_ERROR_MESSAGE, invalidRequest, isDocevalsError, issuesOf, type ErrorCode, type ErrorIssue } from '@docevals/core';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**
@@ -20,8 +20,8 @@ export const TRPC_CODE_BY_ERROR_CODE = {
   internal_error: 'INTERNAL_SERVER_ERROR',
 } as const satisfies Record<ErrorCode, TRPC_ERROR_CODE_KEY>;
 
-/** What an unexpected failure says to the caller: nothing about the server's internals. */
-export const INTERNAL_ERROR_MESSAGE = 'An unexpected error occurred on the server.';
+/** What an unexpected failure says to the caller: nothing about the server's internals (the core's, as REST says it). */
+export { INTERNAL_ERROR_MESSAGE };
 
 /**
  * The docevals code a caller sees for an error tRPC raised by itself (or a host threw as a TRPCError): the first

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocevalsRouter } from '../src/index.js';
 import { faultyStorage, SECRET_DETAIL } from '../../../test-support/faulty-storage.js';
 import { serveRouter, type ServedRouter } from './serve-router.js';
+import { rejectionOf } from '../../../test-support/rejection.js';
 
 const dataUrl = (text: string, type = 'text/plain') => `data:${type};base64,${Buffer.from(text).toString('base64')}`;
 
@@ -40,15 +41,7 @@ const brokenExtractor: Extractor = {
 type ClientError = TRPCClientError<DocevalsRouter>;
 
 /** The TRPCClientError a call failed with; fails the test when the call succeeded. */
-async function failure(call: Promise<unknown>): Promise<ClientError> {
-  try {
-    await call;
-  } catch (error) {
-    expect(error).toBeInstanceOf(TRPCClientError);
-    return error as ClientError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (call: Promise<unknown>) => rejectionOf<ClientError>(call, TRPCClientError);
 
 /** A call's raw HTTP answer (non-batched GET of a query), to check statuses and bodies on the wire. */
 async function rawQuery(url: string, path: string, input: unknown, key?: string) {
@@ -311,7 +304,7 @@ describe('errors', () => {
     try {
       const error = await failure(served.client('key_org_a').evals.get.query({ evaluation_id: 'eval_x' }));
       expect(error.data).toEqual({ code: 'INTERNAL_SERVER_ERROR', docevalsCode: 'internal_error', httpStatus: 500, path: 'evals.get' });
-      expect(error.message).toBe('An unexpected error occurred on the server.');
+      expect(error.message).toBe('The server failed unexpectedly. The failure was logged; retry later or report it.');
 
       const raw = await rawQuery(served.url, 'evals.get', { evaluation_id: 'eval_x' }, 'key_org_a');
       expect(raw.status).toBe(500);

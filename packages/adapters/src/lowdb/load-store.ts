@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ChildRecordBase } from '@docevals/core';
-import type { ChildFamilies } from '../shared/child-families.js';
+import type { ChildFamilies } from '@docevals/core/storage-kit';
 import { CHILD_COLLECTIONS, type ChildCollectionName, FORMAT, type Layout, RECORD_COLLECTIONS } from './layout.js';
 import { flushSync, type DiskLog, type JournalEntry } from './record-disk.js';
 import { migrateLegacyFile } from './migrate-v1.js';

@@ -1,7 +1,7 @@
 import type { ChildCollection, ChildRecordBase, RecordCollection, StoredRecordBase, Versioned } from '@docevals/core';
-import { ChildFamilies, type ChildEntry } from '../shared/child-families.js';
-import { idTaken } from '../shared/errors.js';
-import { pageRecords } from '../shared/page-records.js';
+import { ChildFamilies, type ChildEntry } from '@docevals/core/storage-kit';
+import { idTaken } from '@docevals/core/storage-kit';
+import { pageRecords } from '@docevals/core/storage-kit';
 import type { ChildCollectionName, Layout, RecordCollectionName } from './layout.js';
 import type { RecordDisk } from './record-disk.js';
 import { getItem, type LowdbState, type RecordEntry, setItem } from './state.js';

@@ -1,6 +1,6 @@
 import type { FileStore, StoredFile } from '@docevals/core';
 import pLimit from 'p-limit';
-import { copyBytes } from '../shared/copy-bytes.js';
+import { copyBytes } from '@docevals/core/storage-kit';
 import type { ContentFolder } from './content-folder.js';
 import type { LowdbContext } from './lowdb-collections.js';
 import type { BatchMove, BatchWrite } from './record-disk.js';

@@ -12,9 +12,9 @@ import {
   type ProcessorRecord,
   type Storage,
 } from '@docevals/core';
-import { storageClosed } from '../shared/errors.js';
+import { storageClosed } from '@docevals/core/storage-kit';
 import { createMutex } from '../shared/mutex.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 import { ContentFolder } from './content-folder.js';
 import { acquireFolderLock, type FolderLock } from './folder-lock.js';
 import { Layout } from './layout.js';

@@ -4,7 +4,7 @@ import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import type { Mutex } from '../shared/mutex.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 import { syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
 

@@ -1,5 +1,5 @@
 import type { DocumentRecord, IterationEventRecord, PredictionRecord, StoredRecordBase } from '@docevals/core';
-import { ChildFamilies } from '../shared/child-families.js';
+import { ChildFamilies } from '@docevals/core/storage-kit';
 import type { RecordCollectionName } from './layout.js';
 
 /** A stored record with its compare-and-set version. */

@@ -1,2 +1,4 @@
-export { memoryStorage } from './memory-storage.js';
-export type { MemoryStorageOptions } from './memory-storage.js';
+// The memory store is framework-free and lives in the core (`@docevals/core/storage-kit`, docs/decisions.md);
+// this entry keeps its public name.
+export { memoryStorage } from '@docevals/core/storage-kit';
+export type { MemoryStorageOptions } from '@docevals/core/storage-kit';

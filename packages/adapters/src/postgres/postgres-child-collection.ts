@@ -1,6 +1,6 @@
 import type { ChildCollection, ChildRecordBase, ChildTotals } from '@docevals/core';
-import { addInto, noTotals } from '../shared/child-totals.js';
-import { idRepeated, idTaken, mixedBatch } from '../shared/errors.js';
+import { addInto, noTotals } from '@docevals/core/storage-kit';
+import { idRepeated, idTaken, mixedBatch } from '@docevals/core/storage-kit';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
 
 interface ChildRow {

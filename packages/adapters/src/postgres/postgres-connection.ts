@@ -1,7 +1,7 @@
 import { DocevalsError } from '@docevals/core';
 import { Pool, type PoolClient, type PoolConfig, type QueryResultRow } from 'pg';
-import { storageClosed } from '../shared/errors.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+import { storageClosed } from '@docevals/core/storage-kit';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 
 /** What one operation may send: a single statement, or several in one transaction. */
 export interface Queryable {

@@ -1,5 +1,5 @@
 import type { FileStore, StoredFile } from '@docevals/core';
-import { copyBytes } from '../shared/copy-bytes.js';
+import { copyBytes } from '@docevals/core/storage-kit';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
-import { idTaken } from '../shared/errors.js';
+import { idTaken } from '@docevals/core/storage-kit';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
 
 interface RecordRow {

@@ -16,7 +16,7 @@ import { openPostgresConnection } from './postgres-connection.js';
 import { postgresFileStore } from './postgres-file-store.js';
 import { postgresRecordCollection } from './postgres-record-collection.js';
 import { sweepOrphans, type PostgresSweepOptions, type PostgresSweepReport } from './postgres-maintenance.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 
 /** Options of {@link postgresStorage}: exactly one of `pool` and `connectionString`. */
 export interface PostgresStorageOptions {

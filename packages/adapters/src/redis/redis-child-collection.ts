@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildCollection, ChildRecordBase, ChildTotals, Versioned } from '@docevals/core';
 import type { Redis } from 'ioredis';
-import { idRepeated, idTaken, mixedBatch } from '../shared/errors.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+import { idRepeated, idTaken, mixedBatch } from '@docevals/core/storage-kit';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 import type { ChildKind, KeyLayout } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';

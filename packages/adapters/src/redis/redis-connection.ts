@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { DocevalsError } from '@docevals/core';
-import { storageClosed } from '../shared/errors.js';
+import { storageClosed } from '@docevals/core/storage-kit';
 import { defineScripts, type DocevalsScripts } from './lua-scripts.js';
 
 /**

@@ -5,9 +5,9 @@ import type { Redis } from 'ioredis';
 import { stringFieldKey, type KeyLayout, type RecordKind } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
-import { idTaken } from '../shared/errors.js';
-import { matchesWhere } from '../shared/page-records.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+import { idTaken } from '@docevals/core/storage-kit';
+import { matchesWhere } from '@docevals/core/storage-kit';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 
 type Client = Redis & DocevalsScripts;
 

@@ -1,6 +1,6 @@
 import { DocevalsError } from '@docevals/core';
 import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, JobRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
-import type { WriteObserver } from '../shared/write-observer.js';
+import type { WriteObserver } from '@docevals/core/storage-kit';
 import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
 import { keyLayout } from './key-layout.js';

@@ -37,7 +37,7 @@ import type { ServiceContext } from './context.js';
 import { writeAnnotation } from './documents.js';
 import { currentMetrics } from './metric-cache.js';
 import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
-import { documentCount, renderIterationSummary } from './render.js';
+import { documentCount, knownCost, summaryOfTotals } from './render.js';
 import { invalidRequest, parseInput } from './validate.js';
 
 /** Annotation rows of an import applied at once (each is a document write plus one per iteration). */
@@ -117,7 +117,10 @@ export function analysisOperations(ctx: ServiceContext) {
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const count = await documentCount(ctx, evaluation);
       const summaries = await Promise.all(
-        (await loadIterations(ctx, evaluation)).map((it) => renderIterationSummary(ctx, it, count)),
+        (await loadIterations(ctx, evaluation)).map(async (it) => {
+          const totals = await ctx.storage.predictions.totals(organizationId, it.id);
+          return { ...summaryOfTotals(it, totals, count), cost: knownCost(totals) };
+        }),
       );
       return leaderboard(
         summaries.map((s) => ({
@@ -133,7 +136,7 @@ export function analysisOperations(ctx: ServiceContext) {
           succeeded: s.progress.succeeded,
           failed: s.progress.failed,
           pending: s.progress.pending,
-          cost: s.usage.cost === 0 ? null : s.usage.cost,
+          cost: s.cost,
         })),
         { sort: input.sort, ...(input.order ? { order: input.order } : {}) },
       );

@@ -61,6 +61,7 @@ export function predictionTotals(status: PredictionStatus, metrics: CachedDocume
     similarity: ok ? metrics.similarity : 0,
     aligned_similarity: ok ? metrics.aligned_similarity : 0,
     cost: numberAt(metadata?.api_cost?.value),
+    priced: metadata?.api_cost ? 1 : 0,
     input_tokens: numberAt(usage?.input_tokens),
     output_tokens: numberAt(usage?.output_tokens),
   };

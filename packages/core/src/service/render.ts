@@ -10,7 +10,7 @@ import type {
   IterationSummary,
   PredictionWithMetrics,
 } from '../schemas/index.js';
-import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
+import type { ChildTotals, DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { toDataUrl } from './data-url.js';
 import { currentItemMetric, EMPTY_PREDICTION } from './metric-cache.js';
@@ -134,6 +134,20 @@ export async function renderIterationSummary(
   documentTotal: number | Promise<number>,
 ): Promise<IterationSummary> {
   const [totals, total] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentTotal]);
+  return summaryOfTotals(iteration, totals, total);
+}
+
+/**
+ * The iteration's summary cost: the summed api cost, null when no prediction carried one (an all-free run is 0,
+ * not unknown). Totals written before `priced` existed count as priced when their cost is not 0.
+ */
+export function knownCost(totals: ChildTotals): number | null {
+  const sum = (key: string) => totals.sums[key] ?? 0;
+  return sum('priced') > 0 || sum('cost') !== 0 ? sum('cost') : null;
+}
+
+/** {@link renderIterationSummary} from totals already read. */
+export function summaryOfTotals(iteration: IterationRecord, totals: ChildTotals, total: number): IterationSummary {
   const sum = (key: string) => totals.sums[key] ?? 0;
   const succeeded = Math.round(sum('succeeded'));
   const failed = Math.round(sum('failed'));

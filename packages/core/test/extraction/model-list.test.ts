@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDocevals, listModels, localRulesExtractor, type Extractor } from '@docevals/core';
-import { memoryStorage } from '@docevals/adapters/memory';
+import { memoryStorage } from '@docevals/core/storage-kit';
 
 const extractor = (name: string, models: Array<string | RegExp>, modalities?: Extractor['modalities']): Extractor => ({
   name,

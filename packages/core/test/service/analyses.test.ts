@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { invoiceDocument, invoiceSchema, makeService, ORG, OTHER_ORG } from './fixtures.js';
+import type { Extractor } from '@docevals/core';
+import { createInvoices, invoiceDocument, jsonFileExtractor, makeService, ORG, OTHER_ORG } from './fixtures.js';
 
 async function collect(chunks: AsyncIterable<string>): Promise<string> {
   let out = '';
@@ -11,10 +12,8 @@ async function collect(chunks: AsyncIterable<string>): Promise<string> {
 /** Three documents and two imported iterations: `head` regresses `total` on a.json and improves `vendor` on b.json. */
 async function seeded() {
   const docevals = makeService();
-  const evaluation = await docevals.evals.create(ORG, {
+  const evaluation = await createInvoices(docevals, {
     name: 'Invoices',
-    json_schema: invoiceSchema,
-    default_inference_settings: { model: 'json-file' },
     documents: [
       invoiceDocument('a.json', { vendor: 'ACME', total: 10 }, { vendor: 'ACME', total: 10 }),
       invoiceDocument('b.json', { vendor: 'Globex', total: 20 }, { vendor: 'Globex', total: 20 }),
@@ -73,6 +72,32 @@ describe('analyses through the service', () => {
     expect(board.rows.map((r) => r.iteration_id)).toEqual([base.id, head.id]);
     expect(board.differing_settings).toEqual(['model', 'temperature']);
     expect(board.rows[1]).toMatchObject({ succeeded: 2, failed: 1, pending: 0 });
+  });
+
+  it('tells an all-free iteration (cost 0) from one whose cost is unknown (null) on the leaderboard', async () => {
+    // The json-file model reports no api_cost; `priced-*` models report one per document: 0 for free, 0.25 for paid.
+    const priced: Extractor = {
+      name: 'priced',
+      models: ['priced-free', 'priced-paid'],
+      extract: async ({ document, settings }) => ({
+        data: JSON.parse(Buffer.from(document.bytes).toString('utf8')),
+        api_cost: { value: settings.model === 'priced-paid' ? 0.25 : 0, currency: 'USD' },
+      }),
+    };
+    const docevals = makeService({ extractors: [jsonFileExtractor(), priced] });
+    const evaluation = await createInvoices(docevals, {
+      documents: [invoiceDocument('a.json', { total: 1 }, { total: 1 }), invoiceDocument('b.json', { total: 2 }, { total: 2 })],
+    });
+    const run = async (model: string) =>
+      (await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, inference_settings: { model } })).id;
+    const unknown = await run('json-file');
+    const free = await run('priced-free');
+    const paid = await run('priced-paid');
+    const board = await docevals.evals.leaderboard(ORG, { evaluation_id: evaluation.id, sort: 'cost' });
+    const cost = Object.fromEntries(board.rows.map((r) => [r.iteration_id, r.cost]));
+    expect(cost).toEqual({ [unknown]: null, [free]: 0, [paid]: 0.5 });
+    // Cheapest first; the unknown cost sorts last.
+    expect(board.rows.map((r) => r.iteration_id)).toEqual([free, paid, unknown]);
   });
 
   it('exports an iteration as CSV that parses back to the stored values', async () => {

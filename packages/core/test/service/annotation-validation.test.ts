@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DocevalsError, withoutRequired, type Docevals } from '@docevals/core';
 import { invoiceDocument, makeService, ORG } from './fixtures.js';
+import { rejectionOf } from '../../../../test-support/rejection.js';
 
 /** The evaluation's schema: `required` everywhere, a closed nested object, an enum, a date format, typed items. */
 const schema = {
@@ -16,15 +17,7 @@ const schema = {
   },
 };
 
-async function failure(promise: Promise<unknown>): Promise<DocevalsError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(DocevalsError);
-    return error as DocevalsError;
-  }
-  throw new Error('expected the operation to fail');
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, DocevalsError);
 
 const doc = (name: string, annotation: Record<string, unknown>) => invoiceDocument(name, { name }, annotation);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
+import { createInvoices, invoiceDocument, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
 /** A service whose extractions wait until the test releases them, so a test can act while one is running. */
 function gatedService() {
@@ -16,10 +16,8 @@ function gatedService() {
 describe('concurrency on one evaluation', () => {
   it('keeps every iteration of 20 created in parallel', async () => {
     const docevals = makeService();
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'x',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('a.json', { total: 1 }, { total: 1 })],
     });
     const created = await Promise.all(
@@ -32,10 +30,8 @@ describe('concurrency on one evaluation', () => {
   it('loses no annotation edit, rename or document addition made at the same time', async () => {
     const docevals = makeService();
     const documents = Array.from({ length: 12 }, (_, i) => invoiceDocument(`d${i}.json`, { n: i + 1 }, { total: 0 }));
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'x',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents,
     });
     await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
@@ -68,10 +64,8 @@ describe('concurrency on one evaluation', () => {
 
   it('recomputes the metrics of an iteration that was running while an annotation changed', async () => {
     const { docevals, extractionStarted, release } = gatedService();
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'x',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('a.json', { vendor: 'ACME', total: 10 }, { vendor: 'Wrong', total: 99 })],
     });
     const running = docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
@@ -90,10 +84,8 @@ describe('concurrency on one evaluation', () => {
 
   it('attaches an iteration before it runs: a structure change while it runs is refused, the iteration completes', async () => {
     const { docevals, extractionStarted, release } = gatedService();
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'x',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('a.json', { total: 10 }, { total: 10 })],
     });
     const running = docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });

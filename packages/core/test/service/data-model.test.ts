@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../support/memory-storage.js';
-import { invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
+import { createInvoices, invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
 /** An evaluation of `n` JSON documents whose prediction equals their annotation, with `iterations` run on it. */
 async function evaluationWith(docevals: ReturnType<typeof makeService>, n: number, iterations: number) {
   const documents = Array.from({ length: n }, (_, i) => invoiceDocument(`d${i}.json`, { vendor: `V${i}`, total: i }, { vendor: `V${i}`, total: i }));
-  const evaluation = await docevals.evals.create(ORG, {
+  const evaluation = await createInvoices(docevals, {
     name: 'scale',
-    json_schema: invoiceSchema,
-    default_inference_settings: { model: 'json-file' },
     documents,
   });
   const created = [];
@@ -77,10 +75,8 @@ describe('the per-document data model', () => {
 
   it('marks an iteration whose every document failed as failed, with the first error, and averages no failure in', async () => {
     const docevals = makeService();
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'fails',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('bad.json', { fail: true }, { total: 1 }), invoiceDocument('bad2.json', { fail: true, n: 2 }, { total: 2 })],
     });
     // A sync create answers 502 naming the iteration, which is kept, failed, with the first error.
@@ -95,10 +91,8 @@ describe('the per-document data model', () => {
     expect(summary.metric_results.mean_similarity).toBe(0);
 
     // One document that succeeds next to one that fails: the mean is that document's alone, the iteration completed.
-    const mixed = await docevals.evals.create(ORG, {
+    const mixed = await createInvoices(docevals, {
       name: 'mixed',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('ok.json', { total: 1 }, { total: 1 }), invoiceDocument('bad.json', { fail: true }, { total: 2 })],
     });
     const run = await docevals.evals.iterations.create(ORG, { evaluation_id: mixed.id });
@@ -159,10 +153,8 @@ describe('the per-document data model', () => {
     const calls: string[] = [];
     const docevals = makeService({ extractors: [jsonFileExtractor({ gate, calls })] });
     const documents = [0, 1, 2, 3].map((i) => invoiceDocument(`d${i}.json`, { total: i }, { total: i }));
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'l2',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents,
     });
     const running = docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { memoryStorage } from '../support/memory-storage.js';
-import { createDocevals, ExtractionFailure, type Extractor, type DocevalsOptions } from '@docevals/core';
+import { createDocevals, ExtractionFailure, type CreateEvaluationInput, type Docevals, type Extractor, type DocevalsOptions } from '@docevals/core';
 
 export const ORG = 'org_a';
 export const OTHER_ORG = 'org_b';
@@ -40,6 +40,19 @@ export function makeService(overrides: Partial<DocevalsOptions> = {}) {
     extractors: [jsonFileExtractor()],
     extraction: { backoffBaseMs: 1, backoffMaxMs: 2 },
     ...overrides,
+  });
+}
+
+/**
+ * Creates an evaluation of {@link invoiceSchema} in {@link ORG} whose iterations default to the `json-file` model
+ * (it reads each document back as its prediction); `fields` add the documents and override the rest.
+ */
+export function createInvoices(docevals: Docevals, fields: Partial<CreateEvaluationInput>) {
+  return docevals.evals.create(ORG, {
+    name: 'Invoices',
+    json_schema: invoiceSchema,
+    default_inference_settings: { model: 'json-file' },
+    ...fields,
   });
 }
 

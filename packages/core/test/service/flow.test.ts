@@ -1,15 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { computeFileId } from '@docevals/core';
 import { Buffer } from 'node:buffer';
-import { dataUrl, invoiceDocument, invoiceSchema, lev, makeService, ORG } from './fixtures.js';
+import { createInvoices, dataUrl, invoiceDocument, invoiceSchema, lev, makeService, ORG } from './fixtures.js';
 
 describe('the in-process flow', () => {
   it('creates, iterates, and metrics follow annotation edits, additions and deletions', async () => {
     const docevals = makeService();
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'Invoices',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [
         invoiceDocument('a.json', { vendor: 'ACME', total: 10 }, { vendor: 'ACME', total: 10 }),
         invoiceDocument('b.json', { vendor: 'Globexx', total: 20 }, { vendor: 'Globex', total: 20 }),

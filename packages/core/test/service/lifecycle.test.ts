@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../support/memory-storage.js';
 import type { Storage } from '@docevals/core';
-import { invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
+import { createInvoices, invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
 describe('lifecycle rules of the service', () => {
   it('keeps a file while another evaluation refers to it, and deletes an evaluation with its iterations', async () => {
@@ -124,10 +124,8 @@ describe('lifecycle rules of the service', () => {
   it('re-runs only the documents that have no prediction or failed, with only_missing', async () => {
     const calls: string[] = [];
     const docevals = makeService({ extractors: [jsonFileExtractor({ calls })] });
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'retry',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('ok.json', { total: 1 }, { total: 1 }), invoiceDocument('bad.json', { fail: true }, { total: 2 })],
     });
     const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
@@ -165,10 +163,8 @@ describe('lifecycle rules of the service', () => {
 
   it('deletes an iteration: gone from the list and from get', async () => {
     const docevals = makeService();
-    const evaluation = await docevals.evals.create(ORG, {
+    const evaluation = await createInvoices(docevals, {
       name: 'del',
-      json_schema: invoiceSchema,
-      default_inference_settings: { model: 'json-file' },
       documents: [invoiceDocument('a.json', { total: 1 }, { total: 1 })],
     });
     const [kept, removed] = [

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DocevalsError, type Docevals } from '@docevals/core';
-import { dataUrl, invoiceDocument, invoiceSchema, makeService, ORG, OTHER_ORG } from './fixtures.js';
+import { createInvoices, dataUrl, invoiceDocument, invoiceSchema, makeService, ORG, OTHER_ORG } from './fixtures.js';
+import { rejectionOf } from '../../../../test-support/rejection.js';
 
-async function failure(promise: Promise<unknown>): Promise<DocevalsError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(DocevalsError);
-    return error as DocevalsError;
-  }
-  throw new Error('expected the operation to fail');
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, DocevalsError);
 
 function deep(levels: number): Record<string, unknown> {
   let value: Record<string, unknown> = {};
@@ -19,10 +12,8 @@ function deep(levels: number): Record<string, unknown> {
 }
 
 async function seeded(docevals: Docevals) {
-  return docevals.evals.create(ORG, {
+  return createInvoices(docevals, {
     name: 'seed',
-    json_schema: invoiceSchema,
-    default_inference_settings: { model: 'json-file' },
     documents: [invoiceDocument('a.json', { total: 1 }, { total: 1 })],
   });
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DocevalsError } from '@docevals/core';
+import { DocevalsError, internalError } from '@docevals/core';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { RestHandler } from '../create-rest-handler.js';
 import { errorResponse } from '../error-response.js';
@@ -80,7 +80,7 @@ export function toNodeHandler(handler: RestHandler): NodeHandler {
 }
 
 function errorResponseBody() {
-  return new DocevalsError('internal_error', 'The server failed unexpectedly; retry later or report it.').toJSON();
+  return internalError().toJSON();
 }
 
 /**

@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { evaluationBody, processorBody } from './fixtures.js';
-import type { RestServer } from './rest-server.js';
+import { startRestServer, type RestServer } from './rest-server.js';
 
 /** One evaluation with one document and one local-rules iteration, and one processor, all of org A. */
 export async function seed(server: RestServer, key?: string) {
@@ -22,6 +22,20 @@ export async function seed(server: RestServer, key?: string) {
 }
 
 export type Seeded = Awaited<ReturnType<typeof seed>>;
+
+/**
+ * A REST server on 127.0.0.1 holding {@link seed}'s objects, for the tests of one file: `served.api` and `served.ids`
+ * are set once its `beforeAll` ran; the server closes after the file.
+ */
+export function seededServer(): { api: RestServer; ids: Seeded } {
+  const served = {} as { api: RestServer; ids: Seeded };
+  beforeAll(async () => {
+    served.api = await startRestServer();
+    served.ids = await seed(served.api);
+  });
+  afterAll(() => served.api.close());
+  return served;
+}
 
 /**
  * A concrete request for every endpoint of `ENDPOINTS`, with a body the core would accept: the same list drives

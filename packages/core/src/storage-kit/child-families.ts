@@ -1,4 +1,4 @@
-import type { ChildRecordBase, ChildTotals, RecordPage } from '@docevals/core';
+import type { ChildRecordBase, ChildTotals, RecordPage } from '../storage.js';
 import { noTotals, RunningTotals } from './child-totals.js';
 import { idRepeated, idTaken, mixedBatch } from './errors.js';
 

@@ -1,4 +1,4 @@
-import { DocevalsError } from '@docevals/core';
+import { DocevalsError } from '../errors.js';
 
 /** The `conflict` an insert raises when the organization already has a record with that id. */
 export function idTaken(collection: string, id: string): DocevalsError {

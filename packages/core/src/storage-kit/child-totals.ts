@@ -1,4 +1,4 @@
-import type { ChildRecordBase, ChildTotals } from '@docevals/core';
+import type { ChildRecordBase, ChildTotals } from '../storage.js';
 
 /**
  * Per-parent running totals of a child collection, kept by the in-process adapters (memory, lowdb): `count` and the

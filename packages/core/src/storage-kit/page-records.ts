@@ -1,4 +1,4 @@
-import type { RecordListQuery, RecordPage, StoredRecordBase } from '@docevals/core';
+import type { RecordListQuery, RecordPage, StoredRecordBase } from '../storage.js';
 
 /**
  * Compares two records by `updated_at`, then `id`, as plain text (UTF-16 code units, never `localeCompare`): the

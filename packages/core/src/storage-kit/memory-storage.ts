@@ -10,12 +10,12 @@ import type {
   StoredFile,
   StoredRecordBase,
   Versioned,
-} from '@docevals/core';
-import { ChildFamilies } from '../shared/child-families.js';
-import { copyBytes } from '../shared/copy-bytes.js';
-import { idTaken, storageClosed } from '../shared/errors.js';
-import { pageRecords } from '../shared/page-records.js';
-import type { WriteObserver } from '../shared/write-observer.js';
+} from '../storage.js';
+import { ChildFamilies } from './child-families.js';
+import { copyBytes } from './copy-bytes.js';
+import { idTaken, storageClosed } from './errors.js';
+import { pageRecords } from './page-records.js';
+import type { WriteObserver } from './write-observer.js';
 
 /** Options of {@link memoryStorage}. */
 export interface MemoryStorageOptions {
