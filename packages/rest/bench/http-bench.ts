@@ -98,11 +98,12 @@ export async function serve(storage: Storage, maxDocuments: number): Promise<Ser
       const text = await response.text();
       return { status: response.status, json: text ? JSON.parse(text) : null, bytes: text.length };
     },
+    // The service too: its job runner's scan would otherwise go on against the store the bench closes next.
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      }).then(() => docevals.close()),
   };
 }
 
