@@ -416,6 +416,11 @@ describe('lowdb across processes', () => {
           expect(await storage.documents.get(STREAM_ORG, 'eval_stream', `file_${i}_${k}`), line).not.toBeNull();
           expect((await storage.files.get(STREAM_ORG, `file_${i}_${k}`))?.bytes, line).toEqual(contentOf(i + k).bytes);
         }
+      } else if (kind === 'putmany') {
+        for (let k = 0; k < 5; k++) {
+          const key = `${i - 1}_${k}`;
+          expect(await storage.documents.get(STREAM_ORG, 'eval_stream', `file_${key}`), line).toEqual({ value: { ...streamDocument(key), annotation: { key, n: i } }, version: 2 });
+        }
       } else expect.fail(`unexpected line ${line}`);
     }
     // The totals rebuilt at open agree with the documents read back; the open-time sweep found every file held.

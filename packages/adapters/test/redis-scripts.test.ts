@@ -93,6 +93,22 @@ describe('redis child and batch scripts sent twice', () => {
     expect(await client().zrange('morder', '0', '-1')).toEqual(['x', 'y']);
   });
 
+  it('counts a resent putMany once (same versions, totals moved once) and names the stale entries of another batch', async () => {
+    const keys = ['p:x', 'p:y'];
+    // x inserted (expected 0), y upserted; then both replaced at version 1, sent twice.
+    const first = ['pm-1', 'x', '{"x":1}', '0', '1', 'sim', '1', 'y', '{"y":1}', '', '1', 'sim', '2'];
+    expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...first])).toEqual([1, 1, 1]);
+    const second = ['pm-2', 'x', '{"x":2}', '1', '1', 'sim', '0.5', 'y', '{"y":2}', '1', '1', 'sim', '0.25'];
+    expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...second])).toEqual([1, 2, 2]);
+    expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...second])).toEqual([1, 2, 2]);
+    expect(await client().hgetall('ptotals')).toMatchObject({ count: '2', 's:sim': '0.75', seq: '2' });
+    // Another batch naming version 1 of y and version 2 of x: y is stale (index 2, 1-based), nothing written.
+    const stale = ['pm-3', 'x', '{"x":3}', '2', '0', 'y', '{"y":3}', '1', '0'];
+    expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...stale])).toEqual([0, 2]);
+    expect(await client().hget('p:x', 'json')).toBe('{"x":2}');
+    expect(await client().hgetall('ptotals')).toMatchObject({ count: '2', 's:sim': '0.75' });
+  });
+
   it('counts a resent retainMany / releaseMany once (the batch marker), a file twice in one batch twice', async () => {
     const args = ['tok-r', '1', '1', Buffer.from('A'), 'text/plain', '0', '', ''];
     expect(await client().docevalsRetainMany(3, ['batch:r', 'f:a', 'f:a', ...args])).toBe('11');

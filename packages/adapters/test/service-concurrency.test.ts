@@ -127,6 +127,52 @@ for (const [name, setup] of Object.entries(setups)) {
       }
     });
 
+    it('an import of 300 annotations (two batches) on one and single edits on the other: totals follow the final annotations', async () => {
+      const [one, two, close] = setup();
+      try {
+        const n = 300;
+        const evaluation = await one.evals.create(ORG, {
+          name: 'import',
+          json_schema: schema,
+          default_inference_settings: { model: 'json-file' },
+          documents: Array.from({ length: n }, (_, i) => ({ mime_data: { filename: `i${i}.json`, url: dataUrl({ n: i }) }, annotation: { total: i } })),
+          iterations: [0, 1].map((k) => ({
+            inference_settings: { model: `model-${k}` },
+            predictions: Array.from({ length: n }, (_, i) => ({ prediction: { total: i + k } })),
+          })),
+        });
+        const evaluation_id = evaluation.id;
+        const ids = evaluation.documents.map((d) => d.id);
+        const content = ids.map((id, i) => JSON.stringify({ document_id: id, annotation: { total: i + 1000 } })).join('\n');
+        const edited = ids.filter((_, i) => i % 10 === 3);
+        const [result] = await Promise.all([
+          one.evals.documents.import(ORG, { evaluation_id, format: 'jsonl', content }),
+          ...edited.map((document_id, k) => two.evals.documents.update(ORG, { evaluation_id, document_id, annotation: { total: k % 2 } })),
+        ]);
+        expect(result.updated).toBe(n);
+        expect(result.refused).toBe(0);
+        const documents = (await two.evals.get(ORG, { evaluation_id })).documents;
+        documents.forEach((d, i) => {
+          if (edited.includes(d.id)) expect([{ total: i + 1000 }, { total: edited.indexOf(d.id) % 2 }]).toContainEqual(d.annotation);
+          else expect(d.annotation).toEqual({ total: i + 1000 });
+        });
+        for (const iteration of evaluation.iterations) {
+          const ref = { evaluation_id, iteration_id: iteration.id };
+          // The summary's mean comes from the predictions' running totals; the full view computes each document's
+          // metrics against its current annotation. They agree only if every refresh landed and totals are exact.
+          const summary = await one.evals.iterations.get(ORG, { ...ref, view: 'summary' });
+          const full = await two.evals.iterations.get(ORG, ref);
+          if (!('item_metrics' in full.metric_results)) throw new Error('full view expected');
+          const items = full.metric_results.item_metrics;
+          const recomputed = items.reduce((sum, m) => sum + m.similarity, 0) / items.length;
+          expect(summary.metric_results.mean_similarity).toBeCloseTo(recomputed, 9);
+          expect(recomputed).toBeLessThan(1);
+        }
+      } finally {
+        await close();
+      }
+    }, 60_000);
+
     it('keep every iteration of 20 created at once through both services', async () => {
       const [one, two, close] = setup();
       try {

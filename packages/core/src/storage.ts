@@ -151,6 +151,16 @@ export interface ChildCollection<T extends ChildRecordBase> {
    * writes whatever is there (insert or replace). A replaced record keeps its place in the parent's order.
    */
   put(record: T, expectedVersion?: number): Promise<Versioned<T> | null>;
+  /**
+   * {@link ChildCollection.put} for many records (all of one organization and one parent) as one compare-and-set:
+   * every entry's `expectedVersion` is checked first (same meaning as `put`'s), and only when all match is the
+   * batch written, in one commit (lowdb: one journal; Redis: one script; Postgres: one transaction), totals moved
+   * in the same step. Otherwise nothing is written and `conflicts` lists the indexes of the entries whose version
+   * did not match (the caller re-reads those and retries). An id twice in `entries` is a
+   * `DocevalsError('conflict')`, nothing written. Results in the order of `entries`; new ids go to the end of the
+   * parent's order in that order.
+   */
+  putMany(entries: ReadonlyArray<ChildPut<T>>): Promise<PutManyResult<T>>;
   /** Removes one child; false when there was none (or, with `expectedVersion`, when its version moved). */
   delete(organizationId: string, parentId: string, id: string, expectedVersion?: number): Promise<boolean>;
   /** Removes every child of the parent in one step; returns how many there were. */
@@ -160,6 +170,18 @@ export interface ChildCollection<T extends ChildRecordBase> {
   /** Count and summed totals of the parent's children, without reading them. */
   totals(organizationId: string, parentId: string): Promise<ChildTotals>;
 }
+
+/** One write of {@link ChildCollection.putMany}: the record and the version it expects, as for `put`. */
+export interface ChildPut<T> {
+  record: T;
+  /** A number: the stored version must still be that one; `0`: the id must be absent; omitted: any. */
+  expectedVersion?: number;
+}
+
+/** What {@link ChildCollection.putMany} did: every entry written, or none (and which versions did not match). */
+export type PutManyResult<T> =
+  | { ok: true; records: Array<Versioned<T>> }
+  | { ok: false; conflicts: number[] };
 
 /** A stored file: its raw bytes and the media type of the data URL it came in. */
 export interface StoredFile {

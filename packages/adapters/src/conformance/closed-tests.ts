@@ -29,6 +29,8 @@ export function closedTests(ctx: ConformanceContext): void {
       ['documents.getMany', () => storage.documents.getMany(ORG_A, 'eval_1', ['f1'])],
       ['documents.insertMany', () => storage.documents.insertMany([documentRecord(ORG_A, 'eval_1', 'f2')])],
       ['documents.put', () => storage.documents.put(documentRecord(ORG_A, 'eval_1', 'f1'))],
+      ['documents.putMany', () => storage.documents.putMany([{ record: documentRecord(ORG_A, 'eval_1', 'f1'), expectedVersion: 1 }])],
+      ['predictions.putMany', () => storage.predictions.putMany([{ record: predictionRecord(ORG_A, 'iter_1', 'f1') }])],
       ['documents.delete', () => storage.documents.delete(ORG_A, 'eval_1', 'f1')],
       ['documents.deleteAll', () => storage.documents.deleteAll(ORG_A, 'eval_1')],
       ['documents.list', () => storage.documents.list(ORG_A, 'eval_1', { limit: 1 })],

@@ -1,5 +1,6 @@
 import type { Storage } from '@docevals/core';
 import { afterEach, describe } from 'vitest';
+import { batchChildTests } from './batch-child-tests.js';
 import { batchFileTests } from './batch-file-tests.js';
 import { childTests } from './child-tests.js';
 import { closedTests } from './closed-tests.js';
@@ -88,6 +89,7 @@ export function runStorageConformance(options: StorageConformanceOptions): void 
     describe('records', () => recordTests(ctx));
     describe('lists', () => listTests(ctx));
     describe('child collections', () => childTests(ctx));
+    describe('child batches (putMany)', () => batchChildTests(ctx));
     describe('files', () => fileTests(ctx));
     describe('file batches', () => batchFileTests(ctx));
     describe('concurrency', () => concurrencyTests(ctx));

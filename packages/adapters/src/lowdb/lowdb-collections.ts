@@ -132,6 +132,21 @@ export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContex
         return out<T>(entry);
       });
     },
+    putMany(batch) {
+      const copies = batch.map((entry) => ({ ...entry, record: jsonCopy(entry.record) }));
+      return ctx.exclusive(`${name}.putMany`, async () => {
+        const conflicts = families.putManyConflicts(copies);
+        if (conflicts.length > 0) return { ok: false as const, conflicts };
+        if (copies.length === 0) return { ok: true as const, records: [] };
+        const entries = families.putManyEntries(copies, (value) => value);
+        const paths = entries.map((e) => pathOf(e.value.organization_id, e.value.parent_id, e.value.id));
+        // One journal commit for the whole batch (one fsync), whatever its size; a single entry is a plain put.
+        if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, bodyOf(entries[0]!));
+        else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: bodyOf(e) })), []);
+        for (const entry of entries) families.set(entry);
+        return { ok: true as const, records: entries.map((e) => out<T>(e)) };
+      });
+    },
     delete: (organizationId, parentId, id, expectedVersion) =>
       ctx.exclusive(`${name}.delete`, async () => {
         const current = families.entry(organizationId, parentId, id);

@@ -62,6 +62,9 @@ export class RecordDisk {
   #applyChain: Promise<void> = Promise.resolve();
   /** Paths written by journals not yet retired, with how many: a delete of one leaves a tombstone. */
   readonly #writtenByPending = new Map<string, number>();
+  /** The `sync -f` running now, and the one that will start after it (shared by every flush asked for meanwhile). */
+  #runningSync: Promise<boolean> | null = null;
+  #nextSync: Promise<boolean> | null = null;
 
   constructor(layout: Layout, gen: number, lock: Mutex, onWrite: WriteObserver | undefined, log: DiskLog) {
     this.#layout = layout;
@@ -155,14 +158,34 @@ export class RecordDisk {
     return this.#pendingPaths.get(path);
   }
 
-  /** Makes files written with plain writes durable: one `sync -f` of the file system, or an fsync of each. */
+  /**
+   * Makes files written with plain writes durable: one `sync -f` of the file system, or an fsync of each. Flushes
+   * asked for while a `sync -f` runs share the next one (it starts after the running one ends, so it covers every
+   * file written before the request): many small batches cost one or two syncs in flight, not one process each.
+   */
   async flush(paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
-    if (await syncFileSystem(this.#layout.dir)) return;
+    if (await this.#sharedSync()) return;
     const limit = pLimit(16);
     await Promise.all(paths.map((path) => limit(() => fsyncPath(path))));
     const folders = new Set(paths.map((p) => dirname(p)));
     await Promise.all([...folders].map((folder) => limit(() => syncFolder(folder))));
+  }
+
+  /** A `sync -f` that starts after this call: the one already waiting to start, else a new one after the running one. */
+  #sharedSync(): Promise<boolean> {
+    if (this.#nextSync) return this.#nextSync;
+    const next = (this.#runningSync ?? Promise.resolve(true)).then(() => {
+      this.#nextSync = null;
+      const run = syncFileSystem(this.#layout.dir);
+      this.#runningSync = run;
+      void run.then(() => {
+        if (this.#runningSync === run) this.#runningSync = null;
+      });
+      return run;
+    });
+    this.#nextSync = next;
+    return next;
   }
 
   /** Writes `bytes` to a temp file without fsync (for {@link flush} then a batch move); returns its path. Concurrent calls are fine. */

@@ -1,6 +1,5 @@
 import type { ChildCollection, ChildRecordBase, ChildTotals } from '@docevals/core';
-import { addInto, noTotals } from '@docevals/core/storage-kit';
-import { idRepeated, idTaken, mixedBatch } from '@docevals/core/storage-kit';
+import { addInto, checkPutManyShape, idRepeated, idTaken, mixedBatch, noTotals } from '@docevals/core/storage-kit';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
 
 interface ChildRow {
@@ -172,6 +171,66 @@ export function postgresChildCollection<T extends ChildRecordBase>(
         }
         connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(totals));
         return { value: rows[0].body as T, version: rows[0].version };
+      });
+    },
+
+    putMany(entries) {
+      if (entries.length === 0) return connection.run(`${label}.putMany`, async () => ({ ok: true as const, records: [] }));
+      return connection.transaction(`${label}.putMany`, async (db) => {
+        checkPutManyShape(label, entries);
+        const { organization_id: organizationId, parent_id: parentId } = entries[0]!.record;
+        const replaceOnly = entries.every((e) => e.expectedVersion !== undefined && e.expectedVersion > 0);
+        const parent = replaceOnly
+          ? await lockParent(db, organizationId, parentId)
+          : await lockOrCreateParent(db, organizationId, parentId);
+        if (!parent) return { ok: false as const, conflicts: entries.map((_, i) => i) };
+        const { rows: existing } = await db.query<{ id: string; version: number; totals: Record<string, number> }>(
+          `SELECT id, version, totals FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = ANY($3::text[])`,
+          [organizationId, parentId, entries.map((e) => e.record.id)],
+        );
+        const stored = new Map(existing.map((row) => [row.id, row]));
+        const conflicts: number[] = [];
+        entries.forEach(({ record, expectedVersion }, i) => {
+          if (expectedVersion !== undefined && (stored.get(record.id)?.version ?? 0) !== expectedVersion) conflicts.push(i);
+        });
+        if (conflicts.length > 0) return { ok: false as const, conflicts };
+        const sums = { ...parent.sums };
+        const updates = entries.filter((e) => stored.has(e.record.id)).map((e) => e.record);
+        const inserts = entries.filter((e) => !stored.has(e.record.id)).map((e) => e.record);
+        for (const record of updates) addInto(sums, stored.get(record.id)!.totals, -1);
+        for (const { record } of entries) addInto(sums, record.totals, 1);
+        const columns = (records: T[]) => [records.map((r) => r.id), records.map((r) => JSON.stringify(r.totals ?? {})), records.map((r) => JSON.stringify(r))];
+        const written: ChildRow[] = [];
+        if (updates.length > 0) {
+          const { rows } = await db.query<ChildRow>(
+            `UPDATE ${c} AS t SET version = t.version + 1, totals = u.totals, body = u.body
+             FROM unnest($3::text[], $4::jsonb[], $5::json[]) AS u(id, totals, body)
+             WHERE t.organization_id = $1 AND t.parent_id = $2 AND t.id = u.id
+             RETURNING t.id, t.version, t.body`,
+            [organizationId, parentId, ...columns(updates)],
+          );
+          written.push(...rows);
+        }
+        if (inserts.length > 0) {
+          const { rows } = await db.query<ChildRow>(
+            `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
+             SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
+             FROM unnest($4::text[], $5::jsonb[], $6::json[]) WITH ORDINALITY AS u(id, totals, body, ord)
+             RETURNING id, version, body`,
+            [organizationId, parentId, parent.next_position, ...columns(inserts)],
+          );
+          written.push(...rows);
+        }
+        await saveParent(db, organizationId, parentId, { positions: inserts.length, count: inserts.length, sums });
+        connection.reportWrite(label, entries.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.record)), 0));
+        const byId = new Map(written.map((row) => [row.id, row]));
+        return {
+          ok: true as const,
+          records: entries.map(({ record }) => {
+            const row = byId.get(record.id)!;
+            return { value: row.body as T, version: row.version };
+          }),
+        };
       });
     },
 

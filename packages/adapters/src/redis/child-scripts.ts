@@ -94,6 +94,61 @@ return 1
 `;
 
 /**
+ * KEYS: order, totals, then one record key per child. ARGV: token, then per child: id, json, expected ('' any, '0'
+ * absent only, n that version), n, then n totals key/value pairs. All or nothing: every version is checked first;
+ * returns {1, version...} when written, or {0, i...} with the (1-based) children whose version did not match,
+ * nothing written. A resent batch finds its token on its first child and answers the versions it wrote.
+ */
+const CHILD_PUT_MANY = `${SUBTRACT}
+local n = #KEYS - 2
+if n > 0 and redis.call('HGET', KEYS[3], 'w') == ARGV[1] then
+  local out = {1}
+  for i = 3, #KEYS do out[#out + 1] = tonumber(redis.call('HGET', KEYS[i], 'v')) end
+  return out
+end
+local conflicts = {0}
+local a = 2
+local starts = {}
+for i = 3, #KEYS do
+  starts[i] = a
+  local expected = ARGV[a + 2]
+  local current = redis.call('HGET', KEYS[i], 'v')
+  if expected == '0' then
+    if current then conflicts[#conflicts + 1] = i - 2 end
+  elseif expected ~= '' then
+    if not current or tonumber(current) ~= tonumber(expected) then conflicts[#conflicts + 1] = i - 2 end
+  end
+  a = a + 4 + 2 * tonumber(ARGV[a + 3])
+end
+if #conflicts > 1 then return conflicts end
+local out = {1}
+for i = 3, #KEYS do
+  local s = starts[i]
+  local id, json, pairs = ARGV[s], ARGV[s + 1], tonumber(ARGV[s + 3])
+  local current = redis.call('HGET', KEYS[i], 'v')
+  local version = 1
+  if current then
+    version = tonumber(current) + 1
+    subtract(KEYS[2], redis.call('HGET', KEYS[i], 't'))
+  else
+    local seq = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+    redis.call('ZADD', KEYS[1], seq, id)
+    redis.call('HINCRBY', KEYS[2], 'count', 1)
+  end
+  local t = {}
+  for j = s + 4, s + 3 + 2 * pairs, 2 do
+    redis.call('HINCRBYFLOAT', KEYS[2], 's:' .. ARGV[j], ARGV[j + 1])
+    t[#t + 1] = ARGV[j]
+    t[#t + 1] = ARGV[j + 1]
+  end
+  redis.call('DEL', KEYS[i])
+  redis.call('HSET', KEYS[i], 'v', version, 'json', json, 'w', ARGV[1], 't', #t > 0 and cjson.encode(t) or '[]')
+  out[#out + 1] = version
+end
+return out
+`;
+
+/**
  * KEYS: record, order, totals. ARGV: id, expected version ('' for any). Returns 1, or 0 when there was no child or
  * its version moved. The parent's totals go with its last child.
  */
@@ -178,6 +233,7 @@ export interface ChildScripts {
   // more arguments than a JavaScript call may spread.
   docevalsChildPut(record: string, order: string, totals: string, id: string, json: string, expected: string, token: string, ...totalsPairs: string[]): Promise<number>;
   docevalsChildInsertMany(numberOfKeys: number, keysAndArgs: string[]): Promise<number>;
+  docevalsChildPutMany(numberOfKeys: number, keysAndArgs: string[]): Promise<number[]>;
   docevalsChildDelete(record: string, order: string, totals: string, id: string, expected: string): Promise<number>;
   docevalsChildDeleteAll(numberOfKeys: number, keysAndArgs: string[]): Promise<number>;
   docevalsRetainMany(numberOfKeys: number, keysAndArgs: Array<string | Buffer>): Promise<string>;
@@ -189,6 +245,7 @@ export interface ChildScripts {
 export function defineChildScripts(client: Redis): void {
   client.defineCommand('docevalsChildPut', { numberOfKeys: 3, lua: CHILD_PUT });
   client.defineCommand('docevalsChildInsertMany', { lua: CHILD_INSERT_MANY });
+  client.defineCommand('docevalsChildPutMany', { lua: CHILD_PUT_MANY });
   client.defineCommand('docevalsChildDelete', { numberOfKeys: 3, lua: CHILD_DELETE });
   client.defineCommand('docevalsChildDeleteAll', { lua: CHILD_DELETE_ALL });
   client.defineCommand('docevalsRetainMany', { lua: RETAIN_MANY });

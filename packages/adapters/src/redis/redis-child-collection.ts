@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildCollection, ChildRecordBase, ChildTotals, Versioned } from '@docevals/core';
 import type { Redis } from 'ioredis';
-import { idRepeated, idTaken, mixedBatch } from '@docevals/core/storage-kit';
+import { checkPutManyShape, idRepeated, idTaken, mixedBatch } from '@docevals/core/storage-kit';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import type { ChildKind, KeyLayout } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
@@ -85,6 +85,27 @@ export function redisChildCollection<T extends ChildRecordBase>(
         if (version <= 0) return null;
         report(json.length);
         return { value: JSON.parse(json) as T, version };
+      });
+    },
+    putMany(entries) {
+      return connection.run(`${label}.putMany`, async (client) => {
+        checkPutManyShape(label, entries);
+        if (entries.length === 0) return { ok: true as const, records: [] };
+        const { organization_id: org, parent_id: parent } = entries[0]!.record;
+        const jsons = entries.map(({ record }) => JSON.stringify(record));
+        // Keys and arguments as one array: a batch of thousands has more arguments than a call may spread.
+        const keysAndArgs: string[] = [orderKey(org, parent), totalsKey(org, parent)];
+        for (const { record } of entries) keysAndArgs.push(recordKey(org, parent, record.id));
+        keysAndArgs.push(randomUUID());
+        entries.forEach(({ record, expectedVersion }, i) => {
+          const pairs = totalsPairs(record.totals);
+          keysAndArgs.push(record.id, jsons[i]!, expectedVersion === undefined ? '' : String(expectedVersion), String(pairs.length / 2));
+          for (const pair of pairs) keysAndArgs.push(pair);
+        });
+        const [written, ...rest] = await client.docevalsChildPutMany(2 + entries.length, keysAndArgs);
+        if (written !== 1) return { ok: false as const, conflicts: rest.map((i) => Number(i) - 1) };
+        report(jsons.reduce((n, json) => n + json.length, 0));
+        return { ok: true as const, records: jsons.map((json, i) => ({ value: JSON.parse(json) as T, version: Number(rest[i]) })) };
       });
     },
     delete(org, parent, id, expectedVersion) {

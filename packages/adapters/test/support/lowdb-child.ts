@@ -19,7 +19,7 @@ async function stream(): Promise<void> {
   await storage.evaluations.insert(streamEvaluation());
   say('ready');
   for (let i = 0; ; i++) {
-    switch (i % 4) {
+    switch (i % 5) {
       case 0:
         await storage.processors.insert(streamProcessor(i));
         say(`insert ${i}`);
@@ -37,6 +37,17 @@ async function stream(): Promise<void> {
         await storage.documents.put(streamDocument(String(i)), 0);
         say(`document ${i}`);
         break;
+      case 4: {
+        // A batched compare-and-set: the five documents of the previous step's batch rewritten with one putMany.
+        const ids = Array.from({ length: 5 }, (_, k) => `file_${i - 1}_${k}`);
+        const current = await storage.documents.getMany(STREAM_ORG, 'eval_stream', ids);
+        const written = await storage.documents.putMany(
+          current.map((c) => ({ record: { ...c!.value, annotation: { ...c!.value.annotation, n: i } }, expectedVersion: c!.version })),
+        );
+        if (!written.ok) throw new Error('putMany refused with no other writer');
+        say(`putmany ${i}`);
+        break;
+      }
       default: {
         // A batch: five files in one retainMany, five documents in one insertMany.
         const keys = Array.from({ length: 5 }, (_, k) => `${i}_${k}`);

@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import {
   csvHeader,
   csvLines,
@@ -12,7 +11,9 @@ import {
   type AnalysisPrediction,
   type AnnotationRow,
 } from '../analysis/index.js';
-import { DocevalsError } from '../errors.js';
+import { DocevalsError, notFound } from '../errors.js';
+import type { JsonObject } from '../json/assert-json.js';
+import { assertAnnotations } from '../json-schema/annotation.js';
 import {
   compareInputSchema,
   exportInputSchema,
@@ -34,14 +35,17 @@ import {
 } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
-import { writeAnnotation } from './documents.js';
+import { writeAnnotations } from './documents.js';
 import { currentMetrics } from './metric-cache.js';
 import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
 import { documentCount, knownCost, summaryOfTotals } from './render.js';
 import { invalidRequest, parseInput } from './validate.js';
 
-/** Annotation rows of an import applied at once (each is a document write plus one per iteration). */
-const IMPORT_CONCURRENCY = 8;
+/**
+ * Documents of an import written per batch: one `putMany` of documents, then one of predictions per iteration.
+ * 250 measured best of 100/250/500 (docs/benchmarks.md, annotation import).
+ */
+const IMPORT_BATCH = 250;
 
 function analysisDocument(document: DocumentRecord): AnalysisDocument {
   return { id: document.id, filename: document.filename, annotation: document.annotation };
@@ -162,8 +166,10 @@ export function analysisOperations(ctx: ServiceContext) {
     },
 
     /**
-     * Applies an annotations file (JSONL or CSV) row by row: each row updates one document (and refreshes its
-     * prediction in every iteration) or is refused with its issues, changing nothing (docs/spec/analysis.md).
+     * Applies an annotations file (JSONL or CSV): every row is checked first (a refused row is reported with its
+     * issues and changes nothing), then the documents are written in batches of {@link IMPORT_BATCH} (one
+     * compare-and-set commit each), each batch followed by its predictions refreshed in every iteration, one batch
+     * per iteration (docs/spec/analysis.md). Rows naming one document twice: the last one is written.
      */
     async importAnnotations(organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> {
       const input = parseInput(importAnnotationsInputSchema, raw);
@@ -173,41 +179,62 @@ export function analysisOperations(ctx: ServiceContext) {
         throw invalidRequest([{ path: 'content', message: `at most ${MAX_IMPORT_ROWS} rows per import; this file has ${rows.length}` }]);
       }
       const byFilename = rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
-      const limit = pLimit(IMPORT_CONCURRENCY);
-      const results = await Promise.all(rows.map((row) => limit(() => applyRow(row))));
+      const results = rows.map((row) => checkRow(row));
+      // The last valid row of each document is the one written.
+      const edits = new Map<string, { document_id: string; annotation: JsonObject }>();
+      rows.forEach((row, i) => {
+        const result = results[i]!;
+        if (result.status === 'updated') edits.set(result.document_id!, { document_id: result.document_id!, annotation: row.annotation! });
+      });
+      const missing = new Set<string>();
+      const batches = [...edits.values()];
+      for (let start = 0; start < batches.length; start += IMPORT_BATCH) {
+        for (const id of await writeAnnotations(ctx, organizationId, evaluation.id, batches.slice(start, start + IMPORT_BATCH))) missing.add(id);
+      }
+      const final = results.map((result, i) =>
+        result.status === 'updated' && missing.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
+      );
       return {
-        updated: results.filter((r) => r.status === 'updated').length,
-        refused: results.filter((r) => r.status === 'refused').length,
-        rows: results,
+        updated: final.filter((r) => r.status === 'updated').length,
+        refused: final.filter((r) => r.status === 'refused').length,
+        rows: final,
       };
 
-      async function applyRow(row: AnnotationRow): Promise<ImportRowResult> {
+      /** A row as it will be reported if its document exists: `updated`, or `refused` with its issues. */
+      function checkRow(row: AnnotationRow): ImportRowResult {
         const base = { row: row.row, document_id: row.document_id ?? null, filename: row.filename ?? null };
-        const refused = (issues: ImportRowResult['issues']): ImportRowResult => ({ ...base, status: 'refused', issues });
-        if (!row.annotation) return refused(row.issues);
+        if (!row.annotation) return { ...base, status: 'refused', issues: row.issues };
         let documentId = row.document_id;
         if (documentId === undefined) {
           const ids = byFilename.get(row.filename!) ?? [];
           if (ids.length !== 1) {
-            return refused([{ path: `${row.row}.filename`, message: ids.length === 0 ? `no document named ${row.filename}` : `${ids.length} documents are named ${row.filename}: use document_id` }]);
+            const message = ids.length === 0 ? `no document named ${row.filename}` : `${ids.length} documents are named ${row.filename}: use document_id`;
+            return { ...base, status: 'refused', issues: [{ path: `${row.row}.filename`, message }] };
           }
           documentId = ids[0]!;
         }
+        const resolved = { ...base, document_id: documentId };
         try {
-          await writeAnnotation(ctx, organizationId, {
-            evaluation_id: evaluation.id,
-            document_id: documentId,
-            annotation: row.annotation,
-            validate: input.validate,
-          });
-          return { ...base, document_id: documentId, status: 'updated', issues: [] };
+          assertAnnotations(evaluation.json_schema, [{ annotation: row.annotation, path: 'annotation' }], input.validate);
         } catch (error) {
-          if (!(error instanceof DocevalsError) || error.code === 'storage_error') throw error;
-          const issues = error.issues?.length ? error.issues : [{ path: '', message: error.message }];
-          return { ...base, document_id: documentId, status: 'refused', issues: issues.map((i) => ({ path: `${row.row}.${i.path}`.replace(/\.$/, ''), message: i.message })) };
+          if (!(error instanceof DocevalsError)) throw error;
+          return refusedBy(row, resolved, error);
         }
+        return { ...resolved, status: 'updated', issues: [] };
       }
     },
+  };
+}
+
+/** A row refused for `error`: its issues, with paths under the row's number. */
+function refusedBy(row: AnnotationRow, result: Pick<ImportRowResult, 'row' | 'document_id' | 'filename'>, error: DocevalsError): ImportRowResult {
+  const issues = error.issues?.length ? error.issues : [{ path: '', message: error.message }];
+  return {
+    row: result.row,
+    document_id: result.document_id,
+    filename: result.filename,
+    status: 'refused',
+    issues: issues.map((i) => ({ path: `${row.row}.${i.path}`.replace(/\.$/, ''), message: i.message })),
   };
 }
 

@@ -20,12 +20,12 @@ import type { DocumentRecord, RecordPage } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { assertAnnotations } from '../json-schema/annotation.js';
 import { describeFiles, prepareDocument, releaseFiles, retainFiles, toDocumentRecord } from './document-files.js';
-import { forEachIteration, refreshPrediction } from './every-iteration.js';
+import { forEachIteration, refreshPrediction, refreshPredictions } from './every-iteration.js';
 import { newRevision } from './ids.js';
 import { assertOneCursor, listMetadata, pageOf, unknownCursor } from './lists.js';
 import { readAllDocuments, requireDocument, requireEvaluation } from './reads.js';
 import { documentSummary, renderDocuments } from './render.js';
-import { updateChild, updateRecord } from './update-record.js';
+import { updateChild, updateChildren, updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
 
 /** 422 for a page of whole documents larger than {@link MAX_EXPANDED_PAGE} (docs/spec/service.md, Reads). */
@@ -71,6 +71,39 @@ export async function writeAnnotation(
     refreshPrediction(ctx, organizationId, evaluation.id, iterationId, input.document_id),
   );
   return updated.record.value;
+}
+
+/**
+ * Annotation edits of many documents of one evaluation (a batch of an import, a few hundred): the document records
+ * in one `putMany` (compare-and-set on each version; conflicts read again), then, for every iteration listed after
+ * that write, the predictions of those documents refreshed in one `putMany` each. The annotations must already be
+ * checked against the schema and name each document once. Returns the ids that name no document (nothing written
+ * for them).
+ */
+export async function writeAnnotations(
+  ctx: ServiceContext,
+  organizationId: string,
+  evaluationId: string,
+  edits: ReadonlyArray<{ document_id: string; annotation: JsonObject }>,
+): Promise<string[]> {
+  const ids = edits.map((e) => e.document_id);
+  const annotations = new Map(edits.map((e) => [e.document_id, e.annotation]));
+  // `decide` gets the children still to write: after a conflict, only those whose version moved.
+  const written = await updateChildren(ctx.storage.documents, organizationId, evaluationId, ids, (documents, todo) => {
+    const now = ctx.now();
+    return documents.map((current, i) =>
+      current
+        ? { write: { ...current, annotation: annotations.get(todo[i]!)!, revision: newRevision(current.revision), updated_at: now }, result: true }
+        : { skip: true as const, result: false },
+    );
+  });
+  const updated = ids.filter((_, i) => written[i]);
+  // As for one edit: the iterations listed after the write are refreshed here; one attached later settles itself.
+  const evaluation = await requireEvaluation(ctx, organizationId, evaluationId).then((e) => e.value);
+  if (updated.length > 0) {
+    await forEachIteration(ctx, evaluation, (iterationId) => refreshPredictions(ctx, organizationId, evaluationId, iterationId, updated));
+  }
+  return ids.filter((_, i) => !written[i]);
 }
 
 export function documentOperations(ctx: ServiceContext) {

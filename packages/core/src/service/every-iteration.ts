@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
-import type { EvaluationRecord } from '../storage.js';
+import type { DocumentRecord, EvaluationRecord, PredictionRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { incarnationOf } from './ids.js';
 import { withCurrentMetrics } from './metric-cache.js';
-import { retryCompareAndSet } from './update-record.js';
+import { retryCompareAndSet, updateChildren } from './update-record.js';
 
 /** How many iterations a change to one document writes at once. */
 const ITERATION_WRITE_CONCURRENCY = 8;
@@ -44,12 +44,48 @@ export async function refreshPrediction(
       ctx.storage.documents.get(organizationId, evaluationId, documentId),
     ]);
     if (!prediction) return true;
-    const cached = prediction.value.metrics.annotation_revision;
-    if (!document || incarnationOf(document.value.revision) !== incarnationOf(cached)) {
+    const step = refreshStep(prediction.value, document?.value ?? null, ctx.now());
+    if (step === 'current') return true;
+    if (step === 'remove') {
       return (await ctx.storage.predictions.delete(organizationId, iterationId, documentId, prediction.version)) || undefined;
     }
-    if (cached === document.value.revision) return true;
-    const next = withCurrentMetrics(prediction.value, document.value, ctx.now());
-    return (await ctx.storage.predictions.put(next, prediction.version)) ? true : undefined;
+    return (await ctx.storage.predictions.put(step, prediction.version)) ? true : undefined;
   });
+}
+
+/**
+ * What one prediction needs to describe the document as stored now (see {@link refreshPrediction}): nothing
+ * (`current`), removal (the document is gone or is another incarnation), or new metrics (the record to write).
+ */
+function refreshStep(prediction: PredictionRecord, document: DocumentRecord | null, now: string): 'current' | 'remove' | PredictionRecord {
+  const cached = prediction.metrics.annotation_revision;
+  if (!document || incarnationOf(document.revision) !== incarnationOf(cached)) return 'remove';
+  if (cached === document.revision) return 'current';
+  return withCurrentMetrics(prediction, document, now);
+}
+
+/**
+ * {@link refreshPrediction} for many documents of one iteration (a batch of a bulk edit): the predictions whose
+ * metrics are stale are rewritten in one `putMany` (compare-and-set on each version, conflicts read again), the
+ * documents read after the predictions in each attempt, so the last write describes the latest annotation. The rare
+ * prediction to remove (document gone or added anew) goes through {@link refreshPrediction}.
+ */
+export async function refreshPredictions(
+  ctx: ServiceContext,
+  organizationId: string,
+  evaluationId: string,
+  iterationId: string,
+  documentIds: readonly string[],
+): Promise<void> {
+  const steps = await updateChildren(ctx.storage.predictions, organizationId, iterationId, documentIds, async (predictions, ids) => {
+    const documents = await ctx.storage.documents.getMany(organizationId, evaluationId, ids);
+    const now = ctx.now();
+    return predictions.map((prediction, i) => {
+      if (!prediction) return { skip: true as const, result: 'current' as const };
+      const step = refreshStep(prediction, documents[i]?.value ?? null, now);
+      return typeof step === 'string' ? { skip: true as const, result: step } : { write: step, result: 'current' as const };
+    });
+  });
+  const removals = documentIds.filter((_, i) => steps[i] === 'remove');
+  for (const documentId of removals) await refreshPrediction(ctx, organizationId, evaluationId, iterationId, documentId);
 }

@@ -97,6 +97,8 @@ export async function runDocuments(
     signal?: AbortSignal;
     /** Written on each prediction (`job_id`). */
     jobId?: string;
+    /** Saves one prediction (a job's group commit); default: `predictions.put` (insert-only in `insert` mode). */
+    save?: (prediction: PredictionRecord) => Promise<void>;
     /** Called after each prediction is saved (the job's document event). */
     onSaved?: (prediction: PredictionRecord) => Promise<void>;
   } = {},
@@ -104,30 +106,51 @@ export async function runDocuments(
   const organizationId = iteration.organization_id;
   let firstError: string | null = null;
   const chunkSize = Math.max(64, ctx.concurrency * 8);
+  const load = (start: number) => {
+    const loading = Promise.all(documents.slice(start, start + chunkSize).map((d) => loadExtractionDocument(ctx, organizationId, d)));
+    loading.catch(() => undefined); // awaited below, or dropped when the run stops first
+    return loading;
+  };
+  // Saves run beside the extraction: a chunk's last saves never hold up the next chunk, whose files are read while
+  // the current one is extracted. A failed save stops the run at the next chunk; every save ends before the return.
+  const saves = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  let next = documents.length > 0 ? load(0) : null;
   for (let start = 0; start < documents.length; start += chunkSize) {
-    if (job.signal?.aborted) break;
+    if (job.signal?.aborted || failure) break;
     const chunk = documents.slice(start, start + chunkSize);
-    const loaded = await Promise.all(chunk.map((d) => loadExtractionDocument(ctx, organizationId, d)));
+    const loaded = await next!;
+    next = start + chunkSize < documents.length ? load(start + chunkSize) : null;
     await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
       ...(job.signal ? { signal: job.signal } : {}),
-      onDocument: async (index, result) => {
+      onDocument: (index, result) => {
+        if (failure) return;
         const document = chunk[index]!;
         const record = newPredictionRecord(iteration, document, result, ctx.now());
         if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);
-        await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
-        if (mode === 'replace') {
-          // The usual case costs one read: the document is as it was when its metrics were computed.
-          const current = await ctx.storage.documents.get(organizationId, iteration.evaluation_id, document.id);
-          if (current?.value.revision !== document.revision) {
-            await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
-          }
-        }
-        if (job.onSaved) await job.onSaved(record);
+        const saving = saveOne(document, record).catch((error: unknown) => void (failure ??= { error }));
+        saves.add(saving);
+        void saving.then(() => saves.delete(saving));
       },
     });
   }
+  while (saves.size > 0) await Promise.all([...saves]);
+  if (failure) throw (failure as { error: unknown }).error;
   return { firstError };
+
+  async function saveOne(document: DocumentRecord, record: PredictionRecord): Promise<void> {
+    if (job.save) await job.save(record);
+    else await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
+    if (mode === 'replace') {
+      // The usual case costs one read: the document is as it was when its metrics were computed.
+      const current = await ctx.storage.documents.get(organizationId, iteration.evaluation_id, document.id);
+      if (current?.value.revision !== document.revision) {
+        await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
+      }
+    }
+    if (job.onSaved) await job.onSaved(record);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DocevalsError } from '../errors.js';
-import type { ChildCollection, ChildRecordBase, RecordCollection, StoredRecordBase, Versioned } from '../storage.js';
+import type { ChildCollection, ChildPut, ChildRecordBase, RecordCollection, StoredRecordBase, Versioned } from '../storage.js';
 
 /** Result of a mutation step: the new record to write, or a value to return without writing. */
 export type Mutation<T, R> = { write: T; result: R } | { skip: true; result: R };
@@ -75,4 +75,48 @@ export async function updateChild<T extends ChildRecordBase, R>(
     const written = await collection.put(step.write, current.version);
     return written ? { result: step.result, record: written } : undefined;
   });
+}
+
+/**
+ * {@link updateChild} for many children of one parent, written together with `putMany` (one commit per call):
+ * reads them (`getMany`), asks `decide` what to do with each (`null` for a child that does not exist), and writes
+ * every `write` in one all-or-nothing compare-and-set. `decide` may read other records (they are read after the
+ * children, which is what a refresh needs) but must not write. When some versions moved, nothing was written:
+ * only those children are read and decided again, the others keep their decision (their versions still held), and
+ * the batch is tried again ({@link retryCompareAndSet}). `decide` may throw a DocevalsError to refuse (nothing is
+ * written). Keep `ids` to a batch's size (a few hundred) and without repeats.
+ *
+ * @returns the `result` of each id's last decision, in the order of `ids`.
+ * @example
+ * await updateChildren(storage.documents, org, evaluationId, ['file_1', 'file_2'], (docs) =>
+ *   docs.map((doc) => (doc ? { write: { ...doc, filename: doc.filename.toLowerCase() }, result: true } : { skip: true, result: false })));
+ */
+export async function updateChildren<T extends ChildRecordBase, R>(
+  collection: ChildCollection<T>,
+  organizationId: string,
+  parentId: string,
+  ids: readonly string[],
+  decide: (children: Array<T | null>, ids: string[]) => Array<Mutation<T, R>> | Promise<Array<Mutation<T, R>>>,
+): Promise<R[]> {
+  const results = new Array<R>(ids.length);
+  const planned = new Map<number, ChildPut<T>>();
+  let todo = ids.map((_, i) => i);
+  await retryCompareAndSet(`${ids.length} children of ${parentId}`, async () => {
+    const todoIds = todo.map((i) => ids[i]!);
+    const current = await collection.getMany(organizationId, parentId, todoIds);
+    const steps = await decide(current.map((c) => c?.value ?? null), todoIds);
+    todo.forEach((index, k) => {
+      const step = steps[k]!;
+      results[index] = step.result;
+      if ('skip' in step) planned.delete(index);
+      else planned.set(index, { record: step.write, expectedVersion: current[k]?.version ?? 0 });
+    });
+    const order = [...planned.keys()];
+    if (order.length === 0) return true;
+    const written = await collection.putMany(order.map((i) => planned.get(i)!));
+    if (written.ok) return true;
+    todo = written.conflicts.map((k) => order[k]!);
+    return undefined;
+  });
+  return results;
 }

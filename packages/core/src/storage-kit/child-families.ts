@@ -1,4 +1,4 @@
-import type { ChildRecordBase, ChildTotals, RecordPage } from '../storage.js';
+import type { ChildPut, ChildRecordBase, ChildTotals, RecordPage } from '../storage.js';
 import { noTotals, RunningTotals } from './child-totals.js';
 import { idRepeated, idTaken, mixedBatch } from './errors.js';
 
@@ -58,6 +58,35 @@ export class ChildFamilies<T extends ChildRecordBase> {
       seen.add(record.id);
     }
     return family?.nextSeq ?? 1;
+  }
+
+  /**
+   * Checks a `putMany` batch against the stored versions, before anything is written: the shape (see
+   * {@link checkPutManyShape}), then each entry's version. Returns the indexes of the entries whose version does not
+   * match (empty: the batch may be written, in order, each new id taking the next `seq`).
+   */
+  putManyConflicts(entries: ReadonlyArray<ChildPut<T>>): number[] {
+    checkPutManyShape(this.#collection, entries);
+    const conflicts: number[] = [];
+    entries.forEach(({ record, expectedVersion }, i) => {
+      const current = this.entry(record.organization_id, record.parent_id, record.id);
+      if (!ChildFamilies.mayPut(current, expectedVersion)) conflicts.push(i);
+    });
+    return conflicts;
+  }
+
+  /**
+   * The entries a checked `putMany` batch stores (version one more than the stored one, `seq` kept or the next ones
+   * in order), values passed through `copy`; the caller stores them with {@link set} once its medium has them.
+   */
+  putManyEntries(entries: ReadonlyArray<ChildPut<T>>, copy: (value: T) => T): ChildEntry<T>[] {
+    if (entries.length === 0) return [];
+    const { organization_id: organizationId, parent_id: parentId } = entries[0]!.record;
+    let nextSeq = this.nextSeq(organizationId, parentId);
+    return entries.map(({ record }) => {
+      const current = this.entry(organizationId, parentId, record.id);
+      return { value: copy(record), version: (current?.version ?? 0) + 1, seq: current?.seq ?? nextSeq++ };
+    });
   }
 
   /**
@@ -139,5 +168,20 @@ export class ChildFamilies<T extends ChildRecordBase> {
     const parents = this.#byOrganization.get(organizationId);
     parents?.delete(parentId);
     if (parents?.size === 0) this.#byOrganization.delete(organizationId);
+  }
+}
+
+/**
+ * The shape every adapter's `putMany` refuses before looking at versions: records of more than one organization or
+ * parent (a caller bug, `internal_error`), or an id twice (`conflict`).
+ */
+export function checkPutManyShape<T extends ChildRecordBase>(collection: string, entries: ReadonlyArray<ChildPut<T>>): void {
+  if (entries.length === 0) return;
+  const { organization_id: organizationId, parent_id: parentId } = entries[0]!.record;
+  const seen = new Set<string>();
+  for (const { record } of entries) {
+    if (record.organization_id !== organizationId || record.parent_id !== parentId) throw mixedBatch(collection);
+    if (seen.has(record.id)) throw idRepeated(collection, record.id);
+    seen.add(record.id);
   }
 }

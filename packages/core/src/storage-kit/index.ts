@@ -2,7 +2,7 @@
 // that they order, page, total and fail alike. Framework-free (no I/O); docs/decisions.md says why it lives here.
 export { memoryStorage } from './memory-storage.js';
 export type { MemoryStorageOptions } from './memory-storage.js';
-export { ChildFamilies } from './child-families.js';
+export { ChildFamilies, checkPutManyShape } from './child-families.js';
 export type { ChildEntry, Family } from './child-families.js';
 export { addInto, noTotals, RunningTotals } from './child-totals.js';
 export { copyBytes } from './copy-bytes.js';

@@ -175,6 +175,16 @@ function memoryChildCollection<T extends ChildRecordBase>(state: MemoryState, co
       report(state, collection, [record]);
       return out(entry);
     },
+    async putMany(batch) {
+      checkOpen(state);
+      const conflicts = families.putManyConflicts(batch);
+      if (conflicts.length > 0) return { ok: false, conflicts };
+      // Copied before anything is stored, so a record that cannot be cloned leaves the parent untouched.
+      const entries = families.putManyEntries(batch, (value) => structuredClone(value));
+      for (const entry of entries) families.set(entry);
+      if (entries.length > 0) report(state, collection, batch.map((e) => e.record));
+      return { ok: true, records: entries.map(out) };
+    },
     async delete(organizationId, parentId, id, expectedVersion) {
       checkOpen(state);
       const current = families.entry(organizationId, parentId, id);

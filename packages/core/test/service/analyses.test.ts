@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import type { Extractor } from '@docevals/core';
-import { createInvoices, invoiceDocument, jsonFileExtractor, makeService, ORG, OTHER_ORG } from './fixtures.js';
+import { createInvoices, invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG, OTHER_ORG } from './fixtures.js';
 
 async function collect(chunks: AsyncIterable<string>): Promise<string> {
   let out = '';
@@ -128,6 +128,46 @@ describe('analyses through the service', () => {
     const jsonl = `{"document_id":"${evaluation.documents[1]!.id}","annotation":{"vendor":"Glob","total":20}}\n`;
     const second = await docevals.evals.documents.import(ORG, { evaluation_id: evaluation.id, format: 'jsonl', content: jsonl });
     expect(second.rows[0]).toMatchObject({ status: 'updated', document_id: evaluation.documents[1]!.id });
+  });
+
+  it('imports 600 rows in batches: refused rows change nothing, a document named twice gets its last row, totals follow', async () => {
+    const docevals = makeService();
+    const n = 600;
+    const evaluation = await docevals.evals.create(ORG, {
+      name: 'Many',
+      json_schema: invoiceSchema,
+      default_inference_settings: { model: 'json-file' },
+      documents: Array.from({ length: n }, (_, i) => invoiceDocument(`d${i}.json`, { total: i }, { vendor: 'V', total: i })),
+      iterations: [{ inference_settings: { model: 'base-model' }, predictions: Array.from({ length: n }, (_, i) => ({ prediction: { vendor: 'V', total: i } })) }],
+    });
+    const ids = evaluation.documents.map((d) => d.id);
+    const rows = ids.map((id, i) => ({ document_id: id, annotation: { vendor: 'V', total: i % 2 === 0 ? i : i + 0.5 } }));
+    rows.splice(300, 0, { document_id: 'file_unknown', annotation: { vendor: 'V', total: 1 } }); // row 301
+    rows.push({ document_id: ids[5]!, annotation: { vendor: 'V', total: 'abc' as unknown as number } }); // row 602: wrong type
+    rows.push({ document_id: ids[7]!, annotation: { vendor: 'Last', total: 7 } }); // row 603: ids[7] again
+    const content = rows.map((r) => JSON.stringify(r)).join('\n');
+    const result = await docevals.evals.documents.import(ORG, { evaluation_id: evaluation.id, format: 'jsonl', content });
+    expect(result.refused).toBe(2);
+    expect(result.updated).toBe(n + 1);
+    expect(result.rows).toHaveLength(n + 3);
+    expect(result.rows[300]).toMatchObject({ row: 301, document_id: 'file_unknown', status: 'refused' });
+    expect(result.rows[300]!.issues[0]!.message).toMatch(/file_unknown/);
+    expect(result.rows[601]).toMatchObject({ row: 602, document_id: ids[5], status: 'refused' });
+    expect(result.rows[601]!.issues[0]!.path).toBe('602.annotation.total');
+    const doc = async (i: number) => (await docevals.evals.documents.get(ORG, { evaluation_id: evaluation.id, document_id: ids[i]! })).annotation;
+    expect(await doc(5)).toEqual({ vendor: 'V', total: 5.5 }); // its valid row, not the refused one
+    expect(await doc(7)).toEqual({ vendor: 'Last', total: 7 });
+    expect(await doc(599)).toEqual({ vendor: 'V', total: 599.5 });
+    // Every prediction was refreshed and the totals moved with it: the summary (running totals) equals the mean of
+    // the metrics computed against the stored annotations.
+    const iteration_id = evaluation.iterations[0]!.id;
+    const summary = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id, view: 'summary' });
+    const full = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id });
+    const items = 'item_metrics' in full.metric_results ? full.metric_results.item_metrics : [];
+    expect(items).toHaveLength(n);
+    const mean = items.reduce((sum, m) => sum + m.similarity, 0) / n;
+    expect(mean).toBeLessThan(1);
+    expect(summary.metric_results.mean_similarity).toBeCloseTo(mean, 9);
   });
 
   it("answers not_found for another organization's evaluation", async () => {

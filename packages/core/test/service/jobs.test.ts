@@ -56,6 +56,52 @@ describe('iterations as jobs, in-process', () => {
     await docevals.close();
   });
 
+  it('saves predictions by group commit: fewer batches than documents, every one stored, totals exact', async () => {
+    const storage = memoryStorage();
+    const sizes: number[] = [];
+    const putMany = storage.predictions.putMany.bind(storage.predictions);
+    storage.predictions.putMany = async (entries) => {
+      sizes.push(entries.length);
+      await new Promise((r) => setTimeout(r, 15)); // a slow store: documents finishing meanwhile join the next batch
+      return putMany(entries);
+    };
+    const { extractor } = slowExtractor(5);
+    const docevals = makeService({ storage, extractors: [extractor], extraction: { concurrency: 8 } });
+    const evaluation = await evaluationWith(docevals, 120);
+    const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
+    expect(iteration.status).toBe('completed');
+    expect(iteration.progress).toEqual({ total: 120, succeeded: 120, failed: 0, pending: 0 });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(120);
+    expect(sizes.length).toBeLessThan(60);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+    expect(iteration.metric_results.mean_similarity).toBe(1);
+    await docevals.close();
+  });
+
+  it('a store that fails while predictions are saved ends the job failed with that error; the saved ones are kept', async () => {
+    const storage = memoryStorage();
+    let calls = 0;
+    const putMany = storage.predictions.putMany.bind(storage.predictions);
+    storage.predictions.putMany = async (entries) => {
+      if (++calls > 3) throw Object.assign(new Error('The memory storage failed during predictions.putMany (EIO).'), { code: 'storage_error' });
+      return putMany(entries);
+    };
+    const { extractor } = slowExtractor(2);
+    const docevals = makeService({ storage, extractors: [extractor], extraction: { concurrency: 4 } });
+    const evaluation = await evaluationWith(docevals, 200);
+    const accepted = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, background: true });
+    const events = await collect(docevals.evals.iterations.events(ORG, { evaluation_id: evaluation.id, iteration_id: accepted.id }));
+    expect(events.at(-1)!.type).toBe('failed');
+    const final = await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: accepted.id, view: 'summary' });
+    expect(final.status).toBe('failed');
+    expect(final.error).toMatch(/EIO/);
+    const saved = (await storage.predictions.totals(ORG, accepted.id)).count;
+    expect(saved).toBeGreaterThan(0);
+    expect(saved).toBeLessThan(200);
+    expect(final.progress.succeeded).toBe(saved);
+    await docevals.close();
+  });
+
   it('runs at most maxRunningIterations at once; the others wait their turn in order', async () => {
     const { extractor } = slowExtractor(30);
     const docevals = makeService({ extractors: [extractor], jobs: { maxRunningIterations: 1 } });
