@@ -92,7 +92,7 @@ export function createWebHandler(options: WebHandlerOptions = {}): (request: Req
     if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').some((segment) => segment === '..')) {
       return notFound(head);
     }
-    const isFile = decoded.startsWith('/assets/') || extname(decoded) !== '';
+    const isFile = decoded === '/assets' || decoded.startsWith('/assets/') || extname(decoded) !== '';
     if (!isFile) return serveIndex(root, head);
     const file = resolve(root, `.${decoded}`);
     if (!file.startsWith(root + sep)) return notFound(head);
