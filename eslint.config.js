@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -138,6 +139,8 @@ export default defineConfig(
     files: [`examples/${dir}/**/*.ts`],
     rules: { 'no-restricted-imports': restrictImports('', declared(`examples/${dir}`)) },
   })),
+  // The web app's components: the rules of hooks (and React Compiler's checks the plugin's recommended set holds).
+  { files: ['packages/web/src/**/*.tsx', 'packages/web/src/**/*.ts'], extends: [reactHooks.configs.flat.recommended] },
   // Files outside the TypeScript project (this config, scripts): plain JavaScript rules only.
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
 );

@@ -22,7 +22,7 @@ export interface DocevalsContextRequest {
    * tRPC's call info: its `connectionParams` carry the key for a client that cannot send headers (a browser's
    * `EventSource` for `httpSubscriptionLink`, websockets): `{ apiKey: '<key>' }`, read when no header carries one.
    */
-  info?: { connectionParams?: Record<string, string> | null } | undefined;
+  info?: { connectionParams?: Record<string, string | undefined> | null } | undefined;
 }
 
 export interface CreateDocevalsContextOptions {
@@ -66,7 +66,7 @@ export function createDocevalsContext(options: CreateDocevalsContextOptions): (o
  * `httpSubscriptionLink` in a browser) cannot send headers, so the client passes the key as a connection parameter.
  * A key in the headers wins; the given headers are never changed (a copy is).
  */
-function withConnectionKey(headers: Headers, connectionParams: Record<string, string> | null | undefined): Headers {
+function withConnectionKey(headers: Headers, connectionParams: Record<string, string | undefined> | null | undefined): Headers {
   const key = connectionParams?.apiKey;
   if (typeof key !== 'string' || key === '' || readApiKey(headers) !== null) return headers;
   const copy = new Headers(headers);

@@ -40,7 +40,12 @@ export function createClient() {
 
 /** True for the server's 401: the key was refused (or is missing). */
 export function isUnauthorized(error: unknown): boolean {
-  return isTRPCClientError(error) && error.data?.httpStatus === 401;
+  return httpStatus(error) === 401;
+}
+
+/** The HTTP status of a tRPC call's failure; undefined when it never reached the server. */
+export function httpStatus(error: unknown): number | undefined {
+  return isTRPCClientError(error) ? (error.data as { httpStatus?: number } | undefined)?.httpStatus : undefined;
 }
 
 /** A message for people from any failure: the server's words for a docevals error. */
@@ -62,7 +67,7 @@ export function createQueryClient(onUnauthorized: () => void = signOut) {
             onUnauthorized();
             return false;
           }
-          const status = isTRPCClientError(error) ? (error.data as { httpStatus?: number } | undefined)?.httpStatus : undefined;
+          const status = httpStatus(error);
           return (status === undefined || status >= 500) && count < 2;
         },
       },

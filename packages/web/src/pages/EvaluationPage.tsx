@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { authHeaders } from '../auth.js';
 import { Matrix, type MatrixColumn, type MatrixRow } from '../components/Matrix.js';
@@ -324,6 +324,11 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
   const temperatureId = useId();
   const listId = useId();
 
+  // An iteration already running when the page opens (started elsewhere, or before a reload) is followed too.
+  const active = props.iterations.find((iteration) => iteration.status === 'running' || iteration.status === 'queued');
+  const current = running ?? (outcome === null ? (active?.id ?? null) : null);
+  const shown = progress ?? (current !== null && current === active?.id ? active.progress : null);
+
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() }),
@@ -331,24 +336,24 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
     ]);
 
   const summary = useQuery({
-    ...trpc.evals.iterations.getSummary.queryOptions({ evaluation_id: props.evaluationId, iteration_id: running ?? '' }),
-    enabled: running !== null,
-    refetchInterval: running ? 2_000 : false,
+    ...trpc.evals.iterations.getSummary.queryOptions({ evaluation_id: props.evaluationId, iteration_id: current ?? '' }),
+    enabled: current !== null,
+    refetchInterval: current ? 2_000 : false,
   });
 
   useSubscription(
     trpc.evals.iterations.events.subscriptionOptions(
-      { evaluation_id: props.evaluationId, iteration_id: running ?? '' },
+      { evaluation_id: props.evaluationId, iteration_id: current ?? '' },
       {
-        enabled: running !== null,
+        enabled: current !== null,
         onData: ({ data: event }) => {
           if (event.type === 'progress') setProgress(event.data);
           else if (event.type === 'document') {
             if (event.data.error) setFailures((list) => [...list, { document_id: event.data.document_id, error: event.data.error! }]);
           } else {
-            setProgress(event.data.progress);
             setOutcome(event.type === 'completed' ? 'Completed.' : event.type === 'cancelled' ? 'Cancelled.' : `Failed: ${event.data.error ?? 'see the failures'}`);
             setRunning(null);
+            setProgress(null);
             void refresh();
           }
         },
@@ -405,17 +410,8 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
     }
   }
 
-  // An iteration already running when the page opens (started elsewhere, or before a reload): follow it.
-  const active = props.iterations.find((iteration) => iteration.status === 'running' || iteration.status === 'queued');
-  useEffect(() => {
-    if (active && running === null && outcome === null) {
-      setProgress(active.progress);
-      setRunning(active.id);
-    }
-  }, [active, running, outcome]);
-
-  const done = progress ? progress.succeeded + progress.failed : 0;
-  const percent = progress && progress.total > 0 ? Math.round((done / progress.total) * 100) : 0;
+  const done = shown ? shown.succeeded + shown.failed : 0;
+  const percent = shown && shown.total > 0 ? Math.round((done / shown.total) * 100) : 0;
   const withFailures = props.iterations.filter((iteration) => iteration.progress.failed > 0 && iteration.status !== 'running' && iteration.status !== 'queued');
 
   return (
@@ -424,13 +420,13 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
         <h2 id="run-title" style={{ margin: 0, flex: 1 }}>
           Run
         </h2>
-        {running === null && (
+        {current === null && (
           <button type="button" className="primary" onClick={() => setOpen(!open)} aria-expanded={open}>
             Run iteration
           </button>
         )}
       </div>
-      {open && running === null && (
+      {open && current === null && (
         <form onSubmit={(event) => void submit(event)}>
           <label htmlFor={modelId}>Model</label>
           <input id={modelId} list={listId} value={model} onChange={(event) => setModel(event.target.value)} required autoComplete="off" aria-describedby={`${modelId}-hint`} />
@@ -457,16 +453,16 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
         </form>
       )}
       {error && <p role="alert">{error}</p>}
-      {running !== null && progress && (
+      {current !== null && shown && (
         <div>
-          <div role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${done} of ${progress.total} documents`} className="bar-track" style={{ width: '100%', height: '1rem' }}>
+          <div role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${done} of ${shown.total} documents`} className="bar-track" style={{ width: '100%', height: '1rem' }}>
             <div className="bar" style={{ width: `${percent}%`, height: '100%' }} />
           </div>
           <p aria-live="polite">
-            {done} of {progress.total} documents · {progress.failed} failed
+            {done} of {shown.total} documents · {shown.failed} failed
             {summary.data ? ` · cost $${summary.data.usage.cost.toFixed(4)}` : ''}
           </p>
-          <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate({ evaluation_id: props.evaluationId, iteration_id: running })}>
+          <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate({ evaluation_id: props.evaluationId, iteration_id: current })}>
             Cancel
           </button>
         </div>
@@ -484,7 +480,7 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
           </ul>
         </details>
       )}
-      {running === null &&
+      {current === null &&
         withFailures.map((iteration) => (
           <p key={iteration.id} className="row">
             {iterationLabel(iteration)}: {iteration.progress.failed} failed
