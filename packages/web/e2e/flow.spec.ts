@@ -1,0 +1,121 @@
+// The main path of a person evaluating a model: create an evaluation from files, run two models, watch the runs,
+// compare them, correct the ground truth of a document and see the metrics follow, download the results.
+import { Buffer } from 'node:buffer';
+import { parse } from 'csv-parse/sync';
+import { expect, test, type Page } from '@playwright/test';
+import { invoiceSchema, invoiceText } from './fake-provider.js';
+import { invoice, rest, signIn } from './support.js';
+
+test.describe.configure({ mode: 'serial' });
+
+const NAME = `Invoices e2e ${Date.now()}`;
+const files = [0, 1, 2].map((i) => ({
+  name: `invoice-${i}.txt`,
+  mimeType: 'text/plain',
+  buffer: Buffer.from(invoiceText(invoice(i))),
+}));
+let evaluationPath = '';
+
+/** The leaderboard row of the iteration run with `model`. */
+const leaderboardRow = (page: Page, model: string) =>
+  page.getByRole('table', { name: 'Leaderboard' }).getByRole('row').filter({ hasText: model });
+
+async function runIteration(page: Page, model: string): Promise<void> {
+  await page.getByRole('button', { name: 'Run iteration' }).click();
+  await page.getByRole('combobox', { name: 'Model' }).fill(model);
+  await page.getByRole('button', { name: 'Start' }).click();
+  const progress = page.getByRole('progressbar', { name: 'Progress' });
+  await expect(progress).toBeVisible();
+  await expect(progress).toHaveAttribute('aria-valuenow', '100', { timeout: 30_000 });
+  await expect(leaderboardRow(page, model)).toHaveCount(1);
+}
+
+test('create an evaluation with 3 files', async ({ page }) => {
+  await signIn(page);
+  await page.getByRole('button', { name: 'New evaluation' }).click();
+  await page.getByRole('textbox', { name: 'Name' }).fill(NAME);
+  await page.getByRole('textbox', { name: 'JSON schema' }).fill(JSON.stringify(invoiceSchema));
+  await page.getByLabel('Files').setInputFiles(files);
+  await page.getByRole('button', { name: 'Create' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: NAME })).toBeVisible();
+  evaluationPath = new URL(page.url()).pathname;
+  expect(evaluationPath).toMatch(/^\/evals\/[^/]+$/);
+  // The server holds the 3 documents.
+  const id = evaluationPath.split('/')[2]!;
+  const documents = await rest('GET', `/v1/evals/${id}/documents`);
+  expect(documents.data.map((d: { mime_data?: { filename: string }; filename?: string }) => d.mime_data?.filename ?? d.filename).sort())
+    .toEqual(files.map((f) => f.name));
+});
+
+test('annotations are set, then two runs are watched to 100 %', async ({ page }) => {
+  const id = evaluationPath.split('/')[2]!;
+  // Ground truth for the uploaded files (the create form uploads files; annotations are edited afterwards).
+  const documents = await rest('GET', `/v1/evals/${id}/documents`);
+  for (const document of documents.data) {
+    const name: string = document.mime_data?.filename ?? document.filename;
+    const i = Number(/invoice-(\d+)/.exec(name)![1]);
+    await rest('PUT', `/v1/evals/${id}/documents/${document.id}`, { annotation: invoice(i) });
+  }
+  await signIn(page, evaluationPath);
+  await runIteration(page, 'fake-good');
+  await runIteration(page, 'fake-bad');
+  await expect(leaderboardRow(page, 'fake-good')).toContainText('1.000');
+});
+
+test('compare two iterations: the regressed field comes first', async ({ page }) => {
+  await signIn(page, evaluationPath);
+  const id = evaluationPath.split('/')[2]!;
+  const iterations = await rest('GET', `/v1/evals/${id}/iterations?view=summary`);
+  const good = iterations.data.find((i: any) => i.inference_settings.model === 'fake-good');
+  const bad = iterations.data.find((i: any) => i.inference_settings.model === 'fake-bad');
+  await page.goto(new URL(`${evaluationPath}/compare?base=${good.id}&head=${bad.id}`, page.url()).href);
+  const deltas = page.getByRole('table', { name: 'Field deltas' });
+  await expect(deltas).toBeVisible();
+  // Row 0 is the header: the first data row is the field fake-bad reads wrong.
+  await expect(deltas.getByRole('row').nth(1)).toContainText('total');
+  await expect(page.getByRole('list', { name: 'Regressed documents' }).getByRole('listitem')).toHaveCount(3);
+  await expect(page.getByRole('img', { name: /^Field deltas chart/ })).toBeVisible();
+  await page.screenshot({ path: '../../../docs/images/compare.png', fullPage: false });
+});
+
+test('correcting a field of a document changes the iteration mean in the leaderboard', async ({ page }) => {
+  await signIn(page, evaluationPath);
+  const row = leaderboardRow(page, 'fake-bad');
+  const before = await row.textContent();
+  await page.screenshot({ path: '../../../docs/images/evaluation.png', fullPage: false });
+  const id = evaluationPath.split('/')[2]!;
+  const documents = await rest('GET', `/v1/evals/${id}/documents`);
+  const first = documents.data.find((d: any) => (d.mime_data?.filename ?? d.filename) === 'invoice-0.txt');
+  await page.goto(new URL(`${evaluationPath}/documents/${first.id}`, page.url()).href);
+  await expect(page.getByRole('heading', { name: 'invoice-0.txt' })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Fields' })).toContainText('total');
+  await page.screenshot({ path: '../../../docs/images/document.png', fullPage: false });
+  await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  const editor = page.getByRole('textbox', { name: 'Annotation' });
+  // An annotation of the wrong type is refused with the path at fault; nothing is stored.
+  await editor.fill(JSON.stringify({ ...invoice(0), total: 'a lot' }));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('alert')).toContainText('total');
+  // The truth fake-bad read (total + 1): that document now scores 1 for fake-bad.
+  await editor.fill(JSON.stringify({ ...invoice(0), total: invoice(0).total + 1 }));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  const stored = await rest('GET', `/v1/evals/${id}/documents/${first.id}`);
+  expect(stored.annotation.total).toBe(invoice(0).total + 1);
+  await page.goto(new URL(evaluationPath, page.url()).href);
+  await expect(row).not.toHaveText(before ?? '');
+});
+
+test('download the CSV of an iteration', async ({ page }) => {
+  await signIn(page, evaluationPath);
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download CSV' }).or(page.getByRole('link', { name: 'Download CSV' })).first().click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/\.csv$/);
+  const path = await download.path();
+  const { readFileSync } = await import('node:fs');
+  const rows: Record<string, string>[] = parse(readFileSync(path), { columns: true, bom: true });
+  // One row per document x leaf field: 3 documents x 3 fields.
+  expect(rows).toHaveLength(9);
+  expect(new Set(rows.map((r) => r.field_path ?? r.path))).toEqual(new Set(['vendor', 'total', 'currency']));
+});
