@@ -2,7 +2,8 @@
 // (test-support/fake-openai-server.ts), answering from the document's own text so that similarity depends on the
 // document and on the model. Documents are text files of `key: value` lines (see `invoiceText`).
 //   - model `fake-good`: reads every field right;
-//   - model `fake-bad`: reads `total` wrong (off by 1), everything else right;
+//   - model `fake-bad`: reads `currency` wrong (EUR and USD swapped: similarity 0 on that field, so a compare with
+//     fake-good's iteration lists `currency` as the regressed field and every document as regressed), the rest right;
 //   - model `fake-slow`: like fake-good, 150 ms a call (a run that can be watched and cancelled).
 import { completion, FakeOpenAIServer, type RecordedRequest } from '../../../test-support/fake-openai-server.js';
 
@@ -38,12 +39,15 @@ export function readInvoice(text: string): Invoice {
   return { vendor: field('vendor'), total: Number(field('total')) || 0, currency: field('currency') };
 }
 
+/** The currency fake-bad reads instead of the right one. */
+export const wrongCurrency = (currency: string) => (currency === 'EUR' ? 'USD' : 'EUR');
+
 export async function startFakeProvider(): Promise<FakeOpenAIServer> {
   const server = await new FakeOpenAIServer().start();
   server.handle = (request) => {
     const model = String(request.body?.model ?? '');
     const invoice = readInvoice(requestText(request));
-    const answer = model === 'fake-bad' ? { ...invoice, total: invoice.total + 1 } : invoice;
+    const answer = model === 'fake-bad' ? { ...invoice, currency: wrongCurrency(invoice.currency) } : invoice;
     return { body: completion(answer, { model }), delayMs: model === 'fake-slow' ? 150 : 5 };
   };
   return server;

@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import { parse } from 'csv-parse/sync';
 import { expect, test, type Page } from '@playwright/test';
-import { invoiceSchema, invoiceText } from './fake-provider.js';
+import { invoiceSchema, invoiceText, wrongCurrency } from './fake-provider.js';
 import { invoice, rest, signIn } from './support.js';
 
 test.describe.configure({ mode: 'serial' });
@@ -71,8 +71,9 @@ test('compare two iterations: the regressed field comes first', async ({ page })
   await page.goto(new URL(`${evaluationPath}/compare?base=${good.id}&head=${bad.id}`, page.url()).href);
   const deltas = page.getByRole('table', { name: 'Field deltas' });
   await expect(deltas).toBeVisible();
-  // Row 0 is the header: the first data row is the field fake-bad reads wrong.
-  await expect(deltas.getByRole('row').nth(1)).toContainText('total');
+  // Row 0 is the header: the first data row is the field fake-bad reads wrong (currency), before the unchanged ones.
+  await expect(deltas.getByRole('row').nth(1)).toContainText('currency');
+  await expect(deltas.getByRole('row')).toHaveCount(4);
   await expect(page.getByRole('list', { name: 'Regressed documents' }).getByRole('listitem')).toHaveCount(3);
   await expect(page.getByRole('img', { name: /^Field deltas chart/ })).toBeVisible();
   await page.screenshot({ path: '../../../docs/images/compare.png', fullPage: false });
@@ -81,14 +82,19 @@ test('compare two iterations: the regressed field comes first', async ({ page })
 test('correcting a field of a document changes the iteration mean in the leaderboard', async ({ page }) => {
   await signIn(page, evaluationPath);
   const row = leaderboardRow(page, 'fake-bad');
-  const before = await row.textContent();
-  await page.screenshot({ path: '../../../docs/images/evaluation.png', fullPage: false });
   const id = evaluationPath.split('/')[2]!;
+  const meanOf = async () =>
+    (await rest('GET', `/v1/evals/${id}/iterations?view=summary`)).data.find((i: any) => i.inference_settings.model === 'fake-bad')
+      .metric_results.mean_similarity as number;
+  const before = await meanOf();
+  await expect(row).toContainText(before.toFixed(3));
+  await page.screenshot({ path: '../../../docs/images/evaluation.png', fullPage: false });
   const documents = await rest('GET', `/v1/evals/${id}/documents`);
   const first = documents.data.find((d: any) => (d.mime_data?.filename ?? d.filename) === 'invoice-0.txt');
   await page.goto(new URL(`${evaluationPath}/documents/${first.id}`, page.url()).href);
   await expect(page.getByRole('heading', { name: 'invoice-0.txt' })).toBeVisible();
-  await expect(page.getByRole('table', { name: 'Fields' })).toContainText('total');
+  // Annotation and prediction side by side: fake-bad's wrong currency is on the page next to the right one.
+  await expect(page.getByRole('table', { name: 'Fields' })).toContainText('currency');
   await page.screenshot({ path: '../../../docs/images/document.png', fullPage: false });
   await page.getByRole('button', { name: 'Edit ground truth' }).click();
   const editor = page.getByRole('textbox', { name: 'Annotation' });
@@ -96,14 +102,19 @@ test('correcting a field of a document changes the iteration mean in the leaderb
   await editor.fill(JSON.stringify({ ...invoice(0), total: 'a lot' }));
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('alert')).toContainText('total');
-  // The truth fake-bad read (total + 1): that document now scores 1 for fake-bad.
-  await editor.fill(JSON.stringify({ ...invoice(0), total: invoice(0).total + 1 }));
+  expect((await rest('GET', `/v1/evals/${id}/documents/${first.id}`)).annotation).toEqual(invoice(0));
+  // The truth fake-bad read: that document now scores 1 for fake-bad, and fake-bad's mean goes up.
+  const corrected = { ...invoice(0), currency: wrongCurrency(invoice(0).currency) };
+  await editor.fill(JSON.stringify(corrected));
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('alert')).toHaveCount(0);
   const stored = await rest('GET', `/v1/evals/${id}/documents/${first.id}`);
-  expect(stored.annotation.total).toBe(invoice(0).total + 1);
+  expect(stored.annotation).toEqual(corrected);
+  const after = await meanOf();
+  expect(after).toBeGreaterThan(before);
   await page.goto(new URL(evaluationPath, page.url()).href);
-  await expect(row).not.toHaveText(before ?? '');
+  await expect(row).toContainText(after.toFixed(3));
+  await expect(row).not.toContainText(before.toFixed(3));
 });
 
 test('download the CSV of an iteration', async ({ page }) => {
@@ -117,5 +128,6 @@ test('download the CSV of an iteration', async ({ page }) => {
   const rows: Record<string, string>[] = parse(readFileSync(path), { columns: true, bom: true });
   // One row per document x leaf field: 3 documents x 3 fields.
   expect(rows).toHaveLength(9);
-  expect(new Set(rows.map((r) => r.field_path ?? r.path))).toEqual(new Set(['vendor', 'total', 'currency']));
+  expect(new Set(rows.map((r) => r.field))).toEqual(new Set(['vendor', 'total', 'currency']));
+  expect(new Set(rows.map((r) => r.filename))).toEqual(new Set(files.map((f) => f.name)));
 });

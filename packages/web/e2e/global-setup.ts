@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startFakeProvider } from './fake-provider.js';
+import { LARGE, seedLargeEvaluation } from './seed.js';
 
 export const API_KEY = 'e2e-key-0123456789';
 const root = resolve(import.meta.dirname, '../../..');
@@ -48,10 +49,7 @@ export default async function globalSetup() {
     OPENAI_BASE_URL: provider.baseURL,
   });
   child.removeAllListeners('exit');
-  process.env.E2E_BASE_URL = url;
-  process.env.E2E_API_KEY = API_KEY;
-  process.env.E2E_PROVIDER_URL = provider.baseURL;
-  return async () => {
+  const teardown = async () => {
     child.kill('SIGTERM');
     await new Promise<void>((done) => {
       if (child.exitCode !== null) return done();
@@ -67,4 +65,17 @@ export default async function globalSetup() {
     await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
+  process.env.E2E_BASE_URL = url;
+  process.env.E2E_API_KEY = API_KEY;
+  process.env.E2E_PROVIDER_URL = provider.baseURL;
+  try {
+    const seeding = performance.now();
+    const large = await seedLargeEvaluation(url, API_KEY);
+    process.env.E2E_LARGE_EVAL = JSON.stringify(large);
+    console.log(`e2e: seeded ${LARGE.documents} documents x ${LARGE.iterations} iterations in ${Math.round(performance.now() - seeding)} ms`);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
 }
