@@ -24,9 +24,9 @@ export default defineConfig({
   fullyParallel: false,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: process.env.CI
-    ? [['list'], ['json', { outputFile: '../../../.tmp/playwright.json' }]]
-    : [['list']],
+  forbidOnly: !!process.env.CI,
+  // The JSON report is what .ci/run sums into its closing `Tests:` line.
+  reporter: [['list'], ['json', { outputFile: '../../../.tmp/playwright.json' }]],
   use: {
     browserName: 'chromium',
     headless: true,
