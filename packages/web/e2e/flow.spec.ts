@@ -4,7 +4,7 @@ import { Buffer } from 'node:buffer';
 import { parse } from 'csv-parse/sync';
 import { expect, test, type Page } from '@playwright/test';
 import { invoiceSchema, invoiceText, wrongCurrency } from './fake-provider.js';
-import { invoice, rest, signIn } from './support.js';
+import { invoice, rest, screenshotPath, signIn } from './support.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -76,7 +76,7 @@ test('compare two iterations: the regressed field comes first', async ({ page })
   await expect(deltas.getByRole('row')).toHaveCount(4);
   await expect(page.getByRole('list', { name: 'Regressed documents' }).getByRole('listitem')).toHaveCount(3);
   await expect(page.getByRole('img', { name: /^Field deltas chart/ })).toBeVisible();
-  await page.screenshot({ path: '../../../docs/images/compare.png', fullPage: false });
+  await page.screenshot({ path: screenshotPath('compare') });
 });
 
 test('correcting a field of a document changes the iteration mean in the leaderboard', async ({ page }) => {
@@ -88,14 +88,14 @@ test('correcting a field of a document changes the iteration mean in the leaderb
       .metric_results.mean_similarity as number;
   const before = await meanOf();
   await expect(row).toContainText(before.toFixed(3));
-  await page.screenshot({ path: '../../../docs/images/evaluation.png', fullPage: false });
+  await page.screenshot({ path: screenshotPath('evaluation') });
   const documents = await rest('GET', `/v1/evals/${id}/documents`);
   const first = documents.data.find((d: any) => (d.mime_data?.filename ?? d.filename) === 'invoice-0.txt');
   await page.goto(new URL(`${evaluationPath}/documents/${first.id}`, page.url()).href);
   await expect(page.getByRole('heading', { name: 'invoice-0.txt' })).toBeVisible();
   // Annotation and prediction side by side: fake-bad's wrong currency is on the page next to the right one.
   await expect(page.getByRole('table', { name: 'Fields' })).toContainText('currency');
-  await page.screenshot({ path: '../../../docs/images/document.png', fullPage: false });
+  await page.screenshot({ path: screenshotPath('document') });
   await page.getByRole('button', { name: 'Edit ground truth' }).click();
   const editor = page.getByRole('textbox', { name: 'Annotation' });
   // An annotation of the wrong type is refused with the path at fault; nothing is stored.

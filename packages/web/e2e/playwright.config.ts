@@ -25,6 +25,8 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   forbidOnly: !!process.env.CI,
+  // Traces of failed tests: outside the sources, ignored by git.
+  outputDir: '../../../.tmp/e2e-results',
   // The JSON report is what .ci/run sums into its closing `Tests:` line.
   reporter: [['list'], ['json', { outputFile: '../../../.tmp/playwright.json' }]],
   use: {

@@ -1,6 +1,7 @@
 // What the specs share: the server's address and key (set by global-setup.ts), signing in through the UI, and REST
 // calls for seeding data the specs then look at.
 import { Buffer } from 'node:buffer';
+import { resolve } from 'node:path';
 import { expect, type Page } from '@playwright/test';
 import { invoiceSchema, invoiceText, type Invoice } from './fake-provider.js';
 
@@ -48,3 +49,10 @@ export function documentInput(i: number, annotation: Invoice = invoice(i)) {
 }
 
 export { invoiceSchema };
+
+/**
+ * Where a screenshot goes: docs/images/<name>.png (the README's) when E2E_SCREENSHOTS=1, else .tmp/e2e-screenshots/,
+ * so that a plain run (CI's) leaves the committed images alone.
+ */
+export const screenshotPath = (name: string) =>
+  resolve(import.meta.dirname, '../../..', process.env.E2E_SCREENSHOTS === '1' ? 'docs/images' : '.tmp/e2e-screenshots', `${name}.png`);
