@@ -20,6 +20,7 @@ export const boundaries = {
   rest: ['core'],
   trpc: ['core'],
   cli: ['core', 'adapters'],
+  web: ['core', 'trpc'],
 };
 
 /**
@@ -73,8 +74,8 @@ const restrictImports = (self, allowed, more = []) => {
   ];
 };
 
-const ts = ['**/*.ts'];
-const within = (dir, subdirs) => subdirs.map((sub) => `${dir}/${sub}/**/*.ts`);
+const ts = ['**/*.ts', '**/*.tsx'];
+const within = (dir, subdirs) => subdirs.flatMap((sub) => [`${dir}/${sub}/**/*.ts`, `${dir}/${sub}/**/*.tsx`]);
 
 const typeChecked = {
   // Non-null assertions that `noUncheckedIndexedAccess: false` makes redundant (`rows[i]!`) are a style, not a bug.

@@ -12,6 +12,7 @@ const alias = [
   { find: /^@docevals\/rest\/node$/, replacement: src('./packages/rest/src/node/index.ts') },
   { find: /^@docevals\/rest$/, replacement: src('./packages/rest/src/index.ts') },
   { find: /^@docevals\/trpc$/, replacement: src('./packages/trpc/src/index.ts') },
+  { find: /^@docevals\/web$/, replacement: src('./packages/web/src/index.ts') },
 ];
 
 const project = (name: string, dir: string, extra: Record<string, unknown> = {}) => ({
@@ -28,6 +29,7 @@ export default defineConfig({
       project('openai', './packages/openai', { testTimeout: 30_000 }),
       project('rest', './packages/rest', { testTimeout: 30_000 }),
       project('trpc', './packages/trpc', { testTimeout: 30_000 }),
+      project('web', './packages/web'),
       project('cli', './packages/cli', { testTimeout: 120_000, hookTimeout: 60_000 }),
       project('examples', './examples', { testTimeout: 60_000, include: ['*/test/**/*.test.ts'] }),
       // The workspace's own tooling: the lint configuration's package boundaries.

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { apiKeyAuthenticator, createDocevals, localRulesExtractor, type Docevals, type Extractor } from '@docevals/core';
 import { createRestHandler, DEFAULT_MAX_BODY_BYTES } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
+import { createWebHandler } from '@docevals/web';
 import { loadApiKeys } from './api-keys.js';
 import { readConfig, type Env, type StandaloneConfig } from './config.js';
 import { logRequests } from './request-log.js';
@@ -33,7 +34,7 @@ export interface StandaloneOptions {
 }
 
 /**
- * The standalone docevals server: the REST API at `/` and the tRPC router at `/trpc`, over lowdb (or Redis), with
+ * The standalone docevals server: the REST API at `/v1`, the tRPC router at `/trpc` and the web app at `/`, over lowdb (or Redis), with
  * the `local-rules` model and, given `OPENAI_API_KEY` or `OPENAI_BASE_URL`, every other model through OpenAI.
  * `src/server.ts` runs it with `process.env` and closes it on SIGTERM / SIGINT.
  *
@@ -77,8 +78,17 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     onError: (error) => console.error('[docevals]', error),
   });
-  const isTrpc = (pathname: string) => pathname === TRPC_ENDPOINT || pathname.startsWith(`${TRPC_ENDPOINT}/`);
-  const handler = toNodeHandler((request) => (isTrpc(new URL(request.url).pathname) ? trpc(request) : rest(request)));
+  // The web app (packages/web, built by `pnpm start` / `pnpm build`): every path the APIs do not serve.
+  // DOCEVALS_WEB_DIR: where its built files are (scripts/start.mjs sets it: the bundled server cannot find them).
+  const web = createWebHandler(env.DOCEVALS_WEB_DIR ? { directory: env.DOCEVALS_WEB_DIR } : {});
+  const under = (pathname: string, prefix: string) => pathname === prefix || pathname.startsWith(`${prefix}/`);
+  const route = (request: Request) => {
+    const { pathname } = new URL(request.url);
+    if (under(pathname, TRPC_ENDPOINT)) return trpc(request);
+    if (under(pathname, '/v1') || pathname.startsWith('/docs') || pathname === '/health') return rest(request);
+    return web(request);
+  };
+  const handler = toNodeHandler(route);
   let closing: Promise<void> | undefined;
   const server = createServer(
     logRequests((req, res) => {
