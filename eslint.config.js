@@ -109,7 +109,7 @@ export default defineConfig(
     languageOptions: { parserOptions: { project: './tsconfig.json', tsconfigRootDir: root } },
     rules: typeChecked,
   },
-  { files: ['**/test/**/*.ts', '**/bench/**/*.ts', 'test-support/**/*.ts'], rules: looseAny },
+  { files: ['**/test/**/*.ts', '**/bench/**/*.ts', '**/e2e/**/*.ts', 'test-support/**/*.ts'], rules: looseAny },
   // Each `@ts-expect-error` line there is a call the compiler must refuse: its operands are unresolved on purpose.
   { files: ['examples/trpc-client/src/type-test.ts'], rules: looseAny },
   // Package sources: only the packages `boundaries` allows.

@@ -60,6 +60,22 @@ const nativeExternal = {
   },
 };
 
+/**
+ * jsonc-parser's `main` is a UMD file whose require() calls esbuild cannot follow (the server then stops with
+ * "Cannot find module './impl/format'" as soon as the OpenAI extractor loads): bundle its ES module build instead.
+ */
+const esmJsoncParser = {
+  name: 'esm-jsonc-parser',
+  setup(b) {
+    b.onResolve({ filter: /^jsonc-parser$/ }, async (args) => {
+      if (args.pluginData === 'esm-jsonc-parser') return undefined;
+      const resolved = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'esm-jsonc-parser' });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { path: resolved.path.replace(/([\\/])lib[\\/]umd[\\/]main\.js$/, '$1lib$1esm$1main.js') };
+    });
+  },
+};
+
 /** Bundles the server into `bundle` (written whole, then renamed: a start running at the same time reads either). */
 async function bundleServer() {
   mkdirSync(cacheDir, { recursive: true });
@@ -76,7 +92,7 @@ async function bundleServer() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    plugins: [nativeExternal],
+    plugins: [nativeExternal, esmJsoncParser],
     // CommonJS dependencies bundled into an ES module still call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });
