@@ -117,6 +117,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       const key = apiKeys.generated ?? '<your key>';
       log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
       log(`API reference: ${url}/docs`);
+      log(`web app: ${url}/ (sign in with an API key)`);
       log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}`);
       if (apiKeys.generated) {
         log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);
