@@ -22,6 +22,7 @@ const ROW_HEIGHT = 30;
  */
 export function Matrix(props: { evaluationId: string; columns: MatrixColumn[]; rows: MatrixRow[] }) {
   const scroller = useRef<HTMLDivElement>(null);
+  // eslint-disable-next-line react-hooks/incompatible-library -- read on every render, never memoized: what it warns of
   const virtualizer = useVirtualizer({ count: props.rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const width = `calc(16rem + ${props.columns.length} * 7rem)`;
   return (
