@@ -29,6 +29,9 @@ const leaderboardRow = (page: Page, model: string) =>
  * Starts an iteration of `model` from the Run form and watches its progress bar. The bar may leave the page as soon
  * as the run ends (a run of 3 small documents takes a few tens of milliseconds), so every value it shows is recorded
  * in the page by a MutationObserver set up before the start; the run must have shown 100, never going back.
+ * Known gap (webapp, 23:30): RunSection renders the bar only while `running !== null` and the final event sets the
+ * last progress and `running = null` together, so a fast run's bar goes from 0 to gone and this fails (most runs).
+ * The fix is in packages/web/src: keep the bar, at its final value, after the run ends (until the next start).
  */
 async function runIteration(page: Page, model: string): Promise<void> {
   await page.evaluate(() => {
