@@ -85,7 +85,7 @@ export function EvaluationPage() {
               </tr>
             )}
             {leaderboard.data?.rows.map((row) => (
-              <tr key={row.iteration_id} aria-selected={row.iteration_id === selectedId}>
+              <tr key={row.iteration_id}>
                 <td>
                   <strong>{row.model}</strong> <code className="muted">{row.iteration_id}</code>
                 </td>
