@@ -352,8 +352,10 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
             if (event.data.error) setFailures((list) => [...list, { document_id: event.data.document_id, error: event.data.error! }]);
           } else {
             setOutcome(event.type === 'completed' ? 'Completed.' : event.type === 'cancelled' ? 'Cancelled.' : `Failed: ${event.data.error ?? 'see the failures'}`);
+            // The bar stays at the final count until the Run form opens again (a short run's bar reaches 100, not
+            // vanishes).
+            setProgress(event.data.progress);
             setRunning(null);
-            setProgress(null);
             void refresh();
           }
         },
@@ -453,7 +455,7 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
         </form>
       )}
       {error && <p role="alert">{error}</p>}
-      {current !== null && shown && (
+      {shown && (current !== null || !open) && (
         <div>
           <div role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${done} of ${shown.total} documents`} className="bar-track" style={{ width: '100%', height: '1rem' }}>
             <div className="bar" style={{ width: `${percent}%`, height: '100%' }} />
@@ -462,9 +464,11 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
             {done} of {shown.total} documents · {shown.failed} failed
             {summary.data ? ` · cost $${summary.data.usage.cost.toFixed(4)}` : ''}
           </p>
-          <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate({ evaluation_id: props.evaluationId, iteration_id: current })}>
-            Cancel
-          </button>
+          {current !== null && (
+            <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate({ evaluation_id: props.evaluationId, iteration_id: current })}>
+              Cancel
+            </button>
+          )}
         </div>
       )}
       {outcome && <p aria-live="polite">{outcome}</p>}
