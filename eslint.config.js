@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -21,6 +22,7 @@ export const boundaries = {
   trpc: ['core'],
   cli: ['core', 'adapters'],
   bullmq: ['core'],
+  web: ['core', 'trpc'],
 };
 
 const packageJson = (dir) => JSON.parse(readFileSync(`${root}${dir}/package.json`, 'utf8'));
@@ -68,8 +70,8 @@ const restrictImports = (self, allowed, more = []) => {
   ];
 };
 
-const ts = ['**/*.ts'];
-const within = (dir, subdirs) => subdirs.map((sub) => `${dir}/${sub}/**/*.ts`);
+const ts = ['**/*.ts', '**/*.tsx'];
+const within = (dir, subdirs) => subdirs.flatMap((sub) => [`${dir}/${sub}/**/*.ts`, `${dir}/${sub}/**/*.tsx`]);
 
 const typeChecked = {
   // Non-null assertions that `noUncheckedIndexedAccess: false` makes redundant (`rows[i]!`) are a style, not a bug.
@@ -102,7 +104,7 @@ export default defineConfig(
     languageOptions: { parserOptions: { project: './tsconfig.json', tsconfigRootDir: root } },
     rules: typeChecked,
   },
-  { files: ['**/test/**/*.ts', '**/bench/**/*.ts', 'test-support/**/*.ts'], rules: looseAny },
+  { files: ['**/test/**/*.ts', '**/bench/**/*.ts', '**/e2e/**/*.ts', 'test-support/**/*.ts'], rules: looseAny },
   // Each `@ts-expect-error` line there is a call the compiler must refuse: its operands are unresolved on purpose.
   { files: ['examples/trpc-client/src/type-test.ts'], rules: looseAny },
   // Package sources: only the packages `boundaries` allows.
@@ -132,6 +134,8 @@ export default defineConfig(
     files: [`examples/${dir}/**/*.ts`],
     rules: { 'no-restricted-imports': restrictImports('', declared(`examples/${dir}`)) },
   })),
+  // The web app's components: the rules of hooks (and React Compiler's checks the plugin's recommended set holds).
+  { files: ['packages/web/src/**/*.tsx', 'packages/web/src/**/*.ts'], extends: [reactHooks.configs.flat.recommended] },
   // Files outside the TypeScript project (this config, scripts): plain JavaScript rules only.
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
 );

@@ -14,6 +14,7 @@ const alias = [
   { find: /^@docevals\/rest$/, replacement: src('./packages/rest/src/index.ts') },
   { find: /^@docevals\/trpc$/, replacement: src('./packages/trpc/src/index.ts') },
   { find: /^@docevals\/bullmq$/, replacement: src('./packages/bullmq/src/index.ts') },
+  { find: /^@docevals\/web$/, replacement: src('./packages/web/src/index.ts') },
 ];
 
 const project = (name: string, dir: string, extra: Record<string, unknown> = {}) => ({
@@ -30,6 +31,7 @@ export default defineConfig({
       project('openai', './packages/openai', { testTimeout: 30_000 }),
       project('rest', './packages/rest', { testTimeout: 30_000 }),
       project('trpc', './packages/trpc', { testTimeout: 30_000 }),
+      project('web', './packages/web'),
       project('cli', './packages/cli', { testTimeout: 120_000, hookTimeout: 60_000 }),
       project('bullmq', './packages/bullmq', { testTimeout: 120_000, hookTimeout: 60_000 }),
       project('examples', './examples', { testTimeout: 60_000, include: ['*/test/**/*.test.ts'] }),

@@ -4,7 +4,8 @@
 # - redis-server: the Redis adapter's tests start their own (unless REDIS_URL is given);
 # - postgresql: the Postgres adapter's tests run initdb and start their own (unless DATABASE_URL is given);
 # - fonts-dejavu-core: a font for the pages the OpenAI extractor draws in modality image, when the machine has none;
-# - curl and jq: the README's curl walk-through uses them, and a test runs it as written.
+# - curl and jq: the README's curl walk-through uses them, and a test runs it as written;
+# - chromium: the web app's end-to-end tests (Playwright) drive Debian's Chromium; no browser is downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,7 @@ if [ -z "${DATABASE_URL:-}" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/nul
   && ! [ -x "$(pg_config --bindir 2>/dev/null)/initdb" ]; then PACKAGES+=(postgresql); fi
 if [ -z "$(find /usr/share/fonts /usr/local/share/fonts -name '*.ttf' -print -quit 2>/dev/null)" ]; then PACKAGES+=(fonts-dejavu-core); fi
 for tool in curl jq; do command -v "$tool" >/dev/null 2>&1 || PACKAGES+=("$tool"); done
+if [ -z "${CHROMIUM_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1; then PACKAGES+=(chromium); fi
 
 if [ ${#PACKAGES[@]} -gt 0 ]; then
   if ! command -v apt-get >/dev/null 2>&1; then
@@ -32,4 +34,5 @@ if [ ${#PACKAGES[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${PACKAGES[@]}" >/dev/null
 fi
 
-pnpm install --frozen-lockfile
+# Playwright drives the system's Chromium (above): its own browser download is skipped.
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 pnpm install --frozen-lockfile

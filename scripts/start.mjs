@@ -5,7 +5,8 @@
 // lockfile did (about a second); otherwise the start only loads it, which takes a fraction of the time module by
 // module loading of the sources takes. Nothing is type-checked or built for publishing here (`pnpm build` does that).
 import { build, stop } from 'esbuild';
-import { readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -59,6 +60,22 @@ const nativeExternal = {
   },
 };
 
+/**
+ * jsonc-parser's `main` is a UMD file whose require() calls esbuild cannot follow (the server then stops with
+ * "Cannot find module './impl/format'" as soon as the OpenAI extractor loads): bundle its ES module build instead.
+ */
+const esmJsoncParser = {
+  name: 'esm-jsonc-parser',
+  setup(b) {
+    b.onResolve({ filter: /^jsonc-parser$/ }, async (args) => {
+      if (args.pluginData === 'esm-jsonc-parser') return undefined;
+      const resolved = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'esm-jsonc-parser' });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { path: resolved.path.replace(/([\\/])lib[\\/]umd[\\/]main\.js$/, '$1lib$1esm$1main.js') };
+    });
+  },
+};
+
 /** Bundles the server into `bundle` (written whole, then renamed: a start running at the same time reads either). */
 async function bundleServer() {
   mkdirSync(cacheDir, { recursive: true });
@@ -75,7 +92,7 @@ async function bundleServer() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    plugins: [nativeExternal],
+    plugins: [nativeExternal, esmJsoncParser],
     // CommonJS dependencies bundled into an ES module still call require().
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });
@@ -95,6 +112,34 @@ if (!fresh()) {
     process.exit(1);
   }
 }
+
+// The web app (packages/web): built by Vite into packages/web/dist/app when missing or older than its sources.
+const webDir = join(root, 'packages/web');
+const webApp = join(webDir, 'dist/app');
+
+/** The newest change among the web app's sources (and the lockfile: a new library version is a change too). */
+function newestWebSource() {
+  let newest = Math.max(mtime('pnpm-lock.yaml') ?? 0, mtime(join(webDir, 'index.html')) ?? 0, mtime(join(webDir, 'vite.config.ts')) ?? 0);
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else newest = Math.max(newest, mtime(path) ?? 0);
+    }
+  };
+  walk(join(webDir, 'src'));
+  return newest;
+}
+
+const builtWeb = mtime(join(webApp, 'index.html'));
+if (builtWeb === null || builtWeb < newestWebSource()) {
+  console.log('docevals: building the web app (only when its sources changed since the last build)');
+  const vite = spawnSync(process.execPath, [join(webDir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], { cwd: webDir, stdio: 'inherit' });
+  if (vite.status !== 0) {
+    console.error('docevals: the web app did not build (see above); the API still starts, the app answers 503');
+  }
+}
+process.env.DOCEVALS_WEB_DIR ??= webApp;
 
 // Stack traces name the TypeScript sources.
 process.setSourceMapsEnabled(true);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { apiKeyAuthenticator, createDocevals, type Docevals } from '@docevals/core';
 import { createRestHandler, DEFAULT_MAX_BODY_BYTES } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
+import { createWebHandler } from '@docevals/web';
 import { loadApiKeys } from './api-keys.js';
 import { readConfig, type Env, type StandaloneConfig } from './config.js';
 import { configuredExtractors, queueRunner } from './queue.js';
@@ -34,7 +35,7 @@ export interface StandaloneOptions {
 }
 
 /**
- * The standalone docevals server: the REST API at `/` and the tRPC router at `/trpc`, over lowdb (or Redis), with
+ * The standalone docevals server: the REST API at `/v1`, the tRPC router at `/trpc` and the web app at `/`, over lowdb (or Redis), with
  * the `local-rules` model and, given `OPENAI_API_KEY` or `OPENAI_BASE_URL`, every other model through OpenAI.
  * `src/server.ts` runs it with `process.env` and closes it on SIGTERM / SIGINT.
  *
@@ -73,8 +74,17 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     onError: (error) => console.error('[docevals]', error),
   });
-  const isTrpc = (pathname: string) => pathname === TRPC_ENDPOINT || pathname.startsWith(`${TRPC_ENDPOINT}/`);
-  const handler = toNodeHandler((request) => (isTrpc(new URL(request.url).pathname) ? trpc(request) : rest(request)));
+  // The web app (packages/web, built by `pnpm start` / `pnpm build`): every path the APIs do not serve.
+  // DOCEVALS_WEB_DIR: where its built files are (scripts/start.mjs sets it: the bundled server cannot find them).
+  const web = createWebHandler(env.DOCEVALS_WEB_DIR ? { directory: env.DOCEVALS_WEB_DIR } : {});
+  const under = (pathname: string, prefix: string) => pathname === prefix || pathname.startsWith(`${prefix}/`);
+  const route = (request: Request) => {
+    const { pathname } = new URL(request.url);
+    if (under(pathname, TRPC_ENDPOINT)) return trpc(request);
+    if (under(pathname, '/v1') || pathname.startsWith('/docs') || pathname === '/health') return rest(request);
+    return web(request);
+  };
+  const handler = toNodeHandler(route);
   let closing: Promise<void> | undefined;
   const server = createServer(
     logRequests((req, res) => {
@@ -103,6 +113,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       const key = apiKeys.generated ?? '<your key>';
       log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
       log(`API reference: ${url}/docs`);
+      log(`web app: ${url}/ (sign in with an API key)`);
       log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}${config.queue ? '; jobs: enqueued on BullMQ for workers (pnpm worker)' : ''}`);
       if (apiKeys.generated) {
         log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);

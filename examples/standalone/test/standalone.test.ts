@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -145,6 +145,31 @@ describe('the standalone server', () => {
     await expect(createStandaloneServer({ PORT: 'eighty', DATA_DIR: dataDir })).rejects.toThrow(/PORT/);
     await expect(createStandaloneServer({ DOCEVALS_API_KEYS: 'no-organization', DATA_DIR: dataDir })).rejects.toThrow(/DOCEVALS_API_KEYS/);
     await expect(createStandaloneServer({ DOCEVALS_CONCURRENCY: '0', DATA_DIR: dataDir })).rejects.toThrow(/DOCEVALS_CONCURRENCY/);
+  });
+
+  it('serves the web app at / and its routes, and leaves /v1, /trpc, /docs and /health to the APIs', async () => {
+    const webDir = join(dataDir, 'web-app');
+    await mkdir(join(webDir, 'assets'), { recursive: true });
+    await writeFile(join(webDir, 'index.html'), '<!doctype html><div id="root"></div>');
+    await writeFile(join(webDir, 'assets/index-1.js'), 'export {};');
+    const { url } = await start({ DOCEVALS_WEB_DIR: webDir });
+    for (const path of ['/', '/evals/eval_1', '/evals/eval_1/documents/doc_1']) {
+      const page = await fetch(`${url}${path}`);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await page.text()).toContain('<div id="root">');
+    }
+    const asset = await fetch(`${url}/assets/index-1.js`);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await fetch(`${url}/assets/missing.js`)).status).toBe(404);
+    // The APIs keep their paths: JSON 401 without a key, REST's answer for any /v1 path, /health without a key.
+    const anonymous = await fetch(`${url}/v1/evals`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('content-type')).toContain('application/json');
+    const unknown = await fetch(`${url}/v1/no-such-thing`);
+    expect(unknown.headers.get('content-type')).toContain('application/json'); // REST's answer, not the app
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    expect((await fetch(`${url}/trpc/evals.list`)).status).toBe(401);
   });
 
   it('serves the tRPC router at /trpc with the same keys', async () => {

@@ -18,6 +18,11 @@ export type NodeRequestHeaders = Record<string, string | string[] | undefined>;
  */
 export interface DocevalsContextRequest {
   req: { headers: Headers | NodeRequestHeaders };
+  /**
+   * tRPC's call info: its `connectionParams` carry the key for a client that cannot send headers (a browser's
+   * `EventSource` for `httpSubscriptionLink`, websockets): `{ apiKey: '<key>' }`, read when no header carries one.
+   */
+  info?: { connectionParams?: Record<string, string | undefined> | null } | undefined;
 }
 
 export interface CreateDocevalsContextOptions {
@@ -43,9 +48,9 @@ export interface CreateDocevalsContextOptions {
  */
 export function createDocevalsContext(options: CreateDocevalsContextOptions): (opts: DocevalsContextRequest) => Promise<DocevalsContext> {
   const { authenticate } = options;
-  return async ({ req }) => {
+  return async ({ req, info }) => {
     let organizationId: string | null;
-    const headers = toHeaders(req.headers);
+    const headers = withConnectionKey(toHeaders(req.headers), info?.connectionParams);
     try {
       organizationId = await authenticate(headers);
     } catch (error) {
@@ -54,6 +59,23 @@ export function createDocevalsContext(options: CreateDocevalsContextOptions): (o
     if (typeof organizationId === 'string' && organizationId !== '') return { organizationId };
     return { organizationId: null, apiKeySent: readApiKey(headers) !== null };
   };
+}
+
+/**
+ * The headers with `Api-Key` set from `connectionParams.apiKey` when no header carries a key: an `EventSource` (tRPC's
+ * `httpSubscriptionLink` in a browser) cannot send headers, so the client passes the key as a connection parameter.
+ * A key in the headers wins; the given headers are never changed (a copy is).
+ */
+function withConnectionKey(headers: Headers, connectionParams: Record<string, string | undefined> | null | undefined): Headers {
+  const key = connectionParams?.apiKey;
+  if (typeof key !== 'string' || key === '' || readApiKey(headers) !== null) return headers;
+  const copy = new Headers(headers);
+  try {
+    copy.set('api-key', key);
+  } catch {
+    return headers; // not a byte string: cannot be a key
+  }
+  return copy;
 }
 
 /**

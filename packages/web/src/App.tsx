@@ -1,0 +1,90 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense, useState } from 'react';
+import { BrowserRouter, Link, Route, Routes } from 'react-router';
+import { signOut, useApiKey } from './auth.js';
+import { ThemeToggle } from './components/ThemeToggle.js';
+import { EvaluationsPage } from './pages/EvaluationsPage.js';
+import { SignInPage } from './pages/SignInPage.js';
+import { createClient, createQueryClient, TRPCProvider } from './trpc.js';
+
+// The evaluation page and the document and compare views load on first visit: the list page stays small.
+const EvaluationPage = lazy(() => import('./pages/EvaluationPage.js').then((m) => ({ default: m.EvaluationPage })));
+const DocumentPage = lazy(() => import('./pages/DocumentPage.js').then((m) => ({ default: m.DocumentPage })));
+const ComparePage = lazy(() => import('./pages/ComparePage.js').then((m) => ({ default: m.ComparePage })));
+
+/**
+ * The app: the tRPC and TanStack Query providers, the sign-in gate (a key in sessionStorage) and the routes of
+ * docs/web.md: `/`, `/evals/:evaluationId`, `/evals/:evaluationId/documents/:documentId`,
+ * `/evals/:evaluationId/compare?base=&head=`.
+ */
+export function App() {
+  const [refused, setRefused] = useState(false);
+  const [queryClient] = useState(() =>
+    createQueryClient(() => {
+      setRefused(true);
+      signOut();
+    }),
+  );
+  const [trpcClient] = useState(createClient);
+  const apiKey = useApiKey();
+
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        <BrowserRouter>
+          <header className="app-header">
+            <Link className="brand" to="/">
+              docevals
+            </Link>
+            <span className="spacer" />
+            <ThemeToggle />
+            {apiKey !== null && (
+              <button
+                type="button"
+                onClick={() => {
+                  setRefused(false);
+                  signOut();
+                  queryClient.clear();
+                }}
+              >
+                Sign out
+              </button>
+            )}
+          </header>
+          <main>
+            {apiKey === null ? (
+              <SignInPage
+                expired={refused}
+                onSignedIn={() => {
+                  setRefused(false);
+                  queryClient.clear();
+                }}
+              />
+            ) : (
+              <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+                <Routes>
+                  <Route path="/" element={<EvaluationsPage />} />
+                  <Route path="/evals/:evaluationId" element={<EvaluationPage />} />
+                  <Route path="/evals/:evaluationId/documents/:documentId" element={<DocumentPage />} />
+                  <Route path="/evals/:evaluationId/compare" element={<ComparePage />} />
+                  <Route path="*" element={<NotFound />} />
+                </Routes>
+              </Suspense>
+            )}
+          </main>
+        </BrowserRouter>
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>
+        <Link to="/">Back to the evaluations</Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,1 @@
+export { createWebHandler, type WebHandlerOptions } from './create-web-handler.js';

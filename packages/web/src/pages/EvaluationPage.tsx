@@ -1,0 +1,498 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSubscription } from '@trpc/tanstack-react-query';
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { authHeaders } from '../auth.js';
+import { Matrix, type MatrixColumn, type MatrixRow } from '../components/Matrix.js';
+import { formatSimilarity } from '../similarity-colour.js';
+import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
+
+type IterationSummary = RouterOutputs['evals']['iterations']['listSummaries']['data'][number];
+
+/** How an iteration is named on screen: its model and id (the matrix's cell labels use it). */
+export function iterationLabel(iteration: { id: string; inference_settings?: { model: string }; model?: string }): string {
+  return `${iteration.model ?? iteration.inference_settings?.model ?? '?'} (${iteration.id})`;
+}
+
+/** `/evals/:evaluationId`: leaderboard, matrix, fields of the selected iteration, run, export, compare. */
+export function EvaluationPage() {
+  const { evaluationId = '' } = useParams();
+  const trpc = useTRPC();
+  const ref = { evaluation_id: evaluationId };
+  const evaluation = useQuery(trpc.evals.get.queryOptions(ref));
+  const iterations = useQuery(trpc.evals.iterations.listSummaries.queryOptions(ref));
+  const leaderboard = useQuery(trpc.evals.leaderboard.queryOptions(ref));
+  const [selected, setSelected] = useState<string | null>(null);
+  const list = iterations.data?.data ?? [];
+  const selectedId = selected ?? leaderboard.data?.rows[0]?.iteration_id ?? list.at(-1)?.id ?? null;
+  const selectedIteration = list.find((iteration) => iteration.id === selectedId) ?? null;
+
+  if (evaluation.error) {
+    return (
+      <p role="alert">
+        Cannot open this evaluation: {errorMessage(evaluation.error)} <Link to="/">Back to the evaluations</Link>
+      </p>
+    );
+  }
+  return (
+    <>
+      <p>
+        <Link to="/">Evaluations</Link>
+      </p>
+      <h1>{evaluation.data?.name ?? 'Loading…'}</h1>
+      {evaluation.data && (
+        <p className="muted">
+          {evaluation.data.documents.length} documents · {list.length} iterations · id <code>{evaluationId}</code>
+        </p>
+      )}
+
+      <RunSection evaluationId={evaluationId} iterations={list} />
+
+      <section aria-labelledby="leaderboard-title">
+        <h2 id="leaderboard-title">Leaderboard</h2>
+        {leaderboard.error && <p role="alert">{errorMessage(leaderboard.error)}</p>}
+        <table aria-label="Leaderboard">
+          <thead>
+            <tr>
+              <th scope="col">Iteration</th>
+              <th scope="col" className="number">
+                Mean similarity
+              </th>
+              <th scope="col">
+                <span className="sr-only">Bar</span>
+              </th>
+              <th scope="col" className="number">
+                Aligned
+              </th>
+              <th scope="col" className="number">
+                Succeeded
+              </th>
+              <th scope="col" className="number">
+                Failed
+              </th>
+              <th scope="col" className="number">
+                Cost
+              </th>
+              <th scope="col">Selected</th>
+            </tr>
+          </thead>
+          <tbody>
+            {leaderboard.data?.rows.length === 0 && (
+              <tr>
+                <td colSpan={8} className="muted">
+                  No iteration yet: run one above.
+                </td>
+              </tr>
+            )}
+            {leaderboard.data?.rows.map((row) => (
+              <tr key={row.iteration_id}>
+                <td>
+                  <strong>{row.model}</strong> <code className="muted">{row.iteration_id}</code>
+                </td>
+                <td className="number">{formatSimilarity(row.mean_similarity, 3)}</td>
+                <td aria-hidden="true">
+                  <div className="bar-track">
+                    <div className="bar" style={{ width: `${Math.round((row.mean_similarity ?? 0) * 100)}%` }} />
+                  </div>
+                </td>
+                <td className="number">{formatSimilarity(row.aligned_mean_similarity, 3)}</td>
+                <td className="number">{row.succeeded}</td>
+                <td className="number">{row.failed}</td>
+                <td className="number">{row.cost === null ? '–' : `$${row.cost.toFixed(4)}`}</td>
+                <td>
+                  <button type="button" aria-pressed={row.iteration_id === selectedId} onClick={() => setSelected(row.iteration_id)} aria-label={`Select ${row.model} (${row.iteration_id})`}>
+                    {row.iteration_id === selectedId ? 'Selected' : 'Select'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      {selectedIteration && <ExportAndCompare evaluationId={evaluationId} iteration={selectedIteration} iterations={list} />}
+
+      <section aria-labelledby="matrix-title">
+        <h2 id="matrix-title">Documents × iterations</h2>
+        <MatrixSection evaluationId={evaluationId} iterations={list} />
+      </section>
+
+      <section aria-labelledby="fields-title">
+        <h2 id="fields-title">Fields {selectedIteration ? `of ${iterationLabel(selectedIteration)}` : ''}</h2>
+        {selectedId ? <FieldsTable evaluationId={evaluationId} iterationId={selectedId} /> : <p className="muted">No iteration yet.</p>}
+      </section>
+    </>
+  );
+}
+
+/** Every page of the documents and of each iteration's predictions, read with the vanilla client. */
+function MatrixSection(props: { evaluationId: string; iterations: IterationSummary[] }) {
+  const client = useTRPCClient();
+  const key = props.iterations.map((iteration) => `${iteration.id}:${iteration.updated_at}`).join(',');
+  const data = useQuery({
+    queryKey: ['matrix', props.evaluationId, key],
+    queryFn: async () => {
+      const documents: { id: string; filename: string }[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await client.evals.documents.list.query({ evaluation_id: props.evaluationId, limit: 100, order: 'asc', ...(after ? { after } : {}) });
+        documents.push(...page.data.map((document) => ({ id: document.id, filename: 'filename' in document ? document.filename : document.mime_data.filename })));
+        after = page.list_metadata.after ?? undefined;
+        if (!after || page.data.length === 0) break;
+      }
+      const byIteration = new Map<string, Map<string, number | null>>();
+      for (const iteration of props.iterations) {
+        const values = new Map<string, number | null>();
+        let cursor: string | undefined;
+        for (;;) {
+          const page = await client.evals.iterations.predictions.query({
+            evaluation_id: props.evaluationId,
+            iteration_id: iteration.id,
+            limit: 1000,
+            ...(cursor ? { after: cursor } : {}),
+          });
+          for (const prediction of page.data) values.set(prediction.document_id, prediction.status === 'succeeded' ? prediction.metrics.similarity : null);
+          cursor = page.list_metadata.after ?? undefined;
+          if (!cursor || page.data.length === 0) break;
+        }
+        byIteration.set(iteration.id, values);
+      }
+      return { documents, byIteration };
+    },
+  });
+  const columns: MatrixColumn[] = useMemo(() => props.iterations.map((iteration) => ({ id: iteration.id, label: iterationLabel(iteration) })), [props.iterations]);
+  const rows: MatrixRow[] = useMemo(
+    () =>
+      (data.data?.documents ?? []).map((document) => ({
+        id: document.id,
+        filename: document.filename,
+        similarities: Object.fromEntries(props.iterations.map((iteration) => [iteration.id, data.data?.byIteration.get(iteration.id)?.get(document.id)])),
+      })),
+    [data.data, props.iterations],
+  );
+  if (data.error) return <p role="alert">Cannot load the matrix: {errorMessage(data.error)}</p>;
+  if (data.isPending) return <p aria-busy="true">Loading…</p>;
+  if (rows.length === 0) return <p className="muted">No document yet.</p>;
+  return <Matrix evaluationId={props.evaluationId} columns={columns} rows={rows} />;
+}
+
+function FieldsTable(props: { evaluationId: string; iterationId: string }) {
+  const trpc = useTRPC();
+  const fields = useQuery(trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: props.iterationId }));
+  if (fields.error) return <p role="alert">{errorMessage(fields.error)}</p>;
+  return (
+    <table aria-label="Fields">
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col" className="number">
+            Mean similarity
+          </th>
+          <th scope="col" className="number">
+            Aligned
+          </th>
+          <th scope="col" className="number">
+            Documents
+          </th>
+          <th scope="col" className="number">
+            Exact
+          </th>
+          <th scope="col" className="number">
+            Partial
+          </th>
+          <th scope="col" className="number">
+            Missing
+          </th>
+          <th scope="col" className="number">
+            Unexpected
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {fields.data?.fields.map((field) => (
+          <tr key={field.field}>
+            <td>
+              <code>{field.field}</code>
+            </td>
+            <td className="number">{formatSimilarity(field.mean_similarity, 3)}</td>
+            <td className="number">{formatSimilarity(field.aligned_mean_similarity, 3)}</td>
+            <td className="number">{field.documents}</td>
+            <td className="number">{field.exact}</td>
+            <td className="number">{field.partial}</td>
+            <td className="number">{field.missing}</td>
+            <td className="number">{field.unexpected}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Downloads the selected iteration's export from the REST API (the key in a header, so not a plain link). */
+async function download(evaluationId: string, iterationId: string, format: 'csv' | 'jsonl') {
+  const url = `/v1/evals/${encodeURIComponent(evaluationId)}/iterations/${encodeURIComponent(iterationId)}/export?format=${format}`;
+  const response = await fetch(url, { headers: authHeaders() });
+  if (!response.ok) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
+  const name = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `${iterationId}.${format}`;
+  const blob = await response.blob();
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+function ExportAndCompare(props: { evaluationId: string; iteration: IterationSummary; iterations: IterationSummary[] }) {
+  const navigate = useNavigate();
+  const [error, setError] = useState<string | null>(null);
+  const others = props.iterations.filter((iteration) => iteration.id !== props.iteration.id);
+  const [base, setBase] = useState(others.at(-1)?.id ?? props.iteration.id);
+  const [head, setHead] = useState(props.iteration.id);
+  const baseId = useId();
+  const headId = useId();
+  const onDownload = (format: 'csv' | 'jsonl') => {
+    setError(null);
+    download(props.evaluationId, props.iteration.id, format).catch((failure: unknown) => setError(errorMessage(failure)));
+  };
+  const compare = (event: FormEvent) => {
+    event.preventDefault();
+    void navigate(`/evals/${encodeURIComponent(props.evaluationId)}/compare?base=${encodeURIComponent(base)}&head=${encodeURIComponent(head)}`);
+  };
+  return (
+    <section aria-label="Selected iteration" className="panel">
+      <div className="row">
+        <span>
+          Selected: <strong>{iterationLabel(props.iteration)}</strong>
+        </span>
+        <button type="button" onClick={() => onDownload('csv')}>
+          Download CSV
+        </button>
+        <button type="button" onClick={() => onDownload('jsonl')}>
+          Download JSONL
+        </button>
+      </div>
+      {error && <p role="alert">{error}</p>}
+      {props.iterations.length > 1 && (
+        <form className="row" onSubmit={compare} style={{ marginTop: '0.5rem' }}>
+          <label htmlFor={baseId}>Base</label>
+          <select id={baseId} value={base} onChange={(event) => setBase(event.target.value)}>
+            {props.iterations.map((iteration) => (
+              <option key={iteration.id} value={iteration.id}>
+                {iterationLabel(iteration)}
+              </option>
+            ))}
+          </select>
+          <label htmlFor={headId}>Head</label>
+          <select id={headId} value={head} onChange={(event) => setHead(event.target.value)}>
+            {props.iterations.map((iteration) => (
+              <option key={iteration.id} value={iteration.id}>
+                {iterationLabel(iteration)}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Compare</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+interface LiveProgress {
+  total: number;
+  succeeded: number;
+  failed: number;
+  pending: number;
+}
+
+/** Start an iteration (model from `models.list`, settings with defaults), follow it live, cancel, re-run failures. */
+function RunSection(props: { evaluationId: string; iterations: IterationSummary[] }) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [model, setModel] = useState('');
+  const [temperature, setTemperature] = useState('0');
+  const [running, setRunning] = useState<string | null>(null);
+  const [progress, setProgress] = useState<LiveProgress | null>(null);
+  const [failures, setFailures] = useState<{ document_id: string; error: string }[]>([]);
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const models = useQuery(trpc.models.list.queryOptions());
+  const modelId = useId();
+  const temperatureId = useId();
+  const listId = useId();
+
+  // An iteration already running when the page opens (started elsewhere, or before a reload) is followed too.
+  const active = props.iterations.find((iteration) => iteration.status === 'running' || iteration.status === 'queued');
+  const current = running ?? (outcome === null ? (active?.id ?? null) : null);
+  const shown = progress ?? (current !== null && current === active?.id ? active.progress : null);
+
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() }),
+      queryClient.invalidateQueries({ queryKey: ['matrix', props.evaluationId] }),
+    ]);
+
+  const summary = useQuery({
+    ...trpc.evals.iterations.getSummary.queryOptions({ evaluation_id: props.evaluationId, iteration_id: current ?? '' }),
+    enabled: current !== null,
+    refetchInterval: current ? 2_000 : false,
+  });
+
+  useSubscription(
+    trpc.evals.iterations.events.subscriptionOptions(
+      { evaluation_id: props.evaluationId, iteration_id: current ?? '' },
+      {
+        enabled: current !== null,
+        onData: ({ data: event }) => {
+          if (event.type === 'progress') setProgress(event.data);
+          else if (event.type === 'document') {
+            if (event.data.error) setFailures((list) => [...list, { document_id: event.data.document_id, error: event.data.error! }]);
+          } else {
+            setOutcome(event.type === 'completed' ? 'Completed.' : event.type === 'cancelled' ? 'Cancelled.' : `Failed: ${event.data.error ?? 'see the failures'}`);
+            // The bar stays at the final count until the Run form opens again (a short run's bar reaches 100, not
+            // vanishes).
+            setProgress(event.data.progress);
+            setRunning(null);
+            void refresh();
+          }
+        },
+        onError: (failure) => setError(`Lost the progress stream: ${errorMessage(failure)}`),
+      },
+    ),
+  );
+
+  const start = useMutation(trpc.evals.iterations.createInBackground.mutationOptions());
+  const cancel = useMutation(trpc.evals.iterations.cancel.mutationOptions());
+
+  function follow(iteration: IterationSummary) {
+    setProgress(iteration.progress);
+    setFailures([]);
+    setOutcome(null);
+    setError(null);
+    setRunning(iteration.id);
+    void refresh();
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const value = Number(temperature);
+    try {
+      const iteration = await start.mutateAsync({
+        evaluation_id: props.evaluationId,
+        inference_settings: { model: model.trim(), ...(temperature.trim() !== '' && Number.isFinite(value) ? { temperature: value } : {}) },
+      });
+      setOpen(false);
+      follow(iteration);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  }
+
+  async function rerunFailed(iteration: IterationSummary) {
+    setError(null);
+    try {
+      const failed: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const page = await client.evals.iterations.predictions.query({ evaluation_id: props.evaluationId, iteration_id: iteration.id, limit: 1000, ...(after ? { after } : {}) });
+        failed.push(...page.data.filter((prediction) => prediction.status === 'failed').map((prediction) => prediction.document_id));
+        after = page.list_metadata.after ?? undefined;
+        if (!after || page.data.length === 0) break;
+      }
+      if (failed.length === 0) {
+        setOutcome('No failed document to re-run.');
+        return;
+      }
+      follow(await client.evals.iterations.processInBackground.mutate({ evaluation_id: props.evaluationId, iteration_id: iteration.id, document_ids: failed }));
+    } catch (failure) {
+      setError(errorMessage(failure));
+    }
+  }
+
+  const done = shown ? shown.succeeded + shown.failed : 0;
+  const percent = shown && shown.total > 0 ? Math.round((done / shown.total) * 100) : 0;
+  const withFailures = props.iterations.filter((iteration) => iteration.progress.failed > 0 && iteration.status !== 'running' && iteration.status !== 'queued');
+
+  return (
+    <section aria-labelledby="run-title" className="panel">
+      <div className="row">
+        <h2 id="run-title" style={{ margin: 0, flex: 1 }}>
+          Run
+        </h2>
+        {current === null && (
+          <button type="button" className="primary" onClick={() => setOpen(!open)} aria-expanded={open}>
+            Run iteration
+          </button>
+        )}
+      </div>
+      {open && current === null && (
+        <form onSubmit={(event) => void submit(event)}>
+          <label htmlFor={modelId}>Model</label>
+          <input id={modelId} list={listId} value={model} onChange={(event) => setModel(event.target.value)} required autoComplete="off" aria-describedby={`${modelId}-hint`} />
+          <datalist id={listId}>
+            {models.data?.data.map((entry) => (
+              <option key={`${entry.extractor}:${entry.id}`} value={entry.id}>
+                {entry.pattern ? `any name matching ${entry.id} (${entry.extractor})` : entry.extractor}
+              </option>
+            ))}
+          </datalist>
+          <p id={`${modelId}-hint`} className="field-hint">
+            Served here: {models.data?.data.map((entry) => entry.id).join(', ') ?? '…'} (a pattern such as <code>*</code> accepts any name).
+          </p>
+          <label htmlFor={temperatureId}>Temperature</label>
+          <input id={temperatureId} type="number" min={0} max={2} step={0.1} value={temperature} onChange={(event) => setTemperature(event.target.value)} />
+          <p className="row" style={{ marginTop: '0.75rem' }}>
+            <button type="submit" className="primary" disabled={start.isPending}>
+              Start
+            </button>
+            <button type="button" onClick={() => setOpen(false)}>
+              Close
+            </button>
+          </p>
+        </form>
+      )}
+      {error && <p role="alert">{error}</p>}
+      {shown && (current !== null || !open) && (
+        <div>
+          <div role="progressbar" aria-label="Progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} aria-valuetext={`${done} of ${shown.total} documents`} className="bar-track" style={{ width: '100%', height: '1rem' }}>
+            <div className="bar" style={{ width: `${percent}%`, height: '100%' }} />
+          </div>
+          <p aria-live="polite">
+            {done} of {shown.total} documents · {shown.failed} failed
+            {summary.data ? ` · cost $${summary.data.usage.cost.toFixed(4)}` : ''}
+          </p>
+          {current !== null && (
+            <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate({ evaluation_id: props.evaluationId, iteration_id: current })}>
+              Cancel
+            </button>
+          )}
+        </div>
+      )}
+      {outcome && <p aria-live="polite">{outcome}</p>}
+      {failures.length > 0 && (
+        <details open>
+          <summary>{failures.length} failed documents</summary>
+          <ul>
+            {failures.map((failure) => (
+              <li key={failure.document_id}>
+                <code>{failure.document_id}</code>: {failure.error}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {current === null &&
+        withFailures.map((iteration) => (
+          <p key={iteration.id} className="row">
+            {iterationLabel(iteration)}: {iteration.progress.failed} failed
+            <button type="button" onClick={() => void rerunFailed(iteration)}>
+              Re-run failed documents of {iteration.inference_settings.model}
+            </button>
+          </p>
+        ))}
+    </section>
+  );
+}

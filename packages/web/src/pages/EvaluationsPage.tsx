@@ -1,0 +1,229 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { FileDrop } from '../components/FileDrop.js';
+import { readAsDataUrl } from '../files.js';
+import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
+
+type EvaluationRow = RouterOutputs['evals']['list']['data'][number];
+
+const EXAMPLE_SCHEMA = `{
+  "type": "object",
+  "properties": {
+    "total": { "type": "number" },
+    "vendor": { "type": "string" }
+  }
+}`;
+
+/** `/`: the evaluations, newest first, with create, rename and delete. */
+export function EvaluationsPage() {
+  const trpc = useTRPC();
+  const [cursor, setCursor] = useState<{ after?: string; before?: string }>({});
+  const [creating, setCreating] = useState(false);
+  const list = useQuery(trpc.evals.list.queryOptions({ limit: 50, ...cursor }));
+  const page = list.data;
+
+  return (
+    <>
+      <div className="row">
+        <h1 style={{ flex: 1 }}>Evaluations</h1>
+        <button type="button" className="primary" onClick={() => setCreating(true)} aria-expanded={creating}>
+          New evaluation
+        </button>
+      </div>
+      {creating && <CreateEvaluationForm onClose={() => setCreating(false)} />}
+      {list.error && <p role="alert">Cannot list the evaluations: {errorMessage(list.error)}</p>}
+      {list.isPending && <p aria-busy="true">Loading…</p>}
+      {page && (
+        <>
+          <table aria-label="Evaluations">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="number">
+                  Documents
+                </th>
+                <th scope="col" className="number">
+                  Iterations
+                </th>
+                <th scope="col">Updated</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data.length === 0 && (
+                <tr>
+                  <td colSpan={5} className="muted">
+                    No evaluation yet: create one with “New evaluation”.
+                  </td>
+                </tr>
+              )}
+              {page.data.map((evaluation) => (
+                <EvaluationListRow key={evaluation.id} evaluation={evaluation} />
+              ))}
+            </tbody>
+          </table>
+          <div className="row" style={{ marginTop: '0.5rem' }}>
+            {(cursor.after || cursor.before) && (
+              <button type="button" onClick={() => setCursor({})}>
+                First page
+              </button>
+            )}
+            {page.list_metadata.after && page.data.length === 50 && (
+              <button type="button" onClick={() => setCursor({ after: page.list_metadata.after! })}>
+                Next page
+              </button>
+            )}
+          </div>
+        </>
+      )}
+    </>
+  );
+}
+
+function EvaluationListRow({ evaluation }: { evaluation: EvaluationRow }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState(evaluation.name);
+  const [confirming, setConfirming] = useState(false);
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
+  const rename = useMutation(trpc.evals.update.mutationOptions({ onSuccess: () => invalidate().then(() => setRenaming(false)) }));
+  const remove = useMutation(trpc.evals.delete.mutationOptions({ onSuccess: () => invalidate() }));
+
+  return (
+    <tr>
+      <td>
+        {renaming ? (
+          <form
+            className="row"
+            onSubmit={(event) => {
+              event.preventDefault();
+              rename.mutate({ evaluation_id: evaluation.id, name: name.trim() });
+            }}
+          >
+            <input aria-label={`New name for ${evaluation.name}`} value={name} onChange={(event) => setName(event.target.value)} autoFocus />
+            <button type="submit" className="primary" disabled={rename.isPending}>
+              Save name
+            </button>
+            <button type="button" onClick={() => setRenaming(false)}>
+              Cancel
+            </button>
+            {rename.error && <span role="alert">{errorMessage(rename.error)}</span>}
+          </form>
+        ) : (
+          <Link to={`/evals/${encodeURIComponent(evaluation.id)}`}>{evaluation.name}</Link>
+        )}
+      </td>
+      <td className="number">{evaluation.document_count}</td>
+      <td className="number">{evaluation.iterations.length}</td>
+      <td>
+        <time dateTime={evaluation.updated_at}>{new Date(evaluation.updated_at).toLocaleString()}</time>
+      </td>
+      <td>
+        <div className="row">
+          {!renaming && (
+            <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${evaluation.name}`}>
+              Rename
+            </button>
+          )}
+          {confirming ? (
+            <span role="group" aria-label={`Confirm deleting ${evaluation.name}`} className="row">
+              <span>Delete “{evaluation.name}” and its documents and iterations?</span>
+              <button type="button" className="danger" onClick={() => remove.mutate({ evaluation_id: evaluation.id })} disabled={remove.isPending}>
+                Yes, delete
+              </button>
+              <button type="button" onClick={() => setConfirming(false)} autoFocus>
+                Keep it
+              </button>
+            </span>
+          ) : (
+            <button type="button" className="danger" onClick={() => setConfirming(true)} aria-label={`Delete ${evaluation.name}`}>
+              Delete
+            </button>
+          )}
+          {remove.error && <span role="alert">{errorMessage(remove.error)}</span>}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** Name, JSON schema and files: creates the evaluation, then adds the files one by one (progress shown). */
+function CreateEvaluationForm(props: { onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [name, setName] = useState('');
+  const [schemaText, setSchemaText] = useState(EXAMPLE_SCHEMA);
+  const [files, setFiles] = useState<File[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [progress, setProgress] = useState<string | null>(null);
+  const create = useMutation(trpc.evals.create.mutationOptions());
+  const addDocument = useMutation(trpc.evals.documents.add.mutationOptions());
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    let jsonSchema: unknown;
+    try {
+      jsonSchema = JSON.parse(schemaText);
+    } catch (failure) {
+      setError(`JSON schema: not valid JSON (${errorMessage(failure)}). Fix the text and create again.`);
+      return;
+    }
+    if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
+      setError('JSON schema: must be a JSON object, e.g. {"type": "object", "properties": {...}}.');
+      return;
+    }
+    try {
+      setProgress('Creating the evaluation…');
+      const evaluation = await create.mutateAsync({ name: name.trim(), json_schema: jsonSchema as Record<string, unknown> });
+      for (const [index, file] of files.entries()) {
+        setProgress(`Adding ${file.name} (${index + 1} of ${files.length})…`);
+        const url = await readAsDataUrl(file);
+        await addDocument.mutateAsync({ evaluation_id: evaluation.id, mime_data: { filename: file.name, url } });
+      }
+      await queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
+      props.onClose();
+      void navigate(`/evals/${encodeURIComponent(evaluation.id)}`);
+    } catch (failure) {
+      setError(errorMessage(failure));
+    } finally {
+      setProgress(null);
+    }
+  }
+
+  return (
+    <form className="panel" onSubmit={(event) => void submit(event)} aria-labelledby="new-evaluation-title">
+      <h2 id="new-evaluation-title">New evaluation</h2>
+      <label htmlFor="new-evaluation-name">Name</label>
+      <input id="new-evaluation-name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={512} autoFocus />
+      <label htmlFor="new-evaluation-schema">JSON schema</label>
+      <textarea
+        id="new-evaluation-schema"
+        className="code"
+        value={schemaText}
+        onChange={(event) => setSchemaText(event.target.value)}
+        spellCheck={false}
+        aria-describedby="new-evaluation-schema-hint"
+      />
+      <p id="new-evaluation-schema-hint" className="field-hint">
+        The fields to extract, as a JSON schema object. Annotations (ground truth) can be added per document afterwards.
+      </p>
+      <FileDrop label="Files" files={files} onChange={setFiles} />
+      {error && <p role="alert">{error}</p>}
+      {progress && <p aria-live="polite">{progress}</p>}
+      <div className="row">
+        <button type="submit" className="primary" disabled={progress !== null}>
+          Create
+        </button>
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

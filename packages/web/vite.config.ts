@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+/**
+ * The web app: `index.html` + `src/main.tsx` built to `dist/app` (hashed names under `assets/`), served by
+ * `createWebHandler`. `pnpm --filter @docevals/web dev` serves it with hot reload and forwards the API calls to a
+ * running `pnpm start` (DOCEVALS_API, default http://127.0.0.1:3000).
+ */
+export default defineConfig({
+  root: here('.'),
+  plugins: [react()],
+  build: { outDir: here('./dist/app'), emptyOutDir: true, reportCompressedSize: true, sourcemap: false },
+  server: {
+    proxy: Object.fromEntries(['/trpc', '/v1'].map((path) => [path, process.env.DOCEVALS_API ?? 'http://127.0.0.1:3000'])),
+  },
+});
