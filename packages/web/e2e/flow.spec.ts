@@ -3,7 +3,7 @@
 import { Buffer } from 'node:buffer';
 import { parse } from 'csv-parse/sync';
 import { expect, test, type Page } from '@playwright/test';
-import { invoiceSchema, invoiceText } from './fake-provider.js';
+import { invoiceSchema, invoiceText, wrongCurrency } from './fake-provider.js';
 import { invoice, rest, screenshotPath, signIn } from './support.js';
 
 // The tests run in file order (one worker) on one evaluation, but not in serial mode: a failed step does not hide
@@ -91,6 +91,62 @@ test('annotations are set, then two runs are watched to 100 %', async ({ page })
   await expect(leaderboardRow(page, 'fake-good')).toContainText('1.000');
   await expect(page.getByRole('grid', { name: 'Matrix' }).locator('[aria-label*=" × "]')).toHaveCount(6);
   await page.screenshot({ path: screenshotPath('evaluation') });
+});
+
+test('compare two iterations: the regressed field comes first', async ({ page }) => {
+  const evaluationPath = await evaluationPathOf();
+  await signIn(page, evaluationPath);
+  const id = evaluationPath.split('/')[2]!;
+  const iterations = await rest('GET', `/v1/evals/${id}/iterations?view=summary`);
+  const good = iterations.data.find((i: any) => i.inference_settings.model === 'fake-good');
+  const bad = iterations.data.find((i: any) => i.inference_settings.model === 'fake-bad');
+  await page.goto(new URL(`${evaluationPath}/compare?base=${good.id}&head=${bad.id}`, page.url()).href);
+  const deltas = page.getByRole('table', { name: 'Field deltas' });
+  await expect(deltas).toBeVisible();
+  // Row 0 is the header: the first data row is the field fake-bad reads wrong (currency), before the unchanged ones.
+  await expect(deltas.getByRole('row').nth(1)).toContainText('currency');
+  await expect(deltas.getByRole('row')).toHaveCount(4);
+  await expect(page.getByRole('list', { name: 'Regressed documents' }).getByRole('listitem')).toHaveCount(3);
+  await expect(page.getByRole('img', { name: /^Field deltas chart/ })).toBeVisible();
+  await page.screenshot({ path: screenshotPath('compare') });
+});
+
+test('correcting a field of a document changes the iteration mean in the leaderboard', async ({ page }) => {
+  const evaluationPath = await evaluationPathOf();
+  await signIn(page, evaluationPath);
+  const row = leaderboardRow(page, 'fake-bad');
+  const id = evaluationPath.split('/')[2]!;
+  const meanOf = async () =>
+    (await rest('GET', `/v1/evals/${id}/iterations?view=summary`)).data.find((i: any) => i.inference_settings.model === 'fake-bad')
+      .metric_results.mean_similarity as number;
+  const before = await meanOf();
+  await expect(row).toContainText(before.toFixed(3));
+  const documents = await rest('GET', `/v1/evals/${id}/documents`);
+  const first = documents.data.find((d: any) => (d.mime_data?.filename ?? d.filename) === 'invoice-0.txt');
+  await page.goto(new URL(`${evaluationPath}/documents/${first.id}`, page.url()).href);
+  await expect(page.getByRole('heading', { name: 'invoice-0.txt' })).toBeVisible();
+  // Annotation and prediction side by side: fake-bad's wrong currency is on the page next to the right one.
+  await expect(page.getByRole('table', { name: 'Fields' })).toContainText('currency');
+  await page.screenshot({ path: screenshotPath('document') });
+  await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  const editor = page.getByRole('textbox', { name: 'Annotation' });
+  // An annotation of the wrong type is refused with the path at fault; nothing is stored.
+  await editor.fill(JSON.stringify({ ...invoice(0), total: 'a lot' }));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('alert')).toContainText('total');
+  expect((await rest('GET', `/v1/evals/${id}/documents/${first.id}`)).annotation).toEqual(invoice(0));
+  // The truth fake-bad read: that document now scores 1 for fake-bad, and fake-bad's mean goes up.
+  const corrected = { ...invoice(0), currency: wrongCurrency(invoice(0).currency) };
+  await editor.fill(JSON.stringify(corrected));
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('alert')).toHaveCount(0);
+  const stored = await rest('GET', `/v1/evals/${id}/documents/${first.id}`);
+  expect(stored.annotation).toEqual(corrected);
+  const after = await meanOf();
+  expect(after).toBeGreaterThan(before);
+  await page.goto(new URL(evaluationPath, page.url()).href);
+  await expect(row).toContainText(after.toFixed(3));
+  await expect(row).not.toContainText(before.toFixed(3));
 });
 
 test('download the CSV of an iteration', async ({ page }) => {

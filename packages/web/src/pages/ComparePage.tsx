@@ -1,17 +1,242 @@
+import { useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+import { formatSimilarity } from '../similarity-colour.js';
+import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
 
-/** Placeholder: the `webdoc` helper replaces this page (compare view). */
+type Comparison = RouterOutputs['evals']['compare'];
+type FieldDelta = Comparison['fields'][number];
+type DocumentDelta = Comparison['regressed'][number];
+
+/** A signed figure: `+0.125`, `-0.500`, `–` for none. */
+function signed(value: number | null | undefined, digits = 3): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '–';
+  return `${value > 0 ? '+' : ''}${value.toFixed(digits)}`;
+}
+
+/** Fields worst regression first: the most negative delta, then those without a delta (missing on one side). */
+function worstFirst(fields: readonly FieldDelta[]): FieldDelta[] {
+  return [...fields].sort((a, b) => (a.delta ?? Infinity) - (b.delta ?? Infinity) || a.field.localeCompare(b.field));
+}
+
+/**
+ * `/evals/:evaluationId/compare?base=ITER&head=ITER`: what changed from `base` to `head` (the core's comparison,
+ * docs/spec/analysis.md): overall deltas, field deltas worst regression first (table and a diverging bar chart),
+ * regressed and improved documents, and the documents left out because one side has no succeeded prediction.
+ */
 export function ComparePage() {
   const { evaluationId = '' } = useParams();
-  const [search] = useSearchParams();
+  const [search, setSearch] = useSearchParams();
+  const trpc = useTRPC();
+  const base = search.get('base') ?? '';
+  const head = search.get('head') ?? '';
+  const [threshold, setThreshold] = useState(Number(search.get('threshold') ?? '0.01'));
+  const thresholdId = useId();
+  const comparison = useQuery({
+    ...trpc.evals.compare.queryOptions({ evaluation_id: evaluationId, base, head, threshold }),
+    enabled: base !== '' && head !== '',
+  });
+  const evalPath = `/evals/${encodeURIComponent(evaluationId)}`;
+
   return (
     <>
-      <h1>
-        Compare {search.get('base')} with {search.get('head')}
-      </h1>
       <p>
-        <Link to={`/evals/${encodeURIComponent(evaluationId)}`}>Back to the evaluation</Link>
+        <Link to={evalPath}>Back to the evaluation</Link>
       </p>
+      <h1>Compare iterations</h1>
+      <p className="muted">
+        base <code>{base || '?'}</code> → head <code>{head || '?'}</code>
+      </p>
+      <div className="row">
+        <label htmlFor={thresholdId}>Threshold</label>
+        <input
+          id={thresholdId}
+          type="number"
+          min={0}
+          max={1}
+          step={0.01}
+          value={threshold}
+          onChange={(event) => {
+            const value = Number(event.target.value);
+            if (Number.isFinite(value) && value >= 0 && value <= 1) {
+              setThreshold(value);
+              setSearch((previous) => {
+                const next = new URLSearchParams(previous);
+                next.set('threshold', String(value));
+                return next;
+              });
+            }
+          }}
+        />
+        <span className="field-hint">a document whose similarity moved less than this counts as unchanged</span>
+      </div>
+      {(base === '' || head === '') && <p role="alert">Choose two iterations on the evaluation page to compare them.</p>}
+      {comparison.error && <p role="alert">Cannot compare: {errorMessage(comparison.error)}</p>}
+      {comparison.isPending && base !== '' && head !== '' && <p>Comparing…</p>}
+      {comparison.data && <ComparisonView comparison={comparison.data} evalPath={evalPath} />}
     </>
+  );
+}
+
+function ComparisonView({ comparison, evalPath }: { comparison: Comparison; evalPath: string }) {
+  const fields = worstFirst(comparison.fields);
+  return (
+    <>
+      <section aria-labelledby="overall-title">
+        <h2 id="overall-title">Overall</h2>
+        <table aria-label="Overall deltas">
+          <thead>
+            <tr>
+              <th scope="col">Measure</th>
+              <th scope="col" className="number">Base</th>
+              <th scope="col" className="number">Head</th>
+              <th scope="col" className="number">Delta</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(
+              [
+                ['Mean similarity', comparison.mean_similarity, 3],
+                ['Aligned mean similarity', comparison.aligned_mean_similarity, 3],
+                ['Cost', comparison.cost, 4],
+                ['Failures', comparison.failures, 0],
+              ] as const
+            ).map(([name, figure, digits]) => (
+              <tr key={name}>
+                <th scope="row">{name}</th>
+                <td className="number">{figure.base === null ? '–' : figure.base.toFixed(digits)}</td>
+                <td className="number">{figure.head === null ? '–' : figure.head.toFixed(digits)}</td>
+                <td className="number">{signed(figure.delta, digits)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="muted">
+          {comparison.compared_documents} documents compared (succeeded in both); threshold {comparison.threshold}.
+        </p>
+      </section>
+
+      <section aria-labelledby="fields-title">
+        <h2 id="fields-title">Fields</h2>
+        <FieldDeltaChart fields={fields} />
+        <table aria-label="Field deltas">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col" className="number">Base mean</th>
+              <th scope="col" className="number">Head mean</th>
+              <th scope="col" className="number">Delta</th>
+              <th scope="col" className="number">Aligned delta</th>
+              <th scope="col" className="number">Documents</th>
+            </tr>
+          </thead>
+          <tbody>
+            {fields.map((field) => (
+              <tr key={field.field}>
+                <th scope="row">
+                  <code>{field.field}</code>
+                </th>
+                <td className="number">{formatSimilarity(field.base_mean, 3)}</td>
+                <td className="number">{formatSimilarity(field.head_mean, 3)}</td>
+                <td className="number">{signed(field.delta)}</td>
+                <td className="number">{signed(field.aligned_delta)}</td>
+                <td className="number">{field.documents}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="documents-title">
+        <h2 id="documents-title">Documents</h2>
+        <DocumentList name="Regressed documents" documents={comparison.regressed} evalPath={evalPath} />
+        <DocumentList name="Improved documents" documents={comparison.improved} evalPath={evalPath} />
+        {comparison.excluded.length > 0 && (
+          <>
+            <h3 id="excluded-title">Not compared ({comparison.excluded.length})</h3>
+            <ul aria-labelledby="excluded-title">
+              {comparison.excluded.map((document) => (
+                <li key={document.document_id}>
+                  <Link to={`${evalPath}/documents/${encodeURIComponent(document.document_id)}`}>{document.filename}</Link>{' '}
+                  <span className="muted">
+                    base {document.base_status}, head {document.head_status}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+    </>
+  );
+}
+
+function DocumentList({ name, documents, evalPath }: { name: string; documents: readonly DocumentDelta[]; evalPath: string }) {
+  const id = useId();
+  return (
+    <>
+      <h3 id={id}>
+        {name} ({documents.length})
+      </h3>
+      {documents.length === 0 ? (
+        <p className="muted">None.</p>
+      ) : (
+        <ul aria-labelledby={id}>
+          {documents.map((document) => (
+            <li key={document.document_id}>
+              <Link to={`${evalPath}/documents/${encodeURIComponent(document.document_id)}`}>{document.filename}</Link>{' '}
+              <span className="muted">
+                {document.base_similarity.toFixed(3)} → {document.head_similarity.toFixed(3)} ({signed(document.delta)})
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+const ROW = 22;
+const LABEL = 220;
+const HALF = 220;
+
+/**
+ * The field deltas as a diverging bar chart (SVG, no library: a bar per field, left of the axis for a regression,
+ * right for an improvement, from -1 to +1). The table below it carries the same numbers for screen readers.
+ */
+function FieldDeltaChart({ fields }: { fields: readonly FieldDelta[] }) {
+  const withDelta = fields.filter((field) => field.delta !== null);
+  const worst = withDelta[0];
+  const description = worst
+    ? `Field deltas chart: ${withDelta.length} fields; largest regression ${worst.field} ${signed(worst.delta)}`
+    : 'Field deltas chart: no field has a delta';
+  const height = Math.max(1, withDelta.length) * ROW + 24;
+  return (
+    <svg role="img" aria-label={description} width={LABEL + HALF * 2 + 60} height={height} className="delta-chart">
+      <line x1={LABEL + HALF} x2={LABEL + HALF} y1={0} y2={height - 20} stroke="currentColor" strokeOpacity={0.5} />
+      {withDelta.map((field, i) => {
+        const delta = Math.max(-1, Math.min(1, field.delta!));
+        const width = Math.max(1, Math.abs(delta) * HALF);
+        const x = delta < 0 ? LABEL + HALF - width : LABEL + HALF;
+        const y = i * ROW + 4;
+        return (
+          <g key={field.field}>
+            <text x={LABEL - 8} y={y + 13} textAnchor="end" fontSize={12} fill="currentColor">
+              {field.field}
+            </text>
+            <rect x={x} y={y} width={width} height={ROW - 8} fill={delta < 0 ? 'var(--danger)' : 'var(--success, #2e7d32)'} />
+            <text x={delta < 0 ? LABEL + HALF + 4 : x + width + 4} y={y + 13} fontSize={11} fill="currentColor">
+              {signed(field.delta)}
+            </text>
+          </g>
+        );
+      })}
+      <text x={LABEL} y={height - 4} fontSize={11} fill="currentColor">
+        −1 (worse)
+      </text>
+      <text x={LABEL + HALF * 2} y={height - 4} fontSize={11} textAnchor="end" fill="currentColor">
+        +1 (better)
+      </text>
+    </svg>
   );
 }

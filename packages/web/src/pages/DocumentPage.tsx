@@ -1,14 +1,274 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { diffChars } from 'diff';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
+import { formatSimilarity, similarityColour } from '../similarity-colour.js';
+import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
+import { iterationLabel } from './EvaluationPage.js';
 
-/** Placeholder: the `webdoc` helper replaces this page (document view, edit ground truth). */
+type PredictionWithMetrics = RouterOutputs['evals']['iterations']['predictions']['data'][number];
+
+/** A JSON value's leaves by dotted path (`line_items.0.amount`), the paths of the metrics' `flat_similarities`. */
+export function flatten(value: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+  if (value !== null && typeof value === 'object') {
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    if (entries.length === 0 && prefix) out[prefix] = value;
+    for (const [key, child] of entries) flatten(child, prefix ? `${prefix}.${key}` : key, out);
+  } else if (prefix) {
+    out[prefix] = value;
+  }
+  return out;
+}
+
+const show = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+
+/** The annotation's text against the prediction's, letter by letter: removed in the truth's colour, added struck. */
+function CharacterDiff({ truth, predicted }: { truth: string; predicted: string }) {
+  if (truth === predicted) return <>{predicted}</>;
+  return (
+    <span aria-label={`predicted ${predicted}, differs from ${truth}`}>
+      {diffChars(truth, predicted).map((part, i) =>
+        part.added ? (
+          <ins key={i} className="diff-added">
+            {part.value}
+          </ins>
+        ) : part.removed ? (
+          <del key={i} className="diff-removed">
+            {part.value}
+          </del>
+        ) : (
+          <span key={i}>{part.value}</span>
+        ),
+      )}
+    </span>
+  );
+}
+
+/** The document's content from its data URL: text shown, images shown, PDFs in the browser's viewer (a blob URL). */
+function DocumentContent({ url, filename }: { url: string; filename: string }) {
+  const parsed = useMemo(() => {
+    const match = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url);
+    if (!match) return null;
+    const type = match[1] || 'application/octet-stream';
+    const bytes = match[2] ? Uint8Array.from(atob(match[3]!), (c) => c.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(match[3]!));
+    return { type, bytes };
+  }, [url]);
+  const [blobUrl, setBlobUrl] = useState<string | null>(null);
+  useEffect(() => {
+    if (!parsed || !(parsed.type === 'application/pdf' || parsed.type.startsWith('image/'))) return;
+    const created = URL.createObjectURL(new Blob([parsed.bytes], { type: parsed.type }));
+    // An external resource made and revoked with the effect (StrictMode's re-run gets a fresh one), so its URL is state.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    setBlobUrl(created);
+    return () => URL.revokeObjectURL(created);
+  }, [parsed]);
+  if (!parsed) return <p className="muted">The content is not a data URL and is not shown here.</p>;
+  if (parsed.type.startsWith('image/')) return blobUrl ? <img src={blobUrl} alt={filename} style={{ maxWidth: '100%' }} /> : null;
+  if (parsed.type === 'application/pdf') {
+    return blobUrl ? <iframe title={`${filename} (PDF)`} src={blobUrl} style={{ width: '100%', height: '70vh', border: 0 }} /> : null;
+  }
+  if (parsed.type.startsWith('text/') || parsed.type.includes('json') || parsed.type.includes('xml') || parsed.type.includes('html')) {
+    return <pre className="panel" style={{ whiteSpace: 'pre-wrap', maxHeight: '40vh', overflow: 'auto' }}>{new TextDecoder().decode(parsed.bytes)}</pre>;
+  }
+  return <p className="muted">{parsed.type}: {parsed.bytes.length} bytes (no preview).</p>;
+}
+
+/**
+ * `/evals/:evaluationId/documents/:documentId`: the document, its ground truth next to an iteration's prediction
+ * field by field (similarity, aligned similarity, a character diff for strings), and the ground truth's editor:
+ * a save refreshes every iteration's metrics on the server and every figure on screen.
+ */
 export function DocumentPage() {
   const { evaluationId = '', documentId = '' } = useParams();
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const queryClient = useQueryClient();
+  const document = useQuery(trpc.evals.documents.get.queryOptions({ evaluation_id: evaluationId, document_id: documentId }));
+  const iterations = useQuery(trpc.evals.iterations.listSummaries.queryOptions({ evaluation_id: evaluationId }));
+  const list = iterations.data?.data ?? [];
+  const [chosen, setChosen] = useState<string | null>(null);
+  const iterationId = chosen ?? list.at(-1)?.id ?? null;
+  const iterationSelect = useId();
+
+  // The document's prediction in the chosen iteration: pages of predictions in document order until it is found.
+  const prediction = useQuery({
+    queryKey: ['document-prediction', evaluationId, iterationId, documentId],
+    enabled: iterationId !== null,
+    queryFn: async (): Promise<PredictionWithMetrics | null> => {
+      let after: string | undefined;
+      for (;;) {
+        const page = await client.evals.iterations.predictions.query({
+          evaluation_id: evaluationId,
+          iteration_id: iterationId!,
+          limit: 1000,
+          ...(after ? { after } : {}),
+        });
+        const found = page.data.find((p) => p.document_id === documentId);
+        if (found) return found;
+        if (!page.list_metadata.after || page.data.length === 0) return null;
+        after = page.list_metadata.after;
+      }
+    },
+  });
+
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const editorId = useId();
+  const save = useMutation({
+    mutationFn: (annotation: Record<string, unknown>) =>
+      client.evals.documents.update.mutate({ evaluation_id: evaluationId, document_id: documentId, annotation }),
+    onSuccess: async () => {
+      setProblem(null);
+      setEditing(false);
+      // Every iteration's metrics changed on the server: every figure on screen is read again.
+      await queryClient.invalidateQueries();
+    },
+    onError: (error) => setProblem(errorMessage(error)),
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    let value: unknown;
+    try {
+      value = JSON.parse(draft);
+    } catch (error) {
+      setProblem(`The annotation is not JSON: ${errorMessage(error)}`);
+      return;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      setProblem('The annotation must be a JSON object (at the root).');
+      return;
+    }
+    save.mutate(value as Record<string, unknown>);
+  }
+
+  const evalPath = `/evals/${encodeURIComponent(evaluationId)}`;
+  if (document.error) {
+    return (
+      <p role="alert">
+        Cannot open this document: {errorMessage(document.error)} <Link to={evalPath}>Back to the evaluation</Link>
+      </p>
+    );
+  }
+  const data = document.data;
+  const truth = flatten(data?.annotation ?? {});
+  const p = prediction.data;
+  const predicted = flatten(p?.prediction ?? {});
+  const similarities = p?.metrics.flat_similarities ?? {};
+  const aligned = p?.metrics.aligned_flat_similarities ?? {};
+  const paths = [...new Set([...Object.keys(truth), ...Object.keys(predicted), ...Object.keys(similarities)])].sort();
+
   return (
     <>
-      <h1>Document {documentId}</h1>
       <p>
-        <Link to={`/evals/${encodeURIComponent(evaluationId)}`}>Back to the evaluation</Link>
+        <Link to={evalPath}>Back to the evaluation</Link>
       </p>
+      <h1>{data?.mime_data.filename ?? 'Loading…'}</h1>
+      {data && <DocumentContent url={data.mime_data.url} filename={data.mime_data.filename} />}
+
+      <section aria-labelledby="fields-title">
+        <h2 id="fields-title">Ground truth and prediction</h2>
+        <div className="row">
+          <label htmlFor={iterationSelect}>Iteration</label>
+          <select id={iterationSelect} value={iterationId ?? ''} onChange={(event) => setChosen(event.target.value)}>
+            {list.map((iteration) => (
+              <option key={iteration.id} value={iteration.id}>
+                {iterationLabel(iteration)}
+              </option>
+            ))}
+          </select>
+          {p && (
+            <span>
+              document similarity <strong>{formatSimilarity(p.metrics.similarity, 3)}</strong> (aligned{' '}
+              {formatSimilarity(p.metrics.aligned_similarity, 3)}) · {p.status}
+            </span>
+          )}
+        </div>
+        {list.length === 0 && <p className="muted">No iteration has run on this evaluation yet.</p>}
+        {prediction.error && <p role="alert">{errorMessage(prediction.error)}</p>}
+        {p && p.status !== 'succeeded' && (
+          <p className="notice">
+            {p.status === 'failed' ? `The extraction failed: ${show(p.metadata?.error ?? 'no reason given')}` : 'Not run yet in this iteration.'}
+          </p>
+        )}
+        <table aria-label="Fields">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Ground truth</th>
+              <th scope="col">Prediction</th>
+              <th scope="col" className="number">Similarity</th>
+              <th scope="col" className="number">Aligned</th>
+            </tr>
+          </thead>
+          <tbody>
+            {paths.map((path) => {
+              const similarity = similarities[path];
+              return (
+                <tr key={path}>
+                  <th scope="row">
+                    <code>{path}</code>
+                  </th>
+                  <td>{show(truth[path])}</td>
+                  <td>
+                    {typeof truth[path] === 'string' && typeof predicted[path] === 'string' ? (
+                      <CharacterDiff truth={truth[path]} predicted={predicted[path]} />
+                    ) : (
+                      show(predicted[path])
+                    )}
+                  </td>
+                  <td className="number" style={{ background: similarityColour(similarity) }}>
+                    {formatSimilarity(similarity, 3)}
+                  </td>
+                  <td className="number">{formatSimilarity(aligned[path], 3)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="edit-title">
+        <h2 id="edit-title">Ground truth</h2>
+        {!editing ? (
+          <button
+            type="button"
+            disabled={!data}
+            onClick={() => {
+              setDraft(JSON.stringify(data?.annotation ?? {}, null, 2));
+              setProblem(null);
+              setEditing(true);
+            }}
+          >
+            Edit ground truth
+          </button>
+        ) : (
+          <form onSubmit={submit}>
+            <label htmlFor={editorId}>Annotation</label>
+            <textarea
+              id={editorId}
+              className="code"
+              value={draft}
+              spellCheck={false}
+              onChange={(event) => setDraft(event.target.value)}
+              aria-describedby={`${editorId}-hint`}
+            />
+            <p id={`${editorId}-hint`} className="field-hint">
+              JSON, checked against the evaluation's JSON schema by the server when saved.
+            </p>
+            {problem && <p role="alert">{problem}</p>}
+            <div className="row">
+              <button type="submit" className="primary" disabled={save.isPending}>
+                Save
+              </button>
+              <button type="button" onClick={() => setEditing(false)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )}
+      </section>
     </>
   );
 }
