@@ -64,7 +64,10 @@ export function redisChildCollection<T extends ChildRecordBase>(
         const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, [orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...args]);
         if (outcome < 0) throw idTaken(label, records[-outcome - 1]!.id);
         report(jsons.reduce((n, json) => n + json.length, 0));
-        return jsons.map((json) => ({ value: JSON.parse(json) as T, version: 1 }));
+        // The records as given (JSON values: what was stored reads back equal), not parsed back from their JSON: an
+        // import of 50,000 predictions spent a sixth of its CPU re-parsing records nobody read. The store keeps no
+        // reference to them.
+        return records.map((record) => ({ value: record, version: 1 }));
       });
     },
     put(record, expectedVersion) {
