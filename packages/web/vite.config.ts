@@ -12,6 +12,9 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 export default defineConfig({
   root: here('.'),
   plugins: [react()],
+  // The app uses a few of the core's pure functions (the metric's list alignment in the document view): built from
+  // the core's sources, so the app needs no build of the core first (`pnpm start` on a fresh clone).
+  resolve: { alias: { '@docevals/core': here('../core/src/index.ts') } },
   build: { outDir: here('./dist/app'), emptyOutDir: true, reportCompressedSize: true, sourcemap: false },
   server: {
     proxy: Object.fromEntries(['/trpc', '/v1'].map((path) => [path, process.env.DOCEVALS_API ?? 'http://127.0.0.1:3000'])),

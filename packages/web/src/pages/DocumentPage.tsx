@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { alignPrediction, type JsonValue } from '@docevals/core';
 import { diffChars } from 'diff';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
@@ -18,6 +19,15 @@ export function flatten(value: unknown, prefix = '', out: Record<string, unknown
     out[prefix] = value;
   }
   return out;
+}
+
+/** The prediction's leaves after the metric's list alignment against the truth; null if it cannot be computed. */
+function alignedLeaves(annotation: unknown, prediction: unknown): Record<string, unknown> | null {
+  try {
+    return flatten(alignPrediction(annotation as JsonValue, prediction as JsonValue));
+  } catch {
+    return null;
+  }
 }
 
 const show = (value: unknown) => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
@@ -155,9 +165,15 @@ export function DocumentPage() {
   const truth = flatten(data?.annotation ?? {});
   const p = prediction.data;
   const predicted = flatten(p?.prediction ?? {});
+  // List items as the aligned metric paired them (docs/spec/metrics.md section 4): the prediction's item matched to
+  // the truth's item i stands at index i. Shown as its own column only where it differs from the order given.
+  const alignedPrediction = data && p && p.status === 'succeeded' ? alignedLeaves(data.annotation, p.prediction) : null;
+  const showAligned = alignedPrediction !== null && JSON.stringify(alignedPrediction) !== JSON.stringify(predicted);
   const similarities = p?.metrics.flat_similarities ?? {};
   const aligned = p?.metrics.aligned_flat_similarities ?? {};
-  const paths = [...new Set([...Object.keys(truth), ...Object.keys(predicted), ...Object.keys(similarities)])].sort();
+  const paths = [
+    ...new Set([...Object.keys(truth), ...Object.keys(predicted), ...Object.keys(similarities), ...Object.keys(alignedPrediction ?? {})]),
+  ].sort();
 
   return (
     <>
@@ -198,6 +214,7 @@ export function DocumentPage() {
               <th scope="col">Field</th>
               <th scope="col">Ground truth</th>
               <th scope="col">Prediction</th>
+              {showAligned && <th scope="col">Prediction, list items aligned</th>}
               <th scope="col" className="number">Similarity</th>
               <th scope="col" className="number">Aligned</th>
             </tr>
@@ -218,6 +235,15 @@ export function DocumentPage() {
                       show(predicted[path])
                     )}
                   </td>
+                  {showAligned && (
+                    <td>
+                      {typeof truth[path] === 'string' && typeof alignedPrediction![path] === 'string' ? (
+                        <CharacterDiff truth={truth[path]} predicted={alignedPrediction![path]} />
+                      ) : (
+                        show(alignedPrediction![path])
+                      )}
+                    </td>
+                  )}
                   <td className="number" style={{ background: similarityColour(similarity) }}>
                     {formatSimilarity(similarity, 3)}
                   </td>
