@@ -40,6 +40,8 @@ export interface StandaloneConfig {
   modelLimits?: string;
   /** `WORKER_CONCURRENCY` (`pnpm worker`): documents a worker process runs at once, per model. @default 8 */
   workerConcurrency?: number;
+  /** `WORKER_MAX_BATCH` (`pnpm worker`): most documents in one queue job (1: a job per document). @default 4 */
+  workerMaxBatch?: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -85,6 +87,7 @@ export function readConfig(env: Env): StandaloneConfig {
   const modelLimits = nonEmpty(env.DOCEVALS_MODEL_LIMITS);
   if (modelLimits) config.modelLimits = modelLimits;
   if (nonEmpty(env.WORKER_CONCURRENCY)) config.workerConcurrency = integer(env, 'WORKER_CONCURRENCY', 8, 1, 1_000);
+  if (nonEmpty(env.WORKER_MAX_BATCH)) config.workerMaxBatch = integer(env, 'WORKER_MAX_BATCH', 4, 1, 100);
   return config;
 }
 

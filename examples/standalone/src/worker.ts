@@ -1,7 +1,8 @@
 // A docevals worker process (queue mode, docs/workers.md): `pnpm worker` at the repository root, or
 // `node --import tsx examples/standalone/src/worker.ts`. It reads the same environment as the server: REDIS_URL (the
 // queue and the store), REDIS_KEY_PREFIX, OPENAI_API_KEY / OPENAI_BASE_URL (the same models), DOCEVALS_MODEL_LIMITS,
-// DOCEVALS_LEASE_MS (BullMQ's lock on a document job), and WORKER_CONCURRENCY (documents at once, per model).
+// DOCEVALS_LEASE_MS (BullMQ's lock on a document job), WORKER_CONCURRENCY (documents at once, per model) and
+// WORKER_MAX_BATCH (most documents in one queue job).
 // SIGINT / SIGTERM: stop taking jobs, finish the documents in flight, exit 0.
 import { readConfig } from './config.js';
 import { configuredExtractors, modelLimits, queuePrefix } from './queue.js';
@@ -18,6 +19,7 @@ try {
     connection: config.redisUrl,
     prefix: queuePrefix(config),
     concurrency: config.workerConcurrency ?? 8,
+    ...(config.workerMaxBatch ? { maxBatch: config.workerMaxBatch } : {}),
     ...(config.leaseMs ? { lockMs: config.leaseMs } : {}),
     ...(config.concurrency ? { extraction: { concurrency: config.concurrency } } : {}),
     ...(limits ? { limits } : {}),

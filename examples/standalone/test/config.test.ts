@@ -32,14 +32,16 @@ describe('readConfig', () => {
   });
 
   it('reads the queue mode: DOCEVALS_QUEUE=bullmq needs REDIS_URL; limits kept for the runner; worker concurrency checked', () => {
-    expect(readConfig({ REDIS_URL: 'redis://127.0.0.1:6379', DOCEVALS_QUEUE: 'bullmq', DOCEVALS_MODEL_LIMITS: '*=8', WORKER_CONCURRENCY: '16' })).toMatchObject({
+    expect(readConfig({ REDIS_URL: 'redis://127.0.0.1:6379', DOCEVALS_QUEUE: 'bullmq', DOCEVALS_MODEL_LIMITS: '*=8', WORKER_CONCURRENCY: '16', WORKER_MAX_BATCH: '1' })).toMatchObject({
       queue: 'bullmq',
       modelLimits: '*=8',
       workerConcurrency: 16,
+      workerMaxBatch: 1,
     });
     expect(readConfig({ DOCEVALS_QUEUE: 'in-process' }).queue).toBeUndefined();
     expect(() => readConfig({ DOCEVALS_QUEUE: 'bullmq' })).toThrow(/DOCEVALS_QUEUE=bullmq needs REDIS_URL/);
     expect(() => readConfig({ DOCEVALS_QUEUE: 'kafka' })).toThrow(/DOCEVALS_QUEUE must be "bullmq" or "in-process"/);
     expect(() => readConfig({ WORKER_CONCURRENCY: '0' })).toThrow(/WORKER_CONCURRENCY must be an integer from 1/);
+    expect(() => readConfig({ WORKER_MAX_BATCH: '0' })).toThrow(/WORKER_MAX_BATCH must be an integer from 1/);
   });
 });

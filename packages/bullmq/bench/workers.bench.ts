@@ -7,7 +7,8 @@
  *
  * Run: `pnpm bench bullmq` (Redis: REDIS_URL when set, else a throwaway redis-server on a free port).
  * Env: DOCS (240), LATENCY_MS (1000: a fast model; real ones take 2-20 s), WORKERS (1,2,4), FLEET_LIMIT (none: the
- * fleet-wide limit per model, e.g. `DOCS=300 LATENCY_MS=20 WORKERS=3 FLEET_LIMIT=8` for the acceptance case).
+ * fleet-wide limit per model, e.g. `DOCS=300 LATENCY_MS=20 WORKERS=3 FLEET_LIMIT=8` for the acceptance case),
+ * CPU_PROF_DIR (each worker writes a V8 CPU profile there when it exits: open it in Chrome's DevTools).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -64,7 +65,8 @@ async function run(workers: number): Promise<{ ms: number; cpuPerDocument: numbe
   };
   const children = await Promise.all(
     Array.from({ length: workers }, () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { cwd: standalone, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
+      const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/worker.ts'], { cwd: standalone, env, stdio: ['ignore', 'pipe', 'inherit'] });
       return new Promise<typeof child>((resolve, reject) => {
         let out = '';
         child.stdout.on('data', (c: Buffer) => {

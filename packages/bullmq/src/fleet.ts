@@ -34,7 +34,10 @@ export interface QueueOptions {
    * honours them (BullMQ keeps them in the queue's meta). Unset: whatever Redis has (none by default).
    */
   limits?: ModelLimits;
-  /** Log lines (a warning when no worker is connected; workers: one line per document). @default console.log */
+  /**
+   * Log lines (a warning when no worker is connected; workers: one line per document).
+   * @default standard output, the lines of one tick in one write
+   */
   log?: (line: string) => void;
 }
 
@@ -43,9 +46,10 @@ export interface JobData {
   evaluation_id: string;
   iteration_id: string;
 }
+/** A document job: a small batch of one docevals job's documents, run one after the other (docs/workers.md). */
 export interface DocumentJobData extends JobData {
   job_id: string;
-  document_id: string;
+  document_ids: string[];
   model: string;
 }
 
@@ -53,7 +57,8 @@ export const PLANS_QUEUE = 'plans';
 /** BullMQ queue names may not hold `:`; a model name may. */
 export const documentQueueName = (model: string) => `docs-${encodeURIComponent(model)}`;
 export const planJobId = (jobId: string) => `${jobId}-plan`;
-export const documentJobId = (jobId: string, documentId: string) => `${jobId}-${encodeURIComponent(documentId)}`;
+/** A batch's id: its place among the job's batches (the same when a plan runs again: BullMQ adds it once). */
+export const documentJobId = (jobId: string, batch: number) => `${jobId}-b${batch}`;
 /** How long our per-job keys outlive their last write. */
 export const KEY_TTL_SECONDS = 7 * 24 * 3600;
 /** Attempts of one document job (store errors, a worker's crash); provider errors are retried inside the call. */
@@ -65,25 +70,52 @@ export const bullConnection = (connection: RedisConnection): ConnectionOptions =
 export const newRedis = (connection: RedisConnection): Redis =>
   typeof connection === 'string' ? new Redis(connection, { maxRetriesPerRequest: null }) : connection.duplicate();
 
-/** Lua: a call may start only while the job is not cancelled; registers it as in flight. */
-const ENTER = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('SADD', KEYS[2], ARGV[1]) redis.call('EXPIRE', KEYS[2], ARGV[2]) return 1`;
 /** Lua: cancel flag set and announced in one step; later ENTERs fail. */
 const CANCEL = `redis.call('SET', KEYS[1], '1', 'EX', ARGV[1]) redis.call('PUBLISH', KEYS[2], ARGV[2]) return 1`;
 /**
- * Lua: a document recorded, counted once whatever the re-runs (and in the model's counts by outcome); returns how
- * many are left (<= 0: finish).
+ * Lua, one round trip per document of a batch: leaves the previous call (ARGV[2]), records the documents done since
+ * (pairs from ARGV[4]: id, outcome; each counted once whatever the re-runs, and in the model's counts by outcome),
+ * then enters the next call (ARGV[3]) unless the job is cancelled. KEYS: cancel flag, calls in flight, done set,
+ * documents left, the model's counts. Returns {entered (0/1), documents left (<= 0: finish)}.
  */
-const RECORD = `if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
-  redis.call('DECR', KEYS[2]) redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+const STEP = `if ARGV[2] ~= '' then redis.call('SREM', KEYS[2], ARGV[2]) end
+if #ARGV >= 4 then
+  for i = 4, #ARGV, 2 do
+    if redis.call('SADD', KEYS[3], ARGV[i]) == 1 then
+      redis.call('DECR', KEYS[4]) redis.call('HINCRBY', KEYS[5], ARGV[i + 1], 1)
+    end
+  end
+  redis.call('EXPIRE', KEYS[3], ARGV[1]) redis.call('EXPIRE', KEYS[4], ARGV[1])
 end
-redis.call('EXPIRE', KEYS[1], ARGV[2]) redis.call('EXPIRE', KEYS[2], ARGV[2])
-return tonumber(redis.call('GET', KEYS[2]) or '0')`;
+local entered = 0
+if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('SADD', KEYS[2], ARGV[3]) redis.call('EXPIRE', KEYS[2], ARGV[1]) entered = 1
+end
+return {entered, tonumber(redis.call('GET', KEYS[4]) or '0')}`;
+
+/** The scripts, sent by hash (ioredis `defineCommand`: EVALSHA, EVAL once when Redis lacks it). */
+interface FleetScripts {
+  docevalsFleetCancel(cancel: string, channel: string, ttl: number, jobId: string): Promise<number>;
+  docevalsFleetStep(...keysAndArgs: Array<string | number>): Promise<[number, number]>;
+}
+
+/** Lines to standard output, those of one tick in one write (a worker logs a line per document). */
+function stdoutLines(): (line: string) => void {
+  let pending: string[] = [];
+  return (line) => {
+    if (pending.push(line) > 1) return;
+    setImmediate(() => {
+      const text = `${pending.join('\n')}\n`;
+      pending = [];
+      process.stdout.write(text);
+    });
+  };
+}
 
 /** Queues and keys of one fleet, opened lazily. */
 export class Fleet {
   readonly prefix: string;
-  readonly redis: Redis;
+  readonly redis: Redis & FleetScripts;
   readonly plans: Queue<JobData>;
   readonly log: (line: string) => void;
   private readonly documentQueues = new Map<string, Queue<DocumentJobData>>();
@@ -91,8 +123,11 @@ export class Fleet {
 
   constructor(readonly options: QueueOptions) {
     this.prefix = options.prefix ?? 'docevals:bull';
-    this.redis = newRedis(options.connection);
-    this.log = options.log ?? ((line) => console.log(line));
+    const redis = newRedis(options.connection);
+    redis.defineCommand('docevalsFleetCancel', { numberOfKeys: 2, lua: CANCEL });
+    redis.defineCommand('docevalsFleetStep', { numberOfKeys: 5, lua: STEP });
+    this.redis = redis as Redis & FleetScripts;
+    this.log = options.log ?? stdoutLines();
     this.plans = new Queue<JobData>(PLANS_QUEUE, { connection: bullConnection(options.connection), prefix: this.prefix });
   }
 
@@ -144,25 +179,28 @@ export class Fleet {
     if ((await this.redis.sadd(this.modelsKey, model)) === 1) await this.redis.publish(this.modelsChannel, model);
   }
 
-  async enter(jobId: string, token: string): Promise<boolean> {
-    return (await this.redis.eval(ENTER, 2, this.key('cancel', jobId), this.key('inflight', jobId), token, KEY_TTL_SECONDS)) === 1;
-  }
-  async leave(jobId: string, token: string): Promise<void> {
-    await this.redis.srem(this.key('inflight', jobId), token);
+  /**
+   * One step of a batch: leaves the call `leave` (if any), records `done` (document id, outcome: succeeded, failed,
+   * skipped), then enters the call `enter` (if any) unless the job is cancelled: once a cancel is acknowledged, no
+   * call starts. Returns whether `enter` was entered and how many of the job's documents are left to record.
+   */
+  async step(jobId: string, model: string, leave: string | null, done: ReadonlyArray<readonly [string, string]>, enter: string | null) {
+    const keys = [this.key('cancel', jobId), this.key('inflight', jobId), this.key('done', jobId), this.key('remaining', jobId), this.key('stats', model)];
+    const [entered, left] = await this.redis.docevalsFleetStep(...keys, KEY_TTL_SECONDS, leave ?? '', enter ?? '', ...done.flat());
+    return { entered: entered === 1, left: Number(left) };
   }
   async cancelled(jobId: string): Promise<boolean> {
     return (await this.redis.exists(this.key('cancel', jobId))) === 1;
   }
   async cancel(jobId: string): Promise<void> {
-    await this.redis.eval(CANCEL, 2, this.key('cancel', jobId), this.cancelChannel, KEY_TTL_SECONDS, jobId);
+    await this.redis.docevalsFleetCancel(this.key('cancel', jobId), this.cancelChannel, KEY_TTL_SECONDS, jobId);
   }
   inFlight(jobId: string): Promise<number> {
     return this.redis.scard(this.key('inflight', jobId));
   }
-  /** Counts a document of the job done with `status` (succeeded, failed, skipped); how many are left. */
-  async record(jobId: string, documentId: string, model: string, status: string): Promise<number> {
-    const keys = [this.key('done', jobId), this.key('remaining', jobId), this.key('stats', model)];
-    return Number(await this.redis.eval(RECORD, 3, ...keys, documentId, KEY_TTL_SECONDS, status));
+  /** Counts documents of the job done with their outcome (succeeded, failed, skipped); how many are left. */
+  async record(jobId: string, model: string, done: ReadonlyArray<readonly [string, string]>): Promise<number> {
+    return (await this.step(jobId, model, null, done, null)).left;
   }
 
   async close(): Promise<void> {

@@ -34,6 +34,13 @@ export interface DocevalsWorkerOptions extends QueueOptions {
    * channel, so this only catches a missed announcement). @default 5_000
    */
   discoverMs?: number;
+  /**
+   * Most documents in one queue job (a batch, run one document after the other: the fleet-wide limit on jobs in
+   * flight stays a limit on calls). A plan makes batches of equal size, as many as keep every slot of the fleet busy
+   * for several rounds, and no larger than this: small iterations and slow models still get one job per document.
+   * 1: always one job per document. @default 4
+   */
+  maxBatch?: number;
 }
 
 export interface DocevalsWorker {
@@ -45,6 +52,31 @@ export interface DocevalsWorker {
 
 const PLAN_CONCURRENCY = 2;
 const ADD_CHUNK = 500;
+/** Each slot of the fleet (a call in flight) gets at least this many batches when there are documents enough. */
+const ROUNDS = 4;
+
+/**
+ * How many batches a job of `selected` documents is cut into, for `slots` calls in flight across the fleet and at
+ * most `maxBatch` documents a batch: a multiple of the slots (each slot gets the same number of batches, of sizes
+ * that differ by one at most), enough for {@link ROUNDS} rounds when documents allow, never more than the documents.
+ */
+export function batchCount(selected: number, slots: number, maxBatch: number): number {
+  if (selected <= 0) return 0;
+  const perSlot = Math.max(ROUNDS, Math.ceil(selected / (Math.max(1, slots) * Math.max(1, maxBatch))));
+  return Math.min(selected, Math.max(1, slots) * perSlot);
+}
+
+/** Groups a plan's documents into batches by their place in the job's selection (the same batches on a re-plan). */
+export function batchesOf(documentIds: readonly string[], positions: readonly number[], selected: number, count: number): Map<number, string[]> {
+  const batches = new Map<number, string[]>();
+  documentIds.forEach((id, i) => {
+    const batch = Math.floor(((positions[i] ?? i) * count) / Math.max(1, selected));
+    const list = batches.get(batch);
+    if (list) list.push(id);
+    else batches.set(batch, [id]);
+  });
+  return batches;
+}
 
 /**
  * A worker process of the queue mode (docs/workers.md): takes iterations' plan jobs and documents from BullMQ on
@@ -69,6 +101,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   const fleet = new Fleet(options);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
   const lockMs = options.lockMs ?? 30_000;
+  const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 4));
   const connection = bullConnection(options.connection);
   let work: JobWork | undefined;
   const docevals = createDocevals({
@@ -92,9 +125,9 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
 
   const refOf = (data: JobData) => ({ organization_id: data.organization_id, evaluation_id: data.evaluation_id, iteration_id: data.iteration_id });
 
-  /** A document done (recorded, or given up after its attempts): counted once; the last one records the outcome. */
-  async function recorded(data: DocumentJobData, status: string): Promise<void> {
-    const left = await fleet.record(data.job_id, data.document_id, data.model, status);
+  /** Documents done (recorded, or given up after their attempts): each counted once; the last one records the outcome. */
+  async function recorded(data: DocumentJobData, done: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    const left = await fleet.record(data.job_id, data.model, done);
     if (left <= 0) await jobs.finish(refOf(data), data.job_id);
   }
 
@@ -107,15 +140,26 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
       await jobs.finish(ref, jobId);
       return 'finished';
     }
-    // Set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded stay counted.
-    await fleet.redis.set(fleet.key('remaining', jobId), planned.document_ids.length, 'EX', KEY_TTL_SECONDS, 'NX');
+    // Set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded stay counted; it
+    // also finds the batch count of the first run, so its batches get the same ids (BullMQ adds each once).
     await fleet.addModel(model);
     const queue = await fleet.documents(model);
-    for (let i = 0; i < planned.document_ids.length; i += ADD_CHUNK) {
-      const chunk = planned.document_ids.slice(i, i + ADD_CHUNK).map((documentId) => ({
-        name: 'document',
-        data: { ...ref, job_id: jobId, document_id: documentId, model },
-        opts: { jobId: documentJobId(jobId, documentId), ...JOB_OPTIONS },
+    const slots = Math.min((await queue.getGlobalConcurrency()) ?? Infinity, Math.max(1, await fleet.plans.getWorkersCount()) * concurrency);
+    const batchesKey = fleet.key('batches', jobId);
+    const written = await fleet.redis
+      .multi()
+      .set(fleet.key('remaining', jobId), planned.document_ids.length, 'EX', KEY_TTL_SECONDS, 'NX')
+      .set(batchesKey, batchCount(planned.selected, slots, maxBatch), 'EX', KEY_TTL_SECONDS, 'NX')
+      .get(batchesKey)
+      .exec();
+    const count = Number(written?.[2]?.[1]);
+    if (!Number.isInteger(count) || count < 1) throw new Error(`job ${jobId}: no batch count in Redis`);
+    const batches = [...batchesOf(planned.document_ids, planned.document_positions, planned.selected, count)];
+    for (let i = 0; i < batches.length; i += ADD_CHUNK) {
+      const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds]) => ({
+        name: 'documents',
+        data: { ...ref, job_id: jobId, document_ids: documentIds, model },
+        opts: { jobId: documentJobId(jobId, batch), ...JOB_OPTIONS },
       }));
       const queuedKey = fleet.key('queued', jobId);
       await fleet.redis.multi().sadd(queuedKey, ...chunk.map((c) => c.opts.jobId)).expire(queuedKey, KEY_TTL_SECONDS).exec();
@@ -123,46 +167,70 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     }
     // A cancel that read the queued set before these were added: remove them here.
     if (await fleet.cancelled(jobId)) {
-      for (const documentId of planned.document_ids) await queue.remove(documentJobId(jobId, documentId)).catch(() => 0);
+      for (const [batch] of batches) await queue.remove(documentJobId(jobId, batch)).catch(() => 0);
     }
-    return `${planned.document_ids.length} documents`;
+    return `${planned.document_ids.length} documents in ${batches.length} batches`;
   }
 
-  async function runDocument(job: Job<DocumentJobData>): Promise<string> {
-    const started = performance.now();
+  /**
+   * A batch of documents, one after the other: before each call one fleet step leaves the previous call, records the
+   * documents done since and enters the next call unless the job was cancelled; a last step after the batch.
+   */
+  async function runBatch(job: Job<DocumentJobData>): Promise<string> {
     const data = job.data;
-    const token = `${workerId}:${job.id}:${job.attemptsMade}`;
-    const line = (what: string) =>
-      fleet.log(`[docevals/worker] ${data.model} ${data.iteration_id} ${data.document_id} ${what} ${Math.round(performance.now() - started)} ms (attempt ${job.attemptsMade + 1})`);
-    // Registered before the flag check, so a cancel announced right after the check still reaches this call.
+    const attempt = job.attemptsMade + 1;
     const controller = new AbortController();
     let set = running.get(data.job_id);
     if (!set) running.set(data.job_id, (set = new Set()));
     set.add(controller);
-    const unregister = () => {
+    let inCall: string | null = null;
+    let done: Array<readonly [string, string]> = [];
+    let finished = false;
+    const lines: string[] = [];
+    const batchStarted = performance.now();
+    const callStarted = new Map<string, number>();
+    const step = async (enter: string | null): Promise<boolean> => {
+      const records = done;
+      done = [];
+      const { entered, left } = await fleet.step(data.job_id, data.model, inCall, records, enter);
+      inCall = entered ? enter : null;
+      if (records.length > 0 && left <= 0 && !finished) {
+        finished = true;
+        await jobs.finish(refOf(data), data.job_id);
+      }
+      return entered;
+    };
+    let cancelled = false;
+    try {
+      await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, controller.signal, {
+        beforeCall: async (documentId) => {
+          callStarted.set(documentId, performance.now());
+          // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
+          // call starts (and a cancel announced after this step aborts the call through `controller`).
+          return step(`${workerId}:${job.id}:${attempt}:${documentId}`);
+        },
+        afterDocument: (documentId, outcome) => {
+          const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
+          if (outcome.status === 'skipped' && (controller.signal.aborted || outcome.error === 'cancelled')) {
+            cancelled = true;
+            lines.push(`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} skipped (cancelled) ${ms} ms (attempt ${attempt})`);
+            return;
+          }
+          done.push([documentId, outcome.status]);
+          const what = outcome.status === 'failed' ? `failed: ${outcome.error}` : outcome.status;
+          lines.push(`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} ${what} ${ms} ms (attempt ${attempt})`);
+        },
+      });
+    } finally {
       set.delete(controller);
       if (set.size === 0) running.delete(data.job_id);
-    };
-    // Atomic with the cancel flag: once a cancel is acknowledged, no call starts.
-    if (!(await fleet.enter(data.job_id, token))) {
-      unregister();
-      line('skipped (cancelled)');
-      return 'cancelled';
+      try {
+        if (inCall !== null || done.length > 0) await step(null);
+      } finally {
+        for (const line of lines) fleet.log(line);
+      }
     }
-    let outcome;
-    try {
-      outcome = await jobs.runDocument(refOf(data), data.job_id, data.document_id, controller.signal);
-    } finally {
-      unregister();
-      await fleet.leave(data.job_id, token);
-    }
-    if (outcome.status === 'skipped' && controller.signal.aborted) {
-      line('aborted (cancelled)');
-      return 'cancelled';
-    }
-    await recorded(data, outcome.status === 'skipped' ? 'skipped' : outcome.status);
-    line(outcome.status === 'failed' ? `failed: ${outcome.error}` : outcome.status);
-    return outcome.status;
+    return cancelled ? 'cancelled' : `${data.document_ids.length} documents`;
   }
 
   const workerOptions = { connection, prefix: fleet.prefix, lockDuration: lockMs, stalledInterval: lockMs, name: workerId };
@@ -174,7 +242,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     // After its last attempt a document is counted done (it stays without a prediction: pending), so the
     // iteration still ends.
     if (job && job.attemptsMade >= (job.opts.attempts ?? ATTEMPTS)) {
-      void recorded(job.data, 'failed').catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
+      void recorded(job.data, job.data.document_ids.map((id) => [id, 'failed'] as const)).catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
     }
   };
   const planWorker = new Worker<JobData, string>(PLANS_QUEUE, plan, { ...workerOptions, concurrency: PLAN_CONCURRENCY });
@@ -187,7 +255,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     for (const model of await fleet.models()) {
       if (opened.has(model) || closing) continue;
       opened.add(model);
-      const worker = new Worker<DocumentJobData, string>(documentQueueName(model), runDocument, { ...workerOptions, concurrency });
+      const worker = new Worker<DocumentJobData, string>(documentQueueName(model), runBatch, { ...workerOptions, concurrency });
       worker.on('failed', documentFailed);
       worker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
       workers.push(worker);

@@ -25,6 +25,7 @@ export {
   inProcessJobRunner,
   QUEUE_LEASE_OWNER,
   type DocumentOutcome,
+  type QueuedDocumentHooks,
   type IterationRef,
   type JobPlan,
   type JobRunnerStats,

@@ -13,6 +13,7 @@ import {
   resumableJobs,
   runIterationJob,
   runQueuedDocument,
+  runQueuedDocuments,
   type JobRunner,
   type JobWork,
 } from './jobs.js';
@@ -92,6 +93,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     describe: (ref) => describeJob(ctx, ref),
     plan: (ref) => planQueuedJob(ctx, ctx.jobs, ref),
     runDocument: (ref, jobId, documentId, signal) => runQueuedDocument(ctx, ctx.jobs, ref, jobId, documentId, signal),
+    runDocuments: (ref, jobId, documentIds, signal, hooks) => runQueuedDocuments(ctx, ctx.jobs, ref, jobId, documentIds, signal, hooks),
     finish: (ref, jobId) => finishQueuedJob(ctx, ctx.jobs, ref, jobId),
   };
   ctx.jobRunner = jobOptions.runner

@@ -101,6 +101,8 @@ export async function runDocuments(
     save?: (prediction: PredictionRecord) => Promise<void>;
     /** Called after each prediction is saved (the job's document event). */
     onSaved?: (prediction: PredictionRecord) => Promise<void>;
+    /** Called when a document's extraction is over, before its prediction is saved (a queue starts its next call). */
+    onExtracted?: (document: DocumentRecord) => void;
   } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
@@ -126,6 +128,7 @@ export async function runDocuments(
       onDocument: (index, result) => {
         if (failure) return;
         const document = chunk[index]!;
+        job.onExtracted?.(document);
         const record = newPredictionRecord(iteration, document, result, ctx.now());
         if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);

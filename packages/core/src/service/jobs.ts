@@ -61,6 +61,22 @@ export interface JobPlan {
   model: string;
   /** Documents of the job's selection that the job has not written yet, in the evaluation's order. */
   document_ids: string[];
+  /**
+   * Each of `document_ids`' place in the job's selection (all the documents the job covers, written or not): stable
+   * across plans of one job, so a queue that groups documents into batches by place groups them the same way when a
+   * plan is run again.
+   */
+  document_positions: number[];
+  /** How many documents the job's selection holds (written or not). */
+  selected: number;
+}
+
+/** {@link JobWork.runDocuments}' hooks: a queue's checks around each extractor call. */
+export interface QueuedDocumentHooks {
+  /** Before a call starts: false skips the document (`skipped`, error `cancelled`). */
+  beforeCall?(documentId: string): Promise<boolean>;
+  /** Each document's outcome, in order, as soon as it is known. */
+  afterDocument?(documentId: string, outcome: DocumentOutcome): Promise<void> | void;
 }
 
 /** {@link JobWork.runDocument}: what became of one document. */
@@ -105,6 +121,20 @@ export interface JobWork {
    * is `running` this job; `signal` aborts the call in flight (nothing saved).
    */
   runDocument(ref: IterationRef, jobId: string, documentId: string, signal: AbortSignal): Promise<DocumentOutcome>;
+  /**
+   * {@link JobWork.runDocument} for a small batch of one job's documents, one after the other (one extractor call at
+   * a time: a queue's limit on jobs in flight stays a limit on calls), with the batch's reads in one round trip.
+   * A document's save runs beside the next document's call. `hooks.beforeCall` may refuse a call (a cancel flag:
+   * the document is `skipped`); `afterDocument` gets each outcome once it is saved. Outcomes in the order of
+   * `documentIds`.
+   */
+  runDocuments(
+    ref: IterationRef,
+    jobId: string,
+    documentIds: readonly string[],
+    signal: AbortSignal,
+    hooks?: QueuedDocumentHooks,
+  ): Promise<DocumentOutcome[]>;
   /**
    * Records the job's outcome (`completed`, or `failed` when no document succeeded) and its final event, once: a
    * compare-and-set that only a `running` iteration of this job passes. True when this call wrote it.
@@ -400,13 +430,20 @@ async function releaseLease(ctx: ServiceContext, jobs: JobContext, ref: Iteratio
  * (`missing`: and that have no successful prediction). Documents the job already wrote get their event if a crash
  * came between the prediction and its event.
  */
-async function pendingDocuments(ctx: ServiceContext, jobs: JobContext, iteration: IterationRecord, job: IterationJob): Promise<DocumentRecord[]> {
+async function pendingDocuments(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  iteration: IterationRecord,
+  job: IterationJob,
+  placed?: { positions: number[]; selected: number },
+): Promise<DocumentRecord[]> {
   let documents = await readAllDocuments(ctx, iteration.organization_id, iteration.evaluation_id);
   const selection: JobSelection = job.selection;
   if (typeof selection === 'object') {
     const wanted = new Set(selection.document_ids);
     documents = documents.filter((d) => wanted.has(d.id));
   }
+  if (placed) placed.selected = documents.length;
   const pending: DocumentRecord[] = [];
   for (let start = 0; start < documents.length; start += READ_PAGE) {
     const page = documents.slice(start, start + READ_PAGE);
@@ -415,7 +452,10 @@ async function pendingDocuments(ctx: ServiceContext, jobs: JobContext, iteration
     page.forEach((document, i) => {
       const p = predictions[i];
       if (p && p.job_id === job.id) done.push(p);
-      else if (!(selection === 'missing' && p && p.status === 'succeeded' && p.metadata !== null)) pending.push(document);
+      else if (!(selection === 'missing' && p && p.status === 'succeeded' && p.metadata !== null)) {
+        pending.push(document);
+        placed?.positions.push(start + i);
+      }
     });
     if (done.length === 0) continue;
     const events = await ctx.storage.events.getMany(iteration.organization_id, iteration.id, done.map((p) => documentEventId(job.id, p.id)));
@@ -800,8 +840,15 @@ export async function planQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: 
   const iteration = taken?.result;
   if (!iteration) return null;
   const job = iteration.job!;
-  const documents = await pendingDocuments(ctx, jobs, iteration, job);
-  return { job_id: job.id, model: iteration.inference_settings.model, document_ids: documents.map((d) => d.id) };
+  const placed = { positions: [] as number[], selected: 0 };
+  const documents = await pendingDocuments(ctx, jobs, iteration, job, placed);
+  return {
+    job_id: job.id,
+    model: iteration.inference_settings.model,
+    document_ids: documents.map((d) => d.id),
+    document_positions: placed.positions,
+    selected: placed.selected,
+  };
 }
 
 const skipped = (error: string): DocumentOutcome => ({ status: 'skipped', error });
@@ -819,36 +866,84 @@ export async function runQueuedDocument(
   documentId: string,
   signal: AbortSignal,
 ): Promise<DocumentOutcome> {
+  return (await runQueuedDocuments(ctx, jobs, ref, jobId, [documentId], signal))[0]!;
+}
+
+/** {@link JobWork.runDocuments}. */
+export async function runQueuedDocuments(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  ref: IterationRef,
+  jobId: string,
+  documentIds: readonly string[],
+  signal: AbortSignal,
+  hooks: QueuedDocumentHooks = {},
+): Promise<DocumentOutcome[]> {
   const org = ref.organization_id;
-  // One round trip for the three reads: the common case (a document to run) needs them all.
+  // One round trip for the reads of the whole batch: the common case (documents to run) needs them all. A document
+  // edited or deleted after this read is caught when its prediction is saved (runDocuments settles it).
   const [found, previous, stored] = await Promise.all([
     ctx.storage.iterations.get(org, ref.iteration_id),
-    ctx.storage.predictions.get(org, ref.iteration_id, documentId),
-    ctx.storage.documents.get(org, ref.evaluation_id, documentId),
+    ctx.storage.predictions.getMany(org, ref.iteration_id, documentIds),
+    ctx.storage.documents.getMany(org, ref.evaluation_id, documentIds),
   ]);
   const iteration = found?.value;
-  if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') return skipped('the job is not running');
-  const written = previous?.value;
-  if (written && written.job_id === jobId) {
-    // Written by this job before (a re-run after a crash): not called again; its event, if the crash lost it.
-    if (!(await ctx.storage.events.get(org, iteration.id, documentEventId(jobId, documentId)))) {
-      await writeDocumentEvent(ctx, jobs, written, jobId);
+  const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
+  const done = async (i: number, outcome: DocumentOutcome) => {
+    outcomes[i] = outcome;
+    await hooks.afterDocument?.(documentIds[i]!, outcome);
+  };
+  // A document's save goes on beside the next document's call: one call at a time, but no wait for the writes.
+  const saving: Array<Promise<void>> = [];
+  let stopped: { error: unknown } | null = null;
+  try {
+    for (const [i, documentId] of documentIds.entries()) {
+      if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') {
+        await done(i, skipped('the job is not running'));
+        continue;
+      }
+      const written = previous[i]?.value;
+      if (written && written.job_id === jobId) {
+        // Written by this job before (a re-run after a crash): not called again; its event, if the crash lost it.
+        if (!(await ctx.storage.events.get(org, iteration.id, documentEventId(jobId, documentId)))) {
+          await writeDocumentEvent(ctx, jobs, written, jobId);
+        }
+        await done(i, outcomeOf(written));
+        continue;
+      }
+      const document = stored[i]?.value;
+      if (!document) {
+        await done(i, skipped('the document was deleted'));
+        continue;
+      }
+      if (signal.aborted || (hooks.beforeCall && !(await hooks.beforeCall(documentId)))) {
+        await done(i, skipped('cancelled'));
+        continue;
+      }
+      let saved: PredictionRecord | undefined;
+      let extracted!: () => void;
+      const callOver = new Promise<void>((resolve) => (extracted = resolve));
+      const run = runDocuments(ctx, iteration, [document], 'replace', {
+        signal,
+        jobId,
+        onExtracted: () => extracted(),
+        onSaved: async (prediction) => {
+          saved = prediction;
+          await writeDocumentEvent(ctx, jobs, prediction, jobId);
+        },
+      }).then(() => done(i, saved ? outcomeOf(saved) : skipped('cancelled')));
+      run.catch(() => undefined); // awaited below
+      saving.push(run);
+      await Promise.race([callOver, run]);
     }
-    return outcomeOf(written);
+  } catch (error) {
+    stopped = { error };
   }
-  const document = stored?.value;
-  if (!document) return skipped('the document was deleted');
-  if (signal.aborted) return skipped('cancelled');
-  let saved: PredictionRecord | undefined;
-  await runDocuments(ctx, iteration, [document], 'replace', {
-    signal,
-    jobId,
-    onSaved: async (prediction) => {
-      saved = prediction;
-      await writeDocumentEvent(ctx, jobs, prediction, jobId);
-    },
-  });
-  return saved ? outcomeOf(saved) : skipped('cancelled');
+  // Every save ends before the batch does; the first error (the loop's, else a save's) is the batch's.
+  const failed = (await Promise.allSettled(saving)).find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (stopped) throw stopped.error;
+  if (failed) throw failed.reason;
+  return outcomes;
 }
 
 /** The first failed prediction's error: an iteration where every document failed reports it. */

@@ -117,4 +117,55 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress.pending).toBe(3);
     await docevals.close();
   });
+
+  it('plan places each pending document in the selection, the same places when planned again', async () => {
+    const { work, ref } = await queueService();
+    const plan = (await work.plan(ref))!;
+    expect(plan.selected).toBe(3);
+    expect(plan.document_positions).toEqual([0, 1, 2]);
+    await work.runDocument(ref, plan.job_id, plan.document_ids[1]!, never);
+    const again = (await work.plan(ref))!;
+    expect(again.document_ids).toEqual([plan.document_ids[0], plan.document_ids[2]]);
+    expect(again.document_positions).toEqual([0, 2]);
+    expect(again.selected).toBe(3);
+  });
+
+  it('runDocuments: a batch one call at a time, the gate before each call, outcomes in order, each saved once', async () => {
+    const { docevals, work, ref, calls, summary } = await queueService(new Set(['d2.json']));
+    const plan = (await work.plan(ref))!;
+    await work.runDocument(ref, plan.job_id, plan.document_ids[0]!, never);
+    const gated: string[] = [];
+    const seen: string[] = [];
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never, {
+      beforeCall: async (id) => {
+        gated.push(id);
+        return true;
+      },
+      afterDocument: (id, outcome) => void seen.push(`${id}:${outcome.status}`),
+    });
+    // The first was written by this job before: no gate, no second call.
+    expect(gated).toEqual(plan.document_ids.slice(1));
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+    expect(outcomes[2]!.error).toContain('no answer for d2.json');
+    expect([...calls.values()]).toEqual([1, 1, 1]);
+    expect(seen.sort()).toEqual(plan.document_ids.map((id, i) => `${id}:${['succeeded', 'succeeded', 'failed'][i]}`).sort());
+    expect((await summary()).progress).toMatchObject({ succeeded: 2, failed: 1, pending: 0 });
+    await docevals.close();
+  });
+
+  it('runDocuments: a gate that refuses (a cancelled job) skips the document without a call; the others run', async () => {
+    const { docevals, work, ref, calls, summary } = await queueService();
+    const plan = (await work.plan(ref))!;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never, {
+      beforeCall: async (id) => id !== plan.document_ids[1],
+    });
+    expect(outcomes).toEqual([
+      { status: 'succeeded', error: null },
+      { status: 'skipped', error: 'cancelled' },
+      { status: 'succeeded', error: null },
+    ]);
+    expect(calls.get('d1.json')).toBeUndefined();
+    expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 1 });
+    await docevals.close();
+  });
 });
