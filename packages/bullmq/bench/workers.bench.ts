@@ -15,6 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { redisStorage } from '@docevals/adapters/redis';
 import { createDocevals } from '@docevals/core';
 import { openaiExtractor } from '@docevals/openai';
@@ -33,6 +34,7 @@ let redis: RedisServerHandle | undefined;
 const url = process.env.REDIS_URL ?? (redis = await startRedisServer()).url;
 const model = await invoiceModel(LATENCY_MS);
 const dataDir = await mkdtemp(join(tmpdir(), 'docevals-bench-workers-'));
+const probe = new Redis(url);
 
 /** User + system CPU time of a process so far (Linux /proc), in ms; 0 elsewhere. */
 async function cpuMs(pid: number | undefined): Promise<number> {
@@ -44,7 +46,14 @@ async function cpuMs(pid: number | undefined): Promise<number> {
   }
 }
 
-async function run(workers: number): Promise<{ ms: number; cpuPerDocument: number }> {
+/** Redis's own CPU so far (INFO cpu: user + sys), in ms. */
+async function redisCpuMs(client: { info(section: string): Promise<string> }): Promise<number> {
+  const info = await client.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+}
+
+async function run(workers: number): Promise<{ ms: number; cpuPerDocument: number; apiCpuPerDocument: number; redisCpuPerDocument: number }> {
   const keyPrefix = `bench-workers-${workers}-${Date.now().toString(36)}:`;
   const prefix = `${keyPrefix}bull`;
   const docevals = createDocevals({
@@ -85,6 +94,8 @@ async function run(workers: number): Promise<{ ms: number; cpuPerDocument: numbe
       default_inference_settings: { model: 'gpt-4o-mini' },
     });
     const cpuBefore = (await Promise.all(children.map((c) => cpuMs(c.pid)))).reduce((a, b) => a + b, 0);
+    const redisBefore = await redisCpuMs(probe);
+    const apiBefore = process.cpuUsage();
     const started = performance.now();
     const iteration = await docevals.evals.iterations.create('org_bench', { evaluation_id: evaluation.id, background: true });
     for (;;) {
@@ -96,8 +107,10 @@ async function run(workers: number): Promise<{ ms: number; cpuPerDocument: numbe
       await new Promise((r) => setTimeout(r, 20));
     }
     const ms = performance.now() - started;
+    const api = process.cpuUsage(apiBefore);
     const cpu = (await Promise.all(children.map((c) => cpuMs(c.pid)))).reduce((a, b) => a + b, 0) - cpuBefore;
-    return { ms, cpuPerDocument: cpu / DOCS };
+    const redisCpu = (await redisCpuMs(probe)) - redisBefore;
+    return { ms, cpuPerDocument: cpu / DOCS, apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS, redisCpuPerDocument: redisCpu / DOCS };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
@@ -109,19 +122,21 @@ try {
   console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, fleet limit ${FLEET_LIMIT ?? 'none'}; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
-    const { ms, cpuPerDocument } = await run(workers);
+    const { ms, cpuPerDocument, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
     times.set(workers, ms);
     const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * workers, FLEET_LIMIT ?? Infinity);
     const base = times.get(WORKERS[0]!)!;
     console.log(
       `${workers} worker(s): ${Math.round(ms)} ms (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` +
         `speed-up vs ${WORKERS[0]}: ${(base / ms).toFixed(2)}x; peak in flight ${model.fake.maxInFlight}; ` +
-        `workers' CPU ${cpuPerDocument.toFixed(1)} ms/document; load ${loadavg()[0]!.toFixed(2)}`,
+        `CPU per document: workers ${cpuPerDocument.toFixed(1)} ms, this process (API + fake model) ${apiCpuPerDocument.toFixed(1)} ms, ` +
+        `Redis ${redisCpuPerDocument.toFixed(1)} ms; load ${loadavg()[0]!.toFixed(2)}`,
     );
     model.fake.maxInFlight = 0;
   }
 } finally {
   await model.fake.stop();
   await rm(dataDir, { recursive: true, force: true });
+  probe.disconnect();
   await redis?.stop();
 }
