@@ -173,8 +173,8 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   }
 
   /**
-   * A batch of documents, one after the other: before each call one fleet step leaves the previous call, records the
-   * documents done since and enters the next call unless the job was cancelled; a last step after the batch.
+   * A batch of documents, one after the other: before each call one fleet step leaves the previous call and enters
+   * the next unless the job was cancelled; a last step after the batch (its events written) records its documents.
    */
   async function runBatch(job: Job<DocumentJobData>): Promise<string> {
     const data = job.data;
@@ -190,8 +190,10 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     const batchStarted = performance.now();
     const callStarted = new Map<string, number>();
     const step = async (enter: string | null): Promise<boolean> => {
-      const records = done;
-      done = [];
+      // Documents are recorded by the last step only: after the batch's events are written, so the job's final
+      // event (written by the step that records its last document) comes after every document's.
+      const records = enter === null ? done : [];
+      if (enter === null) done = [];
       const { entered, left } = await fleet.step(data.job_id, data.model, inCall, records, enter);
       inCall = entered ? enter : null;
       if (records.length > 0 && left <= 0 && !finished) {

@@ -124,9 +124,10 @@ export interface JobWork {
   /**
    * {@link JobWork.runDocument} for a small batch of one job's documents, one after the other (one extractor call at
    * a time: a queue's limit on jobs in flight stays a limit on calls), with the batch's reads in one round trip.
-   * A document's save runs beside the next document's call. `hooks.beforeCall` may refuse a call (a cancel flag:
-   * the document is `skipped`); `afterDocument` gets each outcome once it is saved. Outcomes in the order of
-   * `documentIds`.
+   * A document's save runs beside the next document's call; the batch's events are written together when they come
+   * close together (every one is written before this returns). `hooks.beforeCall` may refuse a call (a cancel flag:
+   * the document is `skipped`); `afterDocument` gets each outcome once its prediction is saved. Outcomes in the
+   * order of `documentIds`.
    */
   runDocuments(
     ref: IterationRef,
@@ -302,12 +303,13 @@ class EventBatch {
     private readonly ctx: ServiceContext,
     private readonly jobs: JobContext,
     private readonly iterationId: string,
+    private readonly delayMs = EVENT_DELAY_MS,
   ) {}
 
   add(prediction: PredictionRecord, jobId: string): void {
     this.pending.push(documentEvent(this.ctx, prediction, jobId));
     if (this.pending.length >= EVENT_BATCH) void this.flush().catch(() => undefined);
-    else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), EVENT_DELAY_MS);
+    else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.delayMs);
   }
 
   /** Writes what is pending; rejects with the first write failure of the batch's life. */
@@ -383,6 +385,11 @@ class PredictionWrites {
 const PREDICTION_BATCH = 64;
 const EVENT_BATCH = 32;
 const EVENT_DELAY_MS = 20;
+/**
+ * A queue batch runs its documents one after the other, so its events come one call apart: they are written together
+ * when they come within this delay (a fast model), each on its own otherwise (a slow one: progress stays live).
+ */
+const QUEUE_EVENT_DELAY_MS = 100;
 
 const leaseUntil = (ms: number) => new Date(Date.now() + ms).toISOString();
 const leaseLive = (iteration: IterationRecord, now = Date.now()) =>
@@ -895,6 +902,7 @@ export async function runQueuedDocuments(
   };
   // A document's save goes on beside the next document's call: one call at a time, but no wait for the writes.
   const saving: Array<Promise<void>> = [];
+  const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
   let stopped: { error: unknown } | null = null;
   try {
     for (const [i, documentId] of documentIds.entries()) {
@@ -929,7 +937,7 @@ export async function runQueuedDocuments(
         onExtracted: () => extracted(),
         onSaved: async (prediction) => {
           saved = prediction;
-          await writeDocumentEvent(ctx, jobs, prediction, jobId);
+          events.add(prediction, jobId);
         },
       }).then(() => done(i, saved ? outcomeOf(saved) : skipped('cancelled')));
       run.catch(() => undefined); // awaited below
@@ -941,8 +949,11 @@ export async function runQueuedDocuments(
   }
   // Every save ends before the batch does; the first error (the loop's, else a save's) is the batch's.
   const failed = (await Promise.allSettled(saving)).find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  const written = events.flush();
+  written.catch(() => undefined);
   if (stopped) throw stopped.error;
   if (failed) throw failed.reason;
+  await written;
   return outcomes;
 }
 
