@@ -200,7 +200,7 @@ export const ENDPOINTS: readonly Endpoint[] = ([
     method: 'get',
     path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/predictions',
     operationId: 'listIterationPredictions',
-    summary: "A page of an iteration's predictions with their metrics, in document order (`limit`, `after`)",
+    summary: "A page of an iteration's predictions with their metrics, in document order (`limit`, `after`), or of some documents (`document_ids`)",
     tag: 'Iterations',
     operation: 'evals.iterations.predictions',
     input: 'query',

@@ -315,7 +315,9 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   listIterationPredictions: {
     description:
       'A page of the iteration\'s predictions with their metrics, in the evaluation\'s document order: pass ' +
-      '`list_metadata.after` as `after` for the next page. A document without a prediction is `pending`.',
+      '`list_metadata.after` as `after` for the next page. A document without a prediction is `pending`. ' +
+      '`document_ids=a,b`: those documents only, read by their ids, in that order (one document\'s prediction in ' +
+      'one request, however large the evaluation).',
     params: IterationPathSchema,
     query: ListPredictionsQuerySchema,
     response: PredictionPageSchema,

@@ -487,6 +487,14 @@ export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({
 export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
   limit: 'How many predictions a page holds, 1 to 1,000 (100).',
   after: 'A cursor: the `list_metadata.after` of the current page (a document id), for the page after it.',
+  document_ids: listPredictionsInputSchema.shape.document_ids.meta({
+    description:
+      'Only these documents (1 to 10,000 ids, comma-separated: `document_ids=file_a,file_b`; repeating the parameter ' +
+      'works too), in this order, each once; `limit` and `after` page through them. Each is read by its id, not ' +
+      'found by paging. An id that is not a document of the evaluation is a 422 naming it (`document_ids.<index>`). ' +
+      "The URL's length is bounded by the host (Node: 16 KiB of request line and headers, about 700 ids).",
+    param: { style: 'form', explode: false },
+  }),
 });
 
 export const ListProcessorsQuerySchema = documented(listProcessorsInputSchema, {

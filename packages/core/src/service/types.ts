@@ -128,7 +128,13 @@ export interface Docevals {
       get(organizationId: string, input: GetIterationInput & { view: 'summary' }): Promise<IterationSummary>;
       get(organizationId: string, input: GetIterationInput & { view?: 'full' }): Promise<Iteration>;
       get(organizationId: string, input: GetIterationInput): Promise<Iteration | IterationSummary>;
-      /** A page of predictions with their metrics, in the evaluation's document order. */
+      /**
+       * A page of predictions with their metrics, in the evaluation's document order; with `document_ids`, of those
+       * documents only (read by id), in that order. An id the evaluation does not hold is a 422 at its index.
+       *
+       * @example
+       * const { data: [one] } = await docevals.evals.iterations.predictions('org_1', { evaluation_id, iteration_id, document_ids: [documentId] });
+       */
       predictions(organizationId: string, input: ListPredictionsInput): Promise<PredictionPage>;
       delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
       /** Where an iteration lives, from its id alone: `{ evaluation_id, iteration_id }`. */

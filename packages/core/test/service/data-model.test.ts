@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { memoryStorage } from '../support/memory-storage.js';
 import { createInvoices, invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
@@ -126,6 +126,73 @@ describe('the per-document data model', () => {
     expect(last.data).toEqual([
       expect.objectContaining({ document_id: added.id, status: 'pending', prediction: {}, metadata: null, metrics: expect.objectContaining({ similarity: 0 }) }),
     ]);
+  });
+
+  it('answers only the documents named by document_ids, in their order, each once, read by id', async () => {
+    const storage = memoryStorage();
+    const docevals = makeService({ storage });
+    const { evaluation, iterations } = await evaluationWith(docevals, 6, 1);
+    const ref = { evaluation_id: evaluation.id, iteration_id: iterations[0]!.id };
+    const order = evaluation.documents.map((d) => d.id);
+    const all = (await docevals.evals.iterations.predictions(ORG, { ...ref, limit: 10 })).data;
+
+    const listed = vi.spyOn(storage.documents, 'list');
+    const documentReads = vi.spyOn(storage.documents, 'getMany');
+    const predictionReads = vi.spyOn(storage.predictions, 'getMany');
+    const named = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [order[4]!, order[1]!, order[4]!] });
+    expect(named).toEqual({ data: [all[4], all[1]], list_metadata: { before: null, after: null } });
+    // By key: the two documents and their two predictions, never a page of the evaluation's documents.
+    expect(listed).not.toHaveBeenCalled();
+    expect(documentReads.mock.calls).toEqual([[ORG, evaluation.id, [order[4], order[1]]]]);
+    expect(predictionReads.mock.calls).toEqual([[ORG, ref.iteration_id, [order[4], order[1]]]]);
+    vi.restoreAllMocks();
+
+    // limit and after page through the named documents.
+    const ids = [order[5]!, order[0]!, order[3]!];
+    const first = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: ids, limit: 2 });
+    expect(first.data.map((p) => p.document_id)).toEqual(ids.slice(0, 2));
+    expect(first.list_metadata).toEqual({ before: null, after: ids[1] });
+    const second = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: ids, limit: 2, after: ids[1]! });
+    expect(second).toEqual({ data: [all[3]], list_metadata: { before: ids[2], after: null } });
+    // A cursor outside the named documents names nothing in this list.
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: ids, after: order[2]! })).rejects.toMatchObject({
+      code: 'validation_error',
+      issues: [{ path: 'after' }],
+    });
+    expect(await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [] })).toEqual({
+      data: [],
+      list_metadata: { before: null, after: null },
+    });
+
+    // A document added after the iteration ran is pending there.
+    const added = await docevals.evals.documents.add(ORG, { evaluation_id: evaluation.id, ...invoiceDocument('new.json', { total: 9 }, { total: 9 }) });
+    const pending = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [added.id] });
+    expect(pending.data).toEqual([expect.objectContaining({ document_id: added.id, status: 'pending', prediction: {}, metadata: null })]);
+  });
+
+  it('refuses document_ids naming no document of the evaluation with a 422 at each such index', async () => {
+    const docevals = makeService();
+    const { evaluation, iterations } = await evaluationWith(docevals, 3, 1);
+    const other = await createInvoices(docevals, { name: 'other', documents: [invoiceDocument('x.json', { total: 77 }, { total: 77 })] });
+    const ref = { evaluation_id: evaluation.id, iteration_id: iterations[0]!.id };
+    const foreign = other.documents[0]!.id;
+    const error = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [evaluation.documents[0]!.id, 'file_0000000000000000', foreign] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [
+        { path: 'document_ids.1', message: 'no document file_0000000000000000 in this evaluation' },
+        { path: 'document_ids.2', message: `no document ${foreign} in this evaluation` },
+      ],
+    });
+    // A deleted document is unknown too.
+    await docevals.evals.documents.delete(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[2]!.id });
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [evaluation.documents[2]!.id] })).rejects.toMatchObject({
+      issues: [{ path: 'document_ids.0' }],
+    });
+    // The schema's bounds: ids of 1 to 256 characters, at most 10,000 of them.
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [''] })).rejects.toMatchObject({ issues: [{ path: 'document_ids.0' }] });
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => `file_${i}`);
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: tooMany })).rejects.toMatchObject({ issues: [{ path: 'document_ids' }] });
   });
 
   it('lists evaluations and documents as summaries without contents, whole with expand=documents', async () => {
