@@ -102,9 +102,10 @@ export const ENDPOINTS: readonly Endpoint[] = ([
     method: 'get',
     path: '/v1/evals/{evaluation_id}',
     operationId: 'getEvaluation',
-    summary: 'Get an evaluation',
+    summary: 'Get an evaluation; `view=summary` for it without its documents (their count, iterations as summaries)',
     tag: 'Evaluations',
-    operation: 'evals.get',
+    operation: 'evals.getAny',
+    input: 'query',
   },
   {
     method: 'patch',

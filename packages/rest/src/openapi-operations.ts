@@ -30,6 +30,8 @@ import {
   LeaderboardSchema,
   IterationViewSchema,
   GetIterationQuerySchema,
+  GetEvaluationQuerySchema,
+  EvaluationViewSchema,
   ListPredictionsQuerySchema,
   PredictionPageSchema,
   ModelListSchema,
@@ -219,9 +221,14 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     responseExample: { data: [EVALUATION_SUMMARY], list_metadata: PAGE_END },
   },
   getEvaluation: {
-    description: 'An evaluation with its documents, iterations, predictions and metrics.',
+    description:
+      'An evaluation with its documents, iterations, predictions and metrics (a large one is streamed). ' +
+      '`view=summary`: the evaluation without its documents (their count, and the iterations as summaries), read ' +
+      'at a cost that does not grow with the documents; page documents with `.../documents` and predictions with ' +
+      '`.../iterations/{iteration_id}/predictions`.',
     params: EvaluationPathSchema,
-    response: EvaluationSchema,
+    query: GetEvaluationQuerySchema,
+    response: EvaluationViewSchema,
     responseExample: EVALUATION,
   },
   updateEvaluation: {

@@ -18,6 +18,8 @@ import {
   meanDeltaSchema,
   documentSummarySchema,
   evaluationSummarySchema,
+  evaluationOverviewSchema,
+  getEvaluationInputSchema,
   getIterationInputSchema,
   iterationSummarySchema,
   listPredictionsInputSchema,
@@ -396,6 +398,27 @@ export const EvaluationSummarySchema = named('EvaluationSummary', documented(eva
   schema_id: SCHEMA_ID,
 }), { description: 'An evaluation in a list: documents and iterations as summaries.' });
 
+export const EvaluationOverviewSchema = named('EvaluationOverview', documented(evaluationOverviewSchema, {
+  id: 'The evaluation\'s id.',
+  updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
+  name: 'A name for people.',
+  project_id: 'A free grouping key (`""` when none).',
+  document_count: 'How many documents the evaluation holds.',
+  iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
+  json_schema: JSON_SCHEMA,
+  default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+}), {
+  description:
+    'An evaluation without its documents (`view=summary`): its count, and the iterations as summaries. Its cost does ' +
+    'not grow with the documents.',
+});
+
+export const EvaluationViewSchema = named('EvaluationView', z.union([EvaluationSchema, EvaluationOverviewSchema]), {
+  description: 'An evaluation: whole (the default), or without its documents with `view=summary`.',
+});
+
 // Processors
 
 export const ProcessorSchema = named('Processor', documented(processorSchema, {
@@ -480,6 +503,12 @@ const VIEW = '`full` (the default: every prediction and item metric) or `summary
 export const ListIterationsQuerySchema = documented(listIterationsInputSchema.omit({ evaluation_id: true }), {
   model: 'Only iterations whose inference_settings.model is exactly this.',
   view: VIEW,
+});
+
+export const GetEvaluationQuerySchema = documented(getEvaluationInputSchema.omit({ evaluation_id: true }), {
+  view:
+    '`full` (the default: every document with its content, every iteration whole) or `summary` (the evaluation ' +
+    'without its documents: `document_count`, iterations as summaries).',
 });
 
 export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), { view: VIEW });

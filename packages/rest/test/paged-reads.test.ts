@@ -51,6 +51,22 @@ describe('summary and paged reads over HTTP', () => {
     expect(bad.body.error.issues[0].path).toBe('view');
   });
 
+  it('answers ?view=summary on an evaluation without its documents: their count and the iteration summaries', async () => {
+    const evaluation = await evaluationOf(4);
+    const summary = await api.call('GET', `/v1/evals/${evaluation.id}?view=summary`);
+    expect(summary.status).toBe(200);
+    expect(summary.body).toMatchObject({ id: evaluation.id, name: 'paged', document_count: 4, schema_id: evaluation.schema_id });
+    expect(summary.body).not.toHaveProperty('documents');
+    const iteration = await api.call('GET', `/v1/evals/${evaluation.id}/iterations/${evaluation.iterations[0].id}?view=summary`);
+    expect(summary.body.iterations).toEqual([iteration.body]);
+    // The whole evaluation stays the default, and view=full says so.
+    expect((await api.call('GET', `/v1/evals/${evaluation.id}`)).body).toEqual(evaluation);
+    expect((await api.call('GET', `/v1/evals/${evaluation.id}?view=full`)).body).toEqual(evaluation);
+    const bad = await api.call('GET', `/v1/evals/${evaluation.id}?view=tiny`);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.issues[0].path).toBe('view');
+  });
+
   it('pages predictions with their metrics in document order, limit and after from the query', async () => {
     const evaluation = await evaluationOf(7);
     const base = `/v1/evals/${evaluation.id}/iterations/${evaluation.iterations[0].id}/predictions`;

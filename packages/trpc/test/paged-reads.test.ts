@@ -46,6 +46,10 @@ describe('summary and paged reads over tRPC', () => {
       data: { code: 'BAD_REQUEST', docevalsCode: 'validation_error', issues: [{ path: 'document_ids.0' }] },
     });
 
+    const overview = await client.evals.getSummary.query({ evaluation_id: evaluation.id });
+    expect(overview).toMatchObject({ id: evaluation.id, name: 'paged', document_count: 3, iterations: [summary] });
+    expect(overview).not.toHaveProperty('documents');
+
     const listed = await client.evals.documents.list.query({ evaluation_id: evaluation.id });
     expect(listed.data[0]).toEqual({ id: evaluation.documents[0]!.id, filename: 'd0.json', mime_type: 'application/json', size: 7 });
     const evaluations = await client.evals.list.query({ expand: 'documents', limit: 1 });

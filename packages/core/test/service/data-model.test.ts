@@ -128,6 +128,36 @@ describe('the per-document data model', () => {
     ]);
   });
 
+  it("answers an evaluation's view=summary without its documents: their count and iteration summaries, reading none", async () => {
+    const storage = memoryStorage();
+    const docevals = makeService({ storage });
+    const { evaluation, iterations } = await evaluationWith(docevals, 5, 2);
+    const [listed] = (await docevals.evals.list(ORG, { limit: 1 })).data;
+
+    const documentReads = [vi.spyOn(storage.documents, 'list'), vi.spyOn(storage.documents, 'get'), vi.spyOn(storage.documents, 'getMany')];
+    const otherReads = [vi.spyOn(storage.files, 'get'), vi.spyOn(storage.predictions, 'list'), vi.spyOn(storage.predictions, 'getMany')];
+    const summary = await docevals.evals.get(ORG, { evaluation_id: evaluation.id, view: 'summary' });
+    for (const read of [...documentReads, ...otherReads]) expect(read).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+
+    // What a list says of it, less the documents; the iterations as their own summaries say.
+    const { documents: _documents, ...withoutDocuments } = listed!;
+    expect(summary).toEqual(withoutDocuments);
+    expect(summary).toMatchObject({ id: evaluation.id, name: 'scale', document_count: 5 });
+    expect(summary).not.toHaveProperty('documents');
+    expect(summary.iterations.map((it) => it.id)).toEqual(iterations.map((it) => it.id));
+    expect(summary.iterations[1]).toEqual(await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iterations[1]!.id, view: 'summary' }));
+
+    // The default view is still the whole evaluation; the count follows a deleted document.
+    expect((await docevals.evals.get(ORG, { evaluation_id: evaluation.id })).documents).toHaveLength(5);
+    await docevals.evals.documents.delete(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[0]!.id });
+    const after = await docevals.evals.get(ORG, { evaluation_id: evaluation.id, view: 'summary' });
+    expect(after.document_count).toBe(4);
+    expect(after.iterations[0]!.progress.total).toBe(4);
+    await expect(docevals.evals.get(ORG, { evaluation_id: evaluation.id, view: 'tiny' as 'summary' })).rejects.toMatchObject({ issues: [{ path: 'view' }] });
+    await expect(docevals.evals.get(ORG, { evaluation_id: 'eval_missing', view: 'summary' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('answers only the documents named by document_ids, in their order, each once, read by id', async () => {
     const storage = memoryStorage();
     const docevals = makeService({ storage });
