@@ -52,6 +52,18 @@ export const operations = {
   'evals.get': operation({
     input: schemas.evaluationRefInputSchema,
     output: schemas.evaluationSchema,
+    call: (d, org, input) => d.evals.get(org, { ...input, view: 'full' }),
+  }),
+  /** The evaluation without its documents: `document_count`, iterations as summaries. */
+  'evals.getSummary': operation({
+    input: schemas.evaluationRefInputSchema,
+    output: schemas.evaluationOverviewSchema,
+    call: (d, org, input) => d.evals.get(org, { ...input, view: 'summary' }),
+  }),
+  /** `view` in the input: the whole evaluation or its summary. */
+  'evals.getAny': operation({
+    input: schemas.getEvaluationInputSchema,
+    output: z.union([schemas.evaluationSchema, schemas.evaluationOverviewSchema]),
     call: (d, org, input) => d.evals.get(org, input),
   }),
   'evals.list': operation({

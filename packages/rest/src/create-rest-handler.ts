@@ -7,6 +7,7 @@ import { createOpenApiDocument } from './openapi-document.js';
 import { isMultipart, readFormBody } from './read-form-body.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
+import { listFields, listValues } from './read-query.js';
 import { streamEvents } from './sse.js';
 
 /** A fetch-style handler: web `Request` in, web `Response` out. */
@@ -154,6 +155,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   app.get('/v1/openapi.json', (c) => c.body(openApi(), 200, { 'content-type': 'application/json' }));
 
+  const queryLists = new Map(ENDPOINTS.map((endpoint) => [endpoint, listFields(endpoint.query)]));
   for (const endpoint of ENDPOINTS) {
     app.on(endpoint.method.toUpperCase(), honoPath(endpoint.path), (c) => serve(c, endpoint));
   }
@@ -168,7 +170,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
         : endpoint.acceptsForm && isMultipart(c.req.raw)
           ? await readFormBody(c.req.raw, maxBodyBytes)
           : await readJsonBody(c.req.raw, maxBodyBytes);
-    const query = endpoint.query ? c.req.query() : {};
+    // One string per field; a list field (`document_ids`) gets every value, comma-separated or repeated.
+    const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), queryLists.get(endpoint)!) } : {};
     const input = { ...body, ...query, ...c.req.param() };
     const result = await endpoint.call(docevals, c.get('organizationId'), input);
     if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream);

@@ -30,6 +30,8 @@ import {
   LeaderboardSchema,
   IterationViewSchema,
   GetIterationQuerySchema,
+  GetEvaluationQuerySchema,
+  EvaluationViewSchema,
   ListPredictionsQuerySchema,
   PredictionPageSchema,
   ModelListSchema,
@@ -219,9 +221,14 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     responseExample: { data: [EVALUATION_SUMMARY], list_metadata: PAGE_END },
   },
   getEvaluation: {
-    description: 'An evaluation with its documents, iterations, predictions and metrics.',
+    description:
+      'An evaluation with its documents, iterations, predictions and metrics (a large one is streamed). ' +
+      '`view=summary`: the evaluation without its documents (their count, and the iterations as summaries), read ' +
+      'at a cost that does not grow with the documents; page documents with `.../documents` and predictions with ' +
+      '`.../iterations/{iteration_id}/predictions`.',
     params: EvaluationPathSchema,
-    response: EvaluationSchema,
+    query: GetEvaluationQuerySchema,
+    response: EvaluationViewSchema,
     responseExample: EVALUATION,
   },
   updateEvaluation: {
@@ -315,7 +322,9 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   listIterationPredictions: {
     description:
       'A page of the iteration\'s predictions with their metrics, in the evaluation\'s document order: pass ' +
-      '`list_metadata.after` as `after` for the next page. A document without a prediction is `pending`.',
+      '`list_metadata.after` as `after` for the next page. A document without a prediction is `pending`. ' +
+      '`document_ids=a,b`: those documents only, read by their ids, in that order (one document\'s prediction in ' +
+      'one request, however large the evaluation).',
     params: IterationPathSchema,
     query: ListPredictionsQuerySchema,
     response: PredictionPageSchema,

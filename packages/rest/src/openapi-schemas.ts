@@ -18,6 +18,8 @@ import {
   meanDeltaSchema,
   documentSummarySchema,
   evaluationSummarySchema,
+  evaluationOverviewSchema,
+  getEvaluationInputSchema,
   getIterationInputSchema,
   iterationSummarySchema,
   listPredictionsInputSchema,
@@ -396,6 +398,27 @@ export const EvaluationSummarySchema = named('EvaluationSummary', documented(eva
   schema_id: SCHEMA_ID,
 }), { description: 'An evaluation in a list: documents and iterations as summaries.' });
 
+export const EvaluationOverviewSchema = named('EvaluationOverview', documented(evaluationOverviewSchema, {
+  id: 'The evaluation\'s id.',
+  updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
+  name: 'A name for people.',
+  project_id: 'A free grouping key (`""` when none).',
+  document_count: 'How many documents the evaluation holds.',
+  iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
+  json_schema: JSON_SCHEMA,
+  default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
+  schema_data_id: SCHEMA_DATA_ID,
+  schema_id: SCHEMA_ID,
+}), {
+  description:
+    'An evaluation without its documents (`view=summary`): its count, and the iterations as summaries. Its cost does ' +
+    'not grow with the documents.',
+});
+
+export const EvaluationViewSchema = named('EvaluationView', z.union([EvaluationSchema, EvaluationOverviewSchema]), {
+  description: 'An evaluation: whole (the default), or without its documents with `view=summary`.',
+});
+
 // Processors
 
 export const ProcessorSchema = named('Processor', documented(processorSchema, {
@@ -482,11 +505,25 @@ export const ListIterationsQuerySchema = documented(listIterationsInputSchema.om
   view: VIEW,
 });
 
+export const GetEvaluationQuerySchema = documented(getEvaluationInputSchema.omit({ evaluation_id: true }), {
+  view:
+    '`full` (the default: every document with its content, every iteration whole) or `summary` (the evaluation ' +
+    'without its documents: `document_count`, iterations as summaries).',
+});
+
 export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), { view: VIEW });
 
 export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
   limit: 'How many predictions a page holds, 1 to 1,000 (100).',
   after: 'A cursor: the `list_metadata.after` of the current page (a document id), for the page after it.',
+  document_ids: listPredictionsInputSchema.shape.document_ids.meta({
+    description:
+      'Only these documents (1 to 10,000 ids, comma-separated: `document_ids=file_a,file_b`; repeating the parameter ' +
+      'works too), in this order, each once; `limit` and `after` page through them. Each is read by its id, not ' +
+      'found by paging. An id that is not a document of the evaluation is a 422 naming it (`document_ids.<index>`). ' +
+      "The URL's length is bounded by the host (Node: 16 KiB of request line and headers, about 700 ids).",
+    param: { style: 'form', explode: false },
+  }),
 });
 
 export const ListProcessorsQuerySchema = documented(listProcessorsInputSchema, {

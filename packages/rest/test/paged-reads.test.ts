@@ -51,6 +51,22 @@ describe('summary and paged reads over HTTP', () => {
     expect(bad.body.error.issues[0].path).toBe('view');
   });
 
+  it('answers ?view=summary on an evaluation without its documents: their count and the iteration summaries', async () => {
+    const evaluation = await evaluationOf(4);
+    const summary = await api.call('GET', `/v1/evals/${evaluation.id}?view=summary`);
+    expect(summary.status).toBe(200);
+    expect(summary.body).toMatchObject({ id: evaluation.id, name: 'paged', document_count: 4, schema_id: evaluation.schema_id });
+    expect(summary.body).not.toHaveProperty('documents');
+    const iteration = await api.call('GET', `/v1/evals/${evaluation.id}/iterations/${evaluation.iterations[0].id}?view=summary`);
+    expect(summary.body.iterations).toEqual([iteration.body]);
+    // The whole evaluation stays the default, and view=full says so.
+    expect((await api.call('GET', `/v1/evals/${evaluation.id}`)).body).toEqual(evaluation);
+    expect((await api.call('GET', `/v1/evals/${evaluation.id}?view=full`)).body).toEqual(evaluation);
+    const bad = await api.call('GET', `/v1/evals/${evaluation.id}?view=tiny`);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.issues[0].path).toBe('view');
+  });
+
   it('pages predictions with their metrics in document order, limit and after from the query', async () => {
     const evaluation = await evaluationOf(7);
     const base = `/v1/evals/${evaluation.id}/iterations/${evaluation.iterations[0].id}/predictions`;
@@ -68,6 +84,51 @@ describe('summary and paged reads over HTTP', () => {
     expect((await api.call('GET', `${base}?limit=0`)).status).toBe(422);
     expect((await api.call('GET', `${base}?after=nobody`)).body.error.issues[0].path).toBe('after');
     expect((await api.call('GET', `/v1/evals/${evaluation.id}/iterations/eval_iter_missing/predictions`)).status).toBe(404);
+  });
+
+  it('answers document_ids=a,b (or the parameter repeated) with those documents only, in that order', async () => {
+    const evaluation = await evaluationOf(7);
+    const base = `/v1/evals/${evaluation.id}/iterations/${evaluation.iterations[0].id}/predictions`;
+    const ids: string[] = evaluation.documents.map((d: { id: string }) => d.id);
+    const all = (await api.call('GET', `${base}?limit=10`)).body.data;
+
+    const named = await api.call('GET', `${base}?document_ids=${ids[5]},${ids[0]}`);
+    expect(named.status).toBe(200);
+    expect(named.body).toEqual({ data: [all[5], all[0]], list_metadata: { before: null, after: null } });
+    const repeated = await api.call('GET', `${base}?document_ids=${ids[5]}&document_ids=${ids[0]}`);
+    expect(repeated.body).toEqual(named.body);
+    // Both forms at once, a percent-encoded comma, and an id twice (answered once).
+    const mixed = await api.call('GET', `${base}?document_ids=${ids[3]}%2C${ids[6]}&document_ids=${ids[3]},${ids[1]}`);
+    expect(mixed.body.data.map((p: { document_id: string }) => p.document_id)).toEqual([ids[3], ids[6], ids[1]]);
+
+    // limit and after page through the named documents.
+    const first = await api.call('GET', `${base}?document_ids=${ids[6]},${ids[2]},${ids[4]}&limit=2`);
+    expect(first.body.data).toEqual([all[6], all[2]]);
+    expect(first.body.list_metadata).toEqual({ before: null, after: ids[2] });
+    const second = await api.call('GET', `${base}?document_ids=${ids[6]},${ids[2]},${ids[4]}&limit=2&after=${ids[2]}`);
+    expect(second.body).toEqual({ data: [all[4]], list_metadata: { before: ids[4], after: null } });
+  });
+
+  it('refuses document_ids naming no document of the evaluation with a 422 at each index, whatever its length', async () => {
+    const evaluation = await evaluationOf(2);
+    const base = `/v1/evals/${evaluation.id}/iterations/${evaluation.iterations[0].id}/predictions`;
+    const known = evaluation.documents[0].id;
+    const unknown = await api.call('GET', `${base}?document_ids=${known},file_0000000000000000`);
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error).toMatchObject({
+      code: 'validation_error',
+      issues: [{ path: 'document_ids.1', message: 'no document file_0000000000000000 in this evaluation' }],
+    });
+    expect((await api.call('GET', `${base}?document_ids=`)).body.error.issues).toEqual([{ path: 'document_ids.0', message: 'an id is required' }]);
+    expect((await api.call('GET', `${base}?document_ids=${known},,${known}`)).body.error.issues[0].path).toBe('document_ids.1');
+
+    // 600 ids of 21 characters (13 KB of query) reach the core: the first 100 named, the rest counted.
+    const many = Array.from({ length: 600 }, (_, i) => `file_${i.toString(16).padStart(16, '0')}`);
+    const long = await api.call('GET', `${base}?document_ids=${many.join(',')}`);
+    expect(long.status).toBe(422);
+    expect(long.body.error.issues).toHaveLength(101);
+    expect(long.body.error.issues[99]).toEqual({ path: 'document_ids.99', message: `no document ${many[99]} in this evaluation` });
+    expect(long.body.error.issues[100].message).toBe('500 more issues not listed; fix these first');
   });
 
   it('lists evaluations and documents as summaries, whole with expand=documents (at most 10 a page)', async () => {

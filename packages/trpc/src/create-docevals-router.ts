@@ -72,6 +72,8 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
     evals: t.router({
       create: mutation(op['evals.create']),
       get: query(op['evals.get']),
+      /** REST's `?view=summary`: the evaluation without its documents (their count, iterations as summaries). */
+      getSummary: query(op['evals.getSummary']),
       list: query(op['evals.list']),
       update: mutation(op['evals.update']),
       delete: mutation(op['evals.delete']),

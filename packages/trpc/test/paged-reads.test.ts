@@ -39,6 +39,17 @@ describe('summary and paged reads over tRPC', () => {
     const rest = await client.evals.iterations.predictions.query({ ...ref, after: page.list_metadata.after! });
     expect(rest.data.map((p) => p.document_id)).toEqual([evaluation.documents[2]!.id]);
 
+    // One document's prediction by its id, without paging (the filter comes with the core's input schema).
+    const one = await client.evals.iterations.predictions.query({ ...ref, document_ids: [evaluation.documents[1]!.id] });
+    expect(one).toEqual({ data: [page.data[1]], list_metadata: { before: null, after: null } });
+    await expect(client.evals.iterations.predictions.query({ ...ref, document_ids: ['file_0000000000000000'] })).rejects.toMatchObject({
+      data: { code: 'BAD_REQUEST', docevalsCode: 'validation_error', issues: [{ path: 'document_ids.0' }] },
+    });
+
+    const overview = await client.evals.getSummary.query({ evaluation_id: evaluation.id });
+    expect(overview).toMatchObject({ id: evaluation.id, name: 'paged', document_count: 3, iterations: [summary] });
+    expect(overview).not.toHaveProperty('documents');
+
     const listed = await client.evals.documents.list.query({ evaluation_id: evaluation.id });
     expect(listed.data[0]).toEqual({ id: evaluation.documents[0]!.id, filename: 'd0.json', mime_type: 'application/json', size: 7 });
     const evaluations = await client.evals.list.query({ expand: 'documents', limit: 1 });

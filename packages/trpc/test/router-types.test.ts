@@ -2,6 +2,7 @@ import type {
   CreateEvaluationInput,
   Deleted,
   Evaluation,
+  EvaluationOverview,
   EvaluationSummary,
   Iteration,
   IterationSummary,
@@ -25,6 +26,7 @@ describe('DocevalsRouter types (from the operation table)', () => {
     // Before tRPC's JSON serialization of types: the core's own types.
     expectTypeOf<Output<Procedures['evals']['create']>>().toEqualTypeOf<Evaluation>();
     expectTypeOf<Output<Procedures['evals']['list']>>().toEqualTypeOf<ListResult<EvaluationSummary>>();
+    expectTypeOf<Output<Procedures['evals']['getSummary']>>().toEqualTypeOf<EvaluationOverview>();
     expectTypeOf<Output<Procedures['evals']['delete']>>().toEqualTypeOf<Deleted>();
     expectTypeOf<Output<Procedures['evals']['iterations']['get']>>().toEqualTypeOf<Iteration>();
     expectTypeOf<Output<Procedures['evals']['iterations']['getSummary']>>().toEqualTypeOf<IterationSummary>();
@@ -34,12 +36,16 @@ describe('DocevalsRouter types (from the operation table)', () => {
     // What a client sees: still one shape per procedure, never `any`.
     expectTypeOf<Outputs['evals']['iterations']['get']>().not.toBeAny();
     expectTypeOf<Outputs['evals']['iterations']['getSummary']>().not.toHaveProperty('predictions');
+    expectTypeOf<Outputs['evals']['getSummary']>().not.toHaveProperty('documents');
+    expectTypeOf<Outputs['evals']['get']>().toHaveProperty('documents');
     expectTypeOf<Outputs['evals']['iterations']['get']>().toHaveProperty('predictions');
   });
 
   it("takes the core's input types, with the view and background fields fixed by the procedure", () => {
     expectTypeOf<Inputs['evals']['create']>().toEqualTypeOf<CreateEvaluationInput>();
     expectTypeOf<Inputs['evals']['iterations']['getSummary']>().toEqualTypeOf<{ evaluation_id: string; iteration_id: string }>();
+    expectTypeOf<Inputs['evals']['getSummary']>().toEqualTypeOf<{ evaluation_id: string }>();
+    expectTypeOf<Inputs['evals']['iterations']['predictions']>().toHaveProperty('document_ids');
     expectTypeOf<Inputs['evals']['iterations']['list']>().not.toHaveProperty('view');
     expectTypeOf<Inputs['evals']['iterations']['create']>().not.toHaveProperty('background');
     expectTypeOf<undefined>().toExtend<Inputs['evals']['list']>();

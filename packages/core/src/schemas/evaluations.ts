@@ -32,6 +32,17 @@ export type UpdateEvaluationInput = z.input<typeof updateEvaluationInputSchema>;
 export const evaluationRefInputSchema = z.object({ evaluation_id: idParam });
 export type EvaluationRefInput = z.input<typeof evaluationRefInputSchema>;
 
+/**
+ * `view`: `full` (the default, interface.md 2.1: every document with its content, every iteration whole) or `summary`
+ * (the evaluation's own fields, `document_count` and iterations as summaries: no per-document array; docs/spec/service.md, Reads).
+ */
+export const evaluationViewSchema = z.enum(['full', 'summary']).default('full');
+export type EvaluationView = z.output<typeof evaluationViewSchema>;
+
+/** `GET /v1/evals/{evaluation_id}?view=`. */
+export const getEvaluationInputSchema = evaluationRefInputSchema.extend({ view: evaluationViewSchema });
+export type GetEvaluationInput = z.input<typeof getEvaluationInputSchema>;
+
 /** GET /v1/evals: cursor pagination with exact-match filters. */
 export const listEvaluationsInputSchema = z.object({
   ...listQueryFields,
@@ -67,3 +78,11 @@ export const evaluationSummarySchema = evaluationSchema.extend({
   iterations: z.array(iterationSummarySchema),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
+
+/**
+ * One evaluation without its documents (`GET /v1/evals/{id}?view=summary`, tRPC `evals.getSummary`): a list's
+ * {@link EvaluationSummary} less `documents`, so its cost does not grow with the documents: the evaluation record, the
+ * documents' count and two small reads per iteration (docs/spec/service.md, Reads).
+ */
+export const evaluationOverviewSchema = evaluationSummarySchema.omit({ documents: true });
+export type EvaluationOverview = z.infer<typeof evaluationOverviewSchema>;

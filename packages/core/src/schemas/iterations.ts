@@ -144,11 +144,20 @@ export const iterationSummarySchema = z.object({
 });
 export type IterationSummary = z.infer<typeof iterationSummarySchema>;
 
-/** `GET .../iterations/{iteration_id}/predictions?limit=&after=`: a page in the evaluation's document order. */
+/**
+ * `GET .../iterations/{iteration_id}/predictions?limit=&after=&document_ids=`: a page in the evaluation's document
+ * order, or, with `document_ids`, of those documents only, in the order given.
+ */
 export const listPredictionsInputSchema = iterationRefInputSchema.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  /** A document id: the page starts just after it. */
+  /** A document id: the page starts just after it (with `document_ids`, one of them). */
   after: z.string().min(1).max(256).optional(),
+  /**
+   * Only these documents' predictions, in this order (an id given twice is answered once, at its first place), read
+   * by id: `limit` and `after` page through them. An id that is not a document of the evaluation is a 422 at
+   * `document_ids.<index>` (as for a re-run's `document_ids`).
+   */
+  document_ids: z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(),
 });
 export type ListPredictionsInput = z.input<typeof listPredictionsInputSchema>;
 

@@ -102,7 +102,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
   if (jobOptions.resume) void ctx.jobRunner.start().catch(onJobError);
   return {
     evals: {
-      ...scoped(evaluationOperations(ctx)),
+      ...(scoped(evaluationOperations(ctx)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
       compare: (organizationId, input) => analyses.compare(organizationId, input),
       leaderboard: (organizationId, input) => analyses.leaderboard(organizationId, input),
       // The operations return the union of their views; the interface's overloads narrow it by the input.

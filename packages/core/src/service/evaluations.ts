@@ -2,13 +2,16 @@ import { DocevalsError, notFound, type ErrorIssue } from '../errors.js';
 import {
   createEvaluationInputSchema,
   evaluationRefInputSchema,
+  getEvaluationInputSchema,
   listEvaluationsInputSchema,
   updateEvaluationInputSchema,
   type CreateEvaluationInput,
   type Deleted,
   type Evaluation,
+  type EvaluationOverview,
   type EvaluationRefInput,
   type EvaluationSummary,
+  type GetEvaluationInput,
   type ListEvaluationsInput,
   type ListResult,
   type UpdateEvaluationInput,
@@ -25,7 +28,7 @@ import { checkJsonSchema, schemaStructureConflict } from './json-schemas.js';
 import { listMetadata, readPage } from './lists.js';
 import { newPredictionRecord } from './metric-cache.js';
 import { readAllDocuments, requireEvaluation } from './reads.js';
-import { renderEvaluation, renderEvaluationSummary } from './render.js';
+import { renderEvaluation, renderEvaluationOverview, renderEvaluationSummary } from './render.js';
 import { resolveSettings } from './settings.js';
 import { retryCompareAndSet, updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
@@ -190,9 +193,11 @@ export function evaluationOperations(ctx: ServiceContext) {
       }
     },
 
-    async get(organizationId: string, raw: EvaluationRefInput): Promise<Evaluation> {
-      const input = parseInput(evaluationRefInputSchema, raw);
+    /** The interface's Evaluation, or with `view: 'summary'` the evaluation without its documents. */
+    async get(organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
+      const input = parseInput(getEvaluationInputSchema, raw);
       const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
       return renderEvaluation(ctx, found.value);
     },
 

@@ -29,14 +29,14 @@ import {
 import { asError, DocevalsError, notFound } from '../errors.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import { currentMetrics } from './metric-cache.js';
-import type { IterationRecord } from '../storage.js';
+import type { DocumentRecord, IterationRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { newIterationId } from './ids.js';
 import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
 import { cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs.js';
-import { listMetadata, unknownCursor } from './lists.js';
+import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentCount, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
-import { loadIterations, predictionsFor, readAllDocuments, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
+import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
 import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
@@ -77,6 +77,23 @@ export function iterationOperations(ctx: ServiceContext) {
       });
     }
     return renderIteration(ctx, iteration, await readAllDocuments(ctx, record.organization_id, evaluation.id));
+  }
+
+  /**
+   * The documents a predictions filter names, in its order, each once: read by id (never the whole evaluation). An id
+   * the evaluation does not hold is a 422 at its index, as for a re-run's `document_ids`: a filter of ids is a
+   * reference, and a reference to nothing is the client's mistake to hear about, not an empty answer.
+   */
+  async function namedDocuments(organizationId: string, evaluationId: string, ids: readonly string[]): Promise<DocumentRecord[]> {
+    const unique = [...new Set(ids)];
+    const found = await readDocumentsById(ctx, organizationId, evaluationId, unique);
+    const known = new Set(found.flatMap((d) => (d ? [d.id] : [])));
+    const unknown = ids
+      .map((id, i) => ({ id, i }))
+      .filter(({ id }) => !known.has(id))
+      .map(({ id, i }) => ({ path: `document_ids.${i}`, message: `no document ${id} in this evaluation` }));
+    if (unknown.length > 0) throw invalidRequest(unknown);
+    return found.filter((d): d is DocumentRecord => d !== null);
   }
 
   return {
@@ -138,7 +155,9 @@ export function iterationOperations(ctx: ServiceContext) {
     async predictions(organizationId: string, raw: ListPredictionsInput): Promise<PredictionPage> {
       const input = parseInput(listPredictionsInputSchema, raw);
       const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      const page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
+      const page = input.document_ids
+        ? pageOf(await namedDocuments(organizationId, input.evaluation_id, input.document_ids), { ...input, order: 'asc' })
+        : await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
       if (!page) throw unknownCursor(input);
       return {
         data: await renderPredictionPage(ctx, iteration, page.items),

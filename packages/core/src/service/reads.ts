@@ -76,6 +76,24 @@ export async function readAllDocuments(ctx: ServiceContext, organizationId: stri
   return out;
 }
 
+/**
+ * The evaluation's documents named by `ids`, in the order of `ids` (null for an id the evaluation does not hold), read
+ * by key {@link READ_PAGE} at a time: never a walk of the whole evaluation.
+ */
+export async function readDocumentsById(
+  ctx: ServiceContext,
+  organizationId: string,
+  evaluationId: string,
+  ids: readonly string[],
+): Promise<Array<DocumentRecord | null>> {
+  const out: Array<DocumentRecord | null> = [];
+  for (let start = 0; start < ids.length; start += READ_PAGE) {
+    const found = await ctx.storage.documents.getMany(organizationId, evaluationId, ids.slice(start, start + READ_PAGE));
+    for (const v of found) out.push(v?.value ?? null);
+  }
+  return out;
+}
+
 /** The predictions of one iteration for the documents given, in their order (null where it has none). */
 export async function predictionsFor(
   ctx: ServiceContext,

@@ -4,6 +4,7 @@ import type {
   Document,
   DocumentSummary,
   Evaluation,
+  EvaluationOverview,
   EvaluationSummary,
   ItemMetric,
   Iteration,
@@ -211,6 +212,26 @@ export async function renderEvaluation(
     project_id: evaluation.project_id,
     documents,
     iterations: rendered,
+    json_schema: evaluation.json_schema,
+    default_inference_settings: renderDefaultSettings(evaluation.default_inference_settings),
+    schema_data_id: evaluation.schema_data_id,
+    schema_id: evaluation.schema_id,
+  };
+}
+
+/**
+ * `view: 'summary'`: the evaluation without its documents, iterations as summaries. Reads the record's iterations, the
+ * documents' count and each iteration's totals: nothing that grows with the documents.
+ */
+export async function renderEvaluationOverview(ctx: ServiceContext, evaluation: EvaluationRecord): Promise<EvaluationOverview> {
+  const [count, iterations] = await Promise.all([documentCount(ctx, evaluation), loadIterations(ctx, evaluation)]);
+  return {
+    id: evaluation.id,
+    updated_at: evaluation.updated_at,
+    name: evaluation.name,
+    project_id: evaluation.project_id,
+    document_count: count,
+    iterations: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, count))),
     json_schema: evaluation.json_schema,
     default_inference_settings: renderDefaultSettings(evaluation.default_inference_settings),
     schema_data_id: evaluation.schema_data_id,

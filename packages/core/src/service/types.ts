@@ -19,8 +19,10 @@ import type {
   DocumentRefInput,
   DocumentSummary,
   Evaluation,
+  EvaluationOverview,
   EvaluationRefInput,
   EvaluationSummary,
+  GetEvaluationInput,
   GetIterationInput,
   Iteration,
   IterationEvent,
@@ -91,7 +93,17 @@ export interface DocevalsOptions {
 export interface Docevals {
   readonly evals: {
     create(organizationId: string, input: CreateEvaluationInput): Promise<Evaluation>;
-    get(organizationId: string, input: EvaluationRefInput): Promise<Evaluation>;
+    /**
+     * The interface's Evaluation (every document with its content, every iteration whole), or with `view: 'summary'`
+     * the evaluation without its documents: `document_count` and iterations as summaries, at a cost that does not grow
+     * with the documents.
+     *
+     * @example
+     * const { name, document_count } = await docevals.evals.get('org_1', { evaluation_id, view: 'summary' });
+     */
+    get(organizationId: string, input: GetEvaluationInput & { view: 'summary' }): Promise<EvaluationOverview>;
+    get(organizationId: string, input: GetEvaluationInput & { view?: 'full' }): Promise<Evaluation>;
+    get(organizationId: string, input: GetEvaluationInput): Promise<Evaluation | EvaluationOverview>;
     /** Summaries (docs/spec/service.md, Reads): documents without contents unless `expand: 'documents'`. */
     list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<EvaluationSummary>>;
     update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
@@ -128,7 +140,13 @@ export interface Docevals {
       get(organizationId: string, input: GetIterationInput & { view: 'summary' }): Promise<IterationSummary>;
       get(organizationId: string, input: GetIterationInput & { view?: 'full' }): Promise<Iteration>;
       get(organizationId: string, input: GetIterationInput): Promise<Iteration | IterationSummary>;
-      /** A page of predictions with their metrics, in the evaluation's document order. */
+      /**
+       * A page of predictions with their metrics, in the evaluation's document order; with `document_ids`, of those
+       * documents only (read by id), in that order. An id the evaluation does not hold is a 422 at its index.
+       *
+       * @example
+       * const { data: [one] } = await docevals.evals.iterations.predictions('org_1', { evaluation_id, iteration_id, document_ids: [documentId] });
+       */
       predictions(organizationId: string, input: ListPredictionsInput): Promise<PredictionPage>;
       delete(organizationId: string, input: IterationRefInput): Promise<Deleted>;
       /** Where an iteration lives, from its id alone: `{ evaluation_id, iteration_id }`. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { memoryStorage } from '../support/memory-storage.js';
 import { createInvoices, invoiceDocument, invoiceSchema, jsonFileExtractor, makeService, ORG } from './fixtures.js';
 
@@ -126,6 +126,103 @@ describe('the per-document data model', () => {
     expect(last.data).toEqual([
       expect.objectContaining({ document_id: added.id, status: 'pending', prediction: {}, metadata: null, metrics: expect.objectContaining({ similarity: 0 }) }),
     ]);
+  });
+
+  it("answers an evaluation's view=summary without its documents: their count and iteration summaries, reading none", async () => {
+    const storage = memoryStorage();
+    const docevals = makeService({ storage });
+    const { evaluation, iterations } = await evaluationWith(docevals, 5, 2);
+    const [listed] = (await docevals.evals.list(ORG, { limit: 1 })).data;
+
+    const documentReads = [vi.spyOn(storage.documents, 'list'), vi.spyOn(storage.documents, 'get'), vi.spyOn(storage.documents, 'getMany')];
+    const otherReads = [vi.spyOn(storage.files, 'get'), vi.spyOn(storage.predictions, 'list'), vi.spyOn(storage.predictions, 'getMany')];
+    const summary = await docevals.evals.get(ORG, { evaluation_id: evaluation.id, view: 'summary' });
+    for (const read of [...documentReads, ...otherReads]) expect(read).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+
+    // What a list says of it, less the documents; the iterations as their own summaries say.
+    const { documents: _documents, ...withoutDocuments } = listed!;
+    expect(summary).toEqual(withoutDocuments);
+    expect(summary).toMatchObject({ id: evaluation.id, name: 'scale', document_count: 5 });
+    expect(summary).not.toHaveProperty('documents');
+    expect(summary.iterations.map((it) => it.id)).toEqual(iterations.map((it) => it.id));
+    expect(summary.iterations[1]).toEqual(await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iterations[1]!.id, view: 'summary' }));
+
+    // The default view is still the whole evaluation; the count follows a deleted document.
+    expect((await docevals.evals.get(ORG, { evaluation_id: evaluation.id })).documents).toHaveLength(5);
+    await docevals.evals.documents.delete(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[0]!.id });
+    const after = await docevals.evals.get(ORG, { evaluation_id: evaluation.id, view: 'summary' });
+    expect(after.document_count).toBe(4);
+    expect(after.iterations[0]!.progress.total).toBe(4);
+    await expect(docevals.evals.get(ORG, { evaluation_id: evaluation.id, view: 'tiny' as 'summary' })).rejects.toMatchObject({ issues: [{ path: 'view' }] });
+    await expect(docevals.evals.get(ORG, { evaluation_id: 'eval_missing', view: 'summary' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('answers only the documents named by document_ids, in their order, each once, read by id', async () => {
+    const storage = memoryStorage();
+    const docevals = makeService({ storage });
+    const { evaluation, iterations } = await evaluationWith(docevals, 6, 1);
+    const ref = { evaluation_id: evaluation.id, iteration_id: iterations[0]!.id };
+    const order = evaluation.documents.map((d) => d.id);
+    const all = (await docevals.evals.iterations.predictions(ORG, { ...ref, limit: 10 })).data;
+
+    const listed = vi.spyOn(storage.documents, 'list');
+    const documentReads = vi.spyOn(storage.documents, 'getMany');
+    const predictionReads = vi.spyOn(storage.predictions, 'getMany');
+    const named = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [order[4]!, order[1]!, order[4]!] });
+    expect(named).toEqual({ data: [all[4], all[1]], list_metadata: { before: null, after: null } });
+    // By key: the two documents and their two predictions, never a page of the evaluation's documents.
+    expect(listed).not.toHaveBeenCalled();
+    expect(documentReads.mock.calls).toEqual([[ORG, evaluation.id, [order[4], order[1]]]]);
+    expect(predictionReads.mock.calls).toEqual([[ORG, ref.iteration_id, [order[4], order[1]]]]);
+    vi.restoreAllMocks();
+
+    // limit and after page through the named documents.
+    const ids = [order[5]!, order[0]!, order[3]!];
+    const first = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: ids, limit: 2 });
+    expect(first.data.map((p) => p.document_id)).toEqual(ids.slice(0, 2));
+    expect(first.list_metadata).toEqual({ before: null, after: ids[1] });
+    const second = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: ids, limit: 2, after: ids[1]! });
+    expect(second).toEqual({ data: [all[3]], list_metadata: { before: ids[2], after: null } });
+    // A cursor outside the named documents names nothing in this list.
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: ids, after: order[2]! })).rejects.toMatchObject({
+      code: 'validation_error',
+      issues: [{ path: 'after' }],
+    });
+    expect(await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [] })).toEqual({
+      data: [],
+      list_metadata: { before: null, after: null },
+    });
+
+    // A document added after the iteration ran is pending there.
+    const added = await docevals.evals.documents.add(ORG, { evaluation_id: evaluation.id, ...invoiceDocument('new.json', { total: 9 }, { total: 9 }) });
+    const pending = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [added.id] });
+    expect(pending.data).toEqual([expect.objectContaining({ document_id: added.id, status: 'pending', prediction: {}, metadata: null })]);
+  });
+
+  it('refuses document_ids naming no document of the evaluation with a 422 at each such index', async () => {
+    const docevals = makeService();
+    const { evaluation, iterations } = await evaluationWith(docevals, 3, 1);
+    const other = await createInvoices(docevals, { name: 'other', documents: [invoiceDocument('x.json', { total: 77 }, { total: 77 })] });
+    const ref = { evaluation_id: evaluation.id, iteration_id: iterations[0]!.id };
+    const foreign = other.documents[0]!.id;
+    const error = await docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [evaluation.documents[0]!.id, 'file_0000000000000000', foreign] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      issues: [
+        { path: 'document_ids.1', message: 'no document file_0000000000000000 in this evaluation' },
+        { path: 'document_ids.2', message: `no document ${foreign} in this evaluation` },
+      ],
+    });
+    // A deleted document is unknown too.
+    await docevals.evals.documents.delete(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[2]!.id });
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [evaluation.documents[2]!.id] })).rejects.toMatchObject({
+      issues: [{ path: 'document_ids.0' }],
+    });
+    // The schema's bounds: ids of 1 to 256 characters, at most 10,000 of them.
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: [''] })).rejects.toMatchObject({ issues: [{ path: 'document_ids.0' }] });
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => `file_${i}`);
+    await expect(docevals.evals.iterations.predictions(ORG, { ...ref, document_ids: tooMany })).rejects.toMatchObject({ issues: [{ path: 'document_ids' }] });
   });
 
   it('lists evaluations and documents as summaries without contents, whole with expand=documents', async () => {

@@ -100,25 +100,12 @@ export function DocumentPage() {
   const iterationId = chosen ?? list.at(-1)?.id ?? null;
   const iterationSelect = useId();
 
-  // The document's prediction in the chosen iteration: pages of predictions in document order until it is found.
+  // The document's prediction in the chosen iteration: one request, which the server answers by reading this
+  // document's prediction alone (`document_ids`), however many documents the evaluation holds.
   const prediction = useQuery({
-    queryKey: ['document-prediction', evaluationId, iterationId, documentId],
+    ...trpc.evals.iterations.predictions.queryOptions({ evaluation_id: evaluationId, iteration_id: iterationId ?? '', document_ids: [documentId], limit: 1 }),
     enabled: iterationId !== null,
-    queryFn: async (): Promise<PredictionWithMetrics | null> => {
-      let after: string | undefined;
-      for (;;) {
-        const page = await client.evals.iterations.predictions.query({
-          evaluation_id: evaluationId,
-          iteration_id: iterationId!,
-          limit: 1000,
-          ...(after ? { after } : {}),
-        });
-        const found = page.data.find((p) => p.document_id === documentId);
-        if (found) return found;
-        if (!page.list_metadata.after || page.data.length === 0) return null;
-        after = page.list_metadata.after;
-      }
-    },
+    select: (page): PredictionWithMetrics | null => page.data[0] ?? null,
   });
 
   const [editing, setEditing] = useState(false);

@@ -7,7 +7,7 @@ import { Matrix, type MatrixColumn, type MatrixRow } from '../components/Matrix.
 import { formatSimilarity } from '../similarity-colour.js';
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 
-type IterationSummary = RouterOutputs['evals']['iterations']['listSummaries']['data'][number];
+type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
 
 /** How an iteration is named on screen: its model and id (the matrix's cell labels use it). */
 export function iterationLabel(iteration: { id: string; inference_settings?: { model: string }; model?: string }): string {
@@ -19,11 +19,11 @@ export function EvaluationPage() {
   const { evaluationId = '' } = useParams();
   const trpc = useTRPC();
   const ref = { evaluation_id: evaluationId };
-  const evaluation = useQuery(trpc.evals.get.queryOptions(ref));
-  const iterations = useQuery(trpc.evals.iterations.listSummaries.queryOptions(ref));
+  // The evaluation without its documents (their count, the iterations as summaries): no file is read for the page.
+  const evaluation = useQuery(trpc.evals.getSummary.queryOptions(ref));
   const leaderboard = useQuery(trpc.evals.leaderboard.queryOptions(ref));
   const [selected, setSelected] = useState<string | null>(null);
-  const list = iterations.data?.data ?? [];
+  const list = evaluation.data?.iterations ?? [];
   const selectedId = selected ?? leaderboard.data?.rows[0]?.iteration_id ?? list.at(-1)?.id ?? null;
   const selectedIteration = list.find((iteration) => iteration.id === selectedId) ?? null;
 
@@ -42,7 +42,7 @@ export function EvaluationPage() {
       <h1>{evaluation.data?.name ?? 'Loading…'}</h1>
       {evaluation.data && (
         <p className="muted">
-          {evaluation.data.documents.length} documents · {list.length} iterations · id <code>{evaluationId}</code>
+          {evaluation.data.document_count} documents · {list.length} iterations · id <code>{evaluationId}</code>
         </p>
       )}
 
