@@ -5,7 +5,6 @@ import {
   rowSortingFeature,
   tableFeatures,
   constructSortFn,
-  type ColumnDef_RowSorting,
   type RowData,
 } from '@tanstack/react-table';
 import type { TdHTMLAttributes } from 'react';
@@ -40,6 +39,9 @@ export const tableDefaults = { enableMultiSort: false, enableSortingRemoval: fal
 /** `useAppTable` (react-table's `useTable` with `features` and `tableDefaults`) and its column helper. */
 export const { useAppTable, createAppColumnHelper } = createTableHook({ features, ...tableDefaults });
 
+/** The data of a table whose rows have not come yet: always this array, so that the row model is not rebuilt. */
+export const NO_ROWS: readonly never[] = [];
+
 /** Text by `localeCompare` (ascending; the table reverses it for descending). */
 export const byText = constructSortFn({ sort: (a: unknown, b: unknown) => String(a).localeCompare(String(b)) });
 
@@ -54,6 +56,28 @@ export const byNumber = constructSortFn({ sort: (a: number, b: number) => a - b 
  * (`?? undefined`). `first` is the first click's direction: `'asc'` for a similarity (worst first), `'desc'` for a
  * count of problems or a cost (most first).
  */
-export function figureSorting<TData extends RowData>(first: 'asc' | 'desc'): ColumnDef_RowSorting<Features, TData> {
-  return { sortFn: byNumber, sortUndefined: 'last', sortDescFirst: first === 'desc' };
+export function figureSorting(first: 'asc' | 'desc') {
+  return { sortFn: byNumber, sortUndefined: 'last', sortDescFirst: first === 'desc' } as const;
+}
+
+/**
+ * A column of figures that may be missing (a similarity, a mean, a delta, a cost): `value` read from the row (`null`
+ * counts as missing), written by `format` (which gets `undefined` for a missing one), right-aligned, sorted by
+ * `figureSorting(first)`.
+ */
+export function figureColumn<TData extends RowData>(column: {
+  id: string;
+  header: string;
+  value: (row: TData) => number | null | undefined;
+  first: 'asc' | 'desc';
+  format: (value: number | undefined) => string;
+  look?: ColumnLook;
+}) {
+  return createAppColumnHelper<TData>().accessor((row) => column.value(row) ?? undefined, {
+    id: column.id,
+    header: column.header,
+    meta: { numeric: true, ...column.look },
+    ...figureSorting(column.first),
+    cell: ({ getValue }) => column.format(getValue()),
+  });
 }

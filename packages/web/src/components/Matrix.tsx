@@ -2,7 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
-import { byText, createAppColumnHelper, figureSorting, useAppTable } from '../table.js';
+import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
 import { ariaSort, SortButton } from './DataTable.js';
 
 export interface MatrixColumn {
@@ -41,12 +41,7 @@ export function matrixColumns(evaluationId: string, columns: readonly MatrixColu
       ),
     }),
     ...columns.map((column) =>
-      helper.accessor((row) => row.similarities[column.id] ?? undefined, {
-        id: iterationColumnId(column.id),
-        header: column.label,
-        ...figureSorting<MatrixRow>('asc'),
-        cell: ({ getValue }) => formatSimilarity(getValue()),
-      }),
+      figureColumn<MatrixRow>({ id: iterationColumnId(column.id), header: column.label, value: (row) => row.similarities[column.id], first: 'asc', format: formatSimilarity }),
     ),
   ]);
 }
