@@ -1,10 +1,10 @@
 import {
+  constructSortFn,
   createSortedRowModel,
   createTableHook,
   metaHelper,
   rowSortingFeature,
   tableFeatures,
-  constructSortFn,
   type RowData,
 } from '@tanstack/react-table';
 import type { TdHTMLAttributes } from 'react';

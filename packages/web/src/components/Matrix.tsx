@@ -26,7 +26,7 @@ const helper = createAppColumnHelper<MatrixRow>();
 
 /**
  * The matrix's columns: the document (sorted by filename), then one per iteration, its value the similarity or
- * `undefined` for no prediction (`null` too: see `figureSorting`), sorted worst first on the first click and the
+ * `undefined` for no prediction (`null` too: `figureColumn`), sorted worst first on the first click and the
  * documents without a prediction last in either direction.
  */
 export function matrixColumns(evaluationId: string, columns: readonly MatrixColumn[]) {
