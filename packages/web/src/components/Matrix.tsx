@@ -1,7 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
+import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
+import { ariaSort, SortButton } from './DataTable.js';
 
 export interface MatrixColumn {
   id: string;
@@ -16,79 +18,79 @@ export interface MatrixRow {
 
 const ROW_HEIGHT = 30;
 
-/** What the rows are ordered by: the filename, or one iteration's similarity (no prediction sorts last). */
-type SortKey = { by: 'document' } | { by: 'column'; id: string };
-interface Sort {
-  key: SortKey;
-  direction: 'ascending' | 'descending';
-}
+/** The document column's id; an iteration's column is `iterationColumnId(iteration id)`. */
+export const DOCUMENT_COLUMN = 'document';
+export const iterationColumnId = (id: string) => `iteration:${id}`;
 
-/** The rows in the order of `sort` (a copy; stable for equal values). */
-export function sortRows(rows: readonly MatrixRow[], sort: Sort | null): MatrixRow[] {
-  if (!sort) return [...rows];
-  const sign = sort.direction === 'ascending' ? 1 : -1;
-  const key = sort.key;
-  return [...rows].sort((a, b) => {
-    if (key.by === 'document') return sign * a.filename.localeCompare(b.filename);
-    const x = a.similarities[key.id];
-    const y = b.similarities[key.id];
-    const missingX = x === null || x === undefined;
-    const missingY = y === null || y === undefined;
-    if (missingX || missingY) return missingX === missingY ? 0 : missingX ? 1 : -1;
-    return sign * (x - y);
-  });
+const helper = createAppColumnHelper<MatrixRow>();
+
+/**
+ * The matrix's columns: the document (sorted by filename), then one per iteration, its value the similarity or
+ * `undefined` for no prediction (`null` too: `figureColumn`), sorted worst first on the first click and the
+ * documents without a prediction last in either direction.
+ */
+export function matrixColumns(evaluationId: string, columns: readonly MatrixColumn[]) {
+  return helper.columns([
+    helper.accessor('filename', {
+      id: DOCUMENT_COLUMN,
+      header: 'Document',
+      sortFn: byText,
+      sortDescFirst: false,
+      cell: ({ row }) => (
+        <Link to={`/evals/${encodeURIComponent(evaluationId)}/documents/${encodeURIComponent(row.original.id)}`}>{row.original.filename}</Link>
+      ),
+    }),
+    ...columns.map((column) =>
+      figureColumn<MatrixRow>({ id: iterationColumnId(column.id), header: column.label, value: (row) => row.similarities[column.id], first: 'asc', format: formatSimilarity }),
+    ),
+  ]);
 }
 
 /**
  * Documents × iterations, one similarity per cell, number and colour; rows are virtualized (only the visible ones
  * are in the page), so thousands of documents scroll smoothly. A `grid` with `aria-rowcount` for screen readers.
+ * A react-table table (`useAppTable`): a header's button toggles the table's sorting state (`matrixColumns`), and the
+ * virtualizer lays out the sorted row model's rows.
  */
 export function Matrix(props: { evaluationId: string; columns: MatrixColumn[]; rows: MatrixRow[] }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const [sort, setSort] = useState<Sort | null>(null);
-  const rows = useMemo(() => sortRows(props.rows, sort), [props.rows, sort]);
-  const same = (a: SortKey, b: SortKey) => a.by === b.by && (a.by === 'document' || (b.by === 'column' && a.id === b.id));
-  /** A click on a header sorts ascending (A to Z; for a similarity the worst first), a second click the other way. */
-  const toggle = (key: SortKey) =>
-    setSort((current) =>
-      current && same(current.key, key)
-        ? { key, direction: current.direction === 'ascending' ? 'descending' : 'ascending' }
-        : { key, direction: 'ascending' },
-    );
-  const ariaSort = (key: SortKey) => (sort && same(sort.key, key) ? sort.direction : 'none');
+  const columns = useMemo(() => matrixColumns(props.evaluationId, props.columns), [props.evaluationId, props.columns]);
+  const labels = useMemo(() => new Map(props.columns.map((column) => [iterationColumnId(column.id), column.label])), [props.columns]);
+  const table = useAppTable({ columns, data: props.rows, getRowId: (row) => row.id });
+  const rows = table.getRowModel().rows;
   // eslint-disable-next-line react-hooks/incompatible-library -- read on every render, never memoized: what it warns of
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
   const width = `calc(16rem + ${props.columns.length} * 7rem)`;
+  const headers = table.getHeaderGroups()[0]!.headers;
   return (
     <div className="matrix" ref={scroller} role="grid" aria-label="Matrix" aria-rowcount={rows.length + 1} aria-colcount={props.columns.length + 1}>
       <div role="row" className="header-row" aria-rowindex={1} style={{ width }}>
-        <span role="columnheader" aria-sort={ariaSort({ by: 'document' })}>
-          <button type="button" className="sort" onClick={() => toggle({ by: 'document' })}>
-            Document
-          </button>
-        </span>
-        {props.columns.map((column) => (
-          <span role="columnheader" key={column.id} title={column.label} aria-sort={ariaSort({ by: 'column', id: column.id })}>
-            <button type="button" className="sort" aria-label={`Sort by ${column.label}`} onClick={() => toggle({ by: 'column', id: column.id })}>
-              {column.label}
-            </button>
-          </span>
-        ))}
+        {headers.map((header) => {
+          const label = labels.get(header.column.id);
+          return (
+            <span role="columnheader" key={header.id} title={label} aria-sort={ariaSort(header.column)}>
+              <SortButton column={header.column} label={label === undefined ? undefined : `Sort by ${label}`}>
+                <table.FlexRender header={header} />
+              </SortButton>
+            </span>
+          );
+        })}
       </div>
       <div role="rowgroup" style={{ height: virtualizer.getTotalSize(), position: 'relative', width }}>
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index]!;
+          const [documentCell, ...cells] = row.getAllCells();
           return (
             <div role="row" key={row.id} aria-rowindex={item.index + 2} style={{ position: 'absolute', top: 0, transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, width }}>
-              <span role="rowheader" title={row.filename}>
-                <Link to={`/evals/${encodeURIComponent(props.evaluationId)}/documents/${encodeURIComponent(row.id)}`}>{row.filename}</Link>
+              <span role="rowheader" title={row.original.filename}>
+                <table.FlexRender cell={documentCell!} />
               </span>
-              {props.columns.map((column) => {
-                const value = row.similarities[column.id];
-                const text = formatSimilarity(value);
+              {cells.map((cell) => {
+                const value = cell.getValue<number | undefined>();
+                const label = `${row.original.filename} × ${labels.get(cell.column.id)}: ${value === undefined ? 'no prediction' : formatSimilarity(value)}`;
                 return (
-                  <span role="gridcell" key={column.id} aria-label={`${row.filename} × ${column.label}: ${value === null || value === undefined ? 'no prediction' : text}`} style={{ background: similarityColour(value) }}>
-                    {text}
+                  <span role="gridcell" key={cell.id} aria-label={label} style={{ background: similarityColour(value) }}>
+                    <table.FlexRender cell={cell} />
                   </span>
                 );
               })}

@@ -1,7 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+import { DataTable } from '../components/DataTable.js';
 import { formatSimilarity } from '../similarity-colour.js';
+import { byText, createAppColumnHelper, figureColumn, figureSorting, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
 
 type Comparison = RouterOutputs['evals']['compare'];
@@ -78,8 +80,26 @@ export function ComparePage() {
   );
 }
 
+const deltaHelper = createAppColumnHelper<FieldDelta>();
+/** Worst regression first (the order `worstFirst` gives, the chart's): the table's first order says so. */
+const deltaOrder = { sorting: [{ id: 'delta', desc: false }] };
+const deltaColumns = deltaHelper.columns([
+  deltaHelper.accessor('field', { header: 'Field', meta: { rowHeader: true }, sortFn: byText, sortDescFirst: false, cell: ({ getValue }) => <code>{getValue()}</code> }),
+  figureColumn<FieldDelta>({ id: 'base_mean', header: 'Base mean', value: (field) => field.base_mean, first: 'asc', format: (value) => formatSimilarity(value, 3) }),
+  figureColumn<FieldDelta>({ id: 'head_mean', header: 'Head mean', value: (field) => field.head_mean, first: 'asc', format: (value) => formatSimilarity(value, 3) }),
+  figureColumn<FieldDelta>({ id: 'delta', header: 'Delta', value: (field) => field.delta, first: 'asc', format: (value) => signed(value) }),
+  figureColumn<FieldDelta>({ id: 'aligned_delta', header: 'Aligned delta', value: (field) => field.aligned_delta, first: 'asc', format: (value) => signed(value) }),
+  deltaHelper.accessor('documents', { header: 'Documents', meta: { numeric: true }, ...figureSorting('desc') }),
+]);
+
+/** The field deltas, worst regression first (rows in `worstFirst` order); sortable by each column. */
+function FieldDeltasTable({ fields }: { fields: readonly FieldDelta[] }) {
+  const table = useAppTable({ columns: deltaColumns, data: fields, getRowId: (field) => field.field, initialState: deltaOrder });
+  return <DataTable table={table} label="Field deltas" />;
+}
+
 function ComparisonView({ comparison, evalPath }: { comparison: Comparison; evalPath: string }) {
-  const fields = worstFirst(comparison.fields);
+  const fields = useMemo(() => worstFirst(comparison.fields), [comparison.fields]);
   return (
     <>
       <section aria-labelledby="overall-title">
@@ -119,32 +139,7 @@ function ComparisonView({ comparison, evalPath }: { comparison: Comparison; eval
       <section aria-labelledby="fields-title">
         <h2 id="fields-title">Fields</h2>
         <FieldDeltaChart fields={fields} />
-        <table aria-label="Field deltas">
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col" className="number">Base mean</th>
-              <th scope="col" className="number">Head mean</th>
-              <th scope="col" className="number">Delta</th>
-              <th scope="col" className="number">Aligned delta</th>
-              <th scope="col" className="number">Documents</th>
-            </tr>
-          </thead>
-          <tbody>
-            {fields.map((field) => (
-              <tr key={field.field}>
-                <th scope="row">
-                  <code>{field.field}</code>
-                </th>
-                <td className="number">{formatSimilarity(field.base_mean, 3)}</td>
-                <td className="number">{formatSimilarity(field.head_mean, 3)}</td>
-                <td className="number">{signed(field.delta)}</td>
-                <td className="number">{signed(field.aligned_delta)}</td>
-                <td className="number">{field.documents}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <FieldDeltasTable fields={fields} />
       </section>
 
       <section aria-labelledby="documents-title">

@@ -3,7 +3,9 @@ import { alignPrediction, type JsonValue } from '@docevals/core';
 import { diffChars } from 'diff';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
+import { DataTable } from '../components/DataTable.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
+import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 import { iterationLabel } from './EvaluationPage.js';
 
@@ -83,6 +85,85 @@ function DocumentContent({ url, filename }: { url: string; filename: string }) {
   return <p className="muted">{parsed.type}: {parsed.bytes.length} bytes (no preview).</p>;
 }
 
+/** One leaf path of the ground truth or the prediction: a row of the table "Fields". */
+interface FieldRow {
+  path: string;
+  truth: unknown;
+  predicted: unknown;
+  /** The prediction's leaf after the list alignment (shown when that differs from the order given). */
+  alignedPrediction: unknown;
+  similarity: number | undefined;
+  alignedSimilarity: number | undefined;
+}
+
+/** A predicted leaf: as a character diff against the truth when both are strings. */
+function Predicted({ truth, predicted }: { truth: unknown; predicted: unknown }) {
+  return typeof truth === 'string' && typeof predicted === 'string' ? <CharacterDiff truth={truth} predicted={predicted} /> : <>{show(predicted)}</>;
+}
+
+const fieldHelper = createAppColumnHelper<FieldRow>();
+const pathColumn = fieldHelper.accessor('path', { header: 'Field', meta: { rowHeader: true }, sortFn: byText, sortDescFirst: false, cell: ({ getValue }) => <code>{getValue()}</code> });
+const truthColumn = fieldHelper.display({ id: 'truth', header: 'Ground truth', cell: ({ row }) => show(row.original.truth) });
+const predictionColumn = fieldHelper.display({
+  id: 'prediction',
+  header: 'Prediction',
+  cell: ({ row: { original } }) => <Predicted truth={original.truth} predicted={original.predicted} />,
+});
+const alignedPredictionColumn = fieldHelper.display({
+  id: 'aligned_prediction',
+  header: 'Prediction, list items aligned',
+  cell: ({ row: { original } }) => <Predicted truth={original.truth} predicted={original.alignedPrediction} />,
+});
+const threeDigits = (value: number | undefined) => formatSimilarity(value, 3);
+const similarityColumns = fieldHelper.columns([
+  figureColumn<FieldRow>({
+    id: 'similarity',
+    header: 'Similarity',
+    value: (row) => row.similarity,
+    first: 'asc',
+    format: threeDigits,
+    look: { cellAttributes: (value) => ({ style: { background: similarityColour(typeof value === 'number' ? value : undefined) } }) },
+  }),
+  figureColumn<FieldRow>({ id: 'alignedSimilarity', header: 'Aligned', value: (row) => row.alignedSimilarity, first: 'asc', format: threeDigits }),
+]);
+/** The columns without and with "Prediction, list items aligned". */
+const fieldColumns = fieldHelper.columns([pathColumn, truthColumn, predictionColumn, ...similarityColumns]);
+const fieldColumnsAligned = fieldHelper.columns([pathColumn, truthColumn, predictionColumn, alignedPredictionColumn, ...similarityColumns]);
+
+/**
+ * Every leaf path of the ground truth and of the prediction, in path order, and whether the prediction's list items
+ * aligned differ from the order given (then they have their own column).
+ */
+function fieldRowsOf(annotation: unknown, p: PredictionWithMetrics | null | undefined): { rows: FieldRow[]; showAligned: boolean } {
+  const truth = flatten(annotation ?? {});
+  const predicted = flatten(p?.prediction ?? {});
+  // List items as the aligned metric paired them (docs/spec/metrics.md section 4): the prediction's item matched to
+  // the truth's item i stands at index i. Shown as its own column only where it differs from the order given.
+  const alignedPrediction = annotation !== undefined && p && p.status === 'succeeded' ? alignedLeaves(annotation, p.prediction) : null;
+  const showAligned = alignedPrediction !== null && JSON.stringify(alignedPrediction) !== JSON.stringify(predicted);
+  const similarities = p?.metrics.flat_similarities ?? {};
+  const aligned = p?.metrics.aligned_flat_similarities ?? {};
+  const paths = [
+    ...new Set([...Object.keys(truth), ...Object.keys(predicted), ...Object.keys(similarities), ...Object.keys(alignedPrediction ?? {})]),
+  ].sort();
+  const rows = paths.map((path) => ({
+    path,
+    truth: truth[path],
+    predicted: predicted[path],
+    alignedPrediction: alignedPrediction?.[path],
+    similarity: similarities[path],
+    alignedSimilarity: aligned[path],
+  }));
+  return { rows, showAligned };
+}
+
+/** The table "Fields": in path order; sortable by path and by (aligned) similarity, worst first on the first click. */
+function FieldsTable(props: { annotation: unknown; prediction: PredictionWithMetrics | null | undefined }) {
+  const { rows, showAligned } = useMemo(() => fieldRowsOf(props.annotation, props.prediction), [props.annotation, props.prediction]);
+  const table = useAppTable({ columns: showAligned ? fieldColumnsAligned : fieldColumns, data: rows, getRowId: (row) => row.path });
+  return <DataTable table={table} label="Fields" />;
+}
+
 /**
  * `/evals/:evaluationId/documents/:documentId`: the document, its ground truth next to an iteration's prediction
  * field by field (similarity, aligned similarity, a character diff for strings), and the ground truth's editor:
@@ -149,19 +230,7 @@ export function DocumentPage() {
     );
   }
   const data = document.data;
-  const truth = flatten(data?.annotation ?? {});
   const p = prediction.data;
-  const predicted = flatten(p?.prediction ?? {});
-  // List items as the aligned metric paired them (docs/spec/metrics.md section 4): the prediction's item matched to
-  // the truth's item i stands at index i. Shown as its own column only where it differs from the order given.
-  const alignedPrediction = data && p && p.status === 'succeeded' ? alignedLeaves(data.annotation, p.prediction) : null;
-  const showAligned = alignedPrediction !== null && JSON.stringify(alignedPrediction) !== JSON.stringify(predicted);
-  const similarities = p?.metrics.flat_similarities ?? {};
-  const aligned = p?.metrics.aligned_flat_similarities ?? {};
-  const paths = [
-    ...new Set([...Object.keys(truth), ...Object.keys(predicted), ...Object.keys(similarities), ...Object.keys(alignedPrediction ?? {})]),
-  ].sort();
-
   return (
     <>
       <p>
@@ -195,51 +264,7 @@ export function DocumentPage() {
             {p.status === 'failed' ? `The extraction failed: ${show(p.metadata?.error ?? 'no reason given')}` : 'Not run yet in this iteration.'}
           </p>
         )}
-        <table aria-label="Fields">
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Ground truth</th>
-              <th scope="col">Prediction</th>
-              {showAligned && <th scope="col">Prediction, list items aligned</th>}
-              <th scope="col" className="number">Similarity</th>
-              <th scope="col" className="number">Aligned</th>
-            </tr>
-          </thead>
-          <tbody>
-            {paths.map((path) => {
-              const similarity = similarities[path];
-              return (
-                <tr key={path}>
-                  <th scope="row">
-                    <code>{path}</code>
-                  </th>
-                  <td>{show(truth[path])}</td>
-                  <td>
-                    {typeof truth[path] === 'string' && typeof predicted[path] === 'string' ? (
-                      <CharacterDiff truth={truth[path]} predicted={predicted[path]} />
-                    ) : (
-                      show(predicted[path])
-                    )}
-                  </td>
-                  {showAligned && (
-                    <td>
-                      {typeof truth[path] === 'string' && typeof alignedPrediction![path] === 'string' ? (
-                        <CharacterDiff truth={truth[path]} predicted={alignedPrediction![path]} />
-                      ) : (
-                        show(alignedPrediction![path])
-                      )}
-                    </td>
-                  )}
-                  <td className="number" style={{ background: similarityColour(similarity) }}>
-                    {formatSimilarity(similarity, 3)}
-                  </td>
-                  <td className="number">{formatSimilarity(aligned[path], 3)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <FieldsTable annotation={data?.annotation} prediction={p} />
       </section>
 
       <section aria-labelledby="edit-title">

@@ -3,11 +3,15 @@ import { useSubscription } from '@trpc/tanstack-react-query';
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { authHeaders } from '../auth.js';
+import { DataTable } from '../components/DataTable.js';
 import { Matrix, type MatrixColumn, type MatrixRow } from '../components/Matrix.js';
 import { formatSimilarity } from '../similarity-colour.js';
+import { byText, createAppColumnHelper, figureColumn, figureSorting, NO_ROWS, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 
 type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
+type LeaderboardRow = RouterOutputs['evals']['leaderboard']['rows'][number];
+type FieldRow = RouterOutputs['evals']['iterations']['fields']['fields'][number];
 
 /** How an iteration is named on screen: its model and id (the matrix's cell labels use it). */
 export function iterationLabel(iteration: { id: string; inference_settings?: { model: string }; model?: string }): string {
@@ -51,63 +55,7 @@ export function EvaluationPage() {
       <section aria-labelledby="leaderboard-title">
         <h2 id="leaderboard-title">Leaderboard</h2>
         {leaderboard.error && <p role="alert">{errorMessage(leaderboard.error)}</p>}
-        <table aria-label="Leaderboard">
-          <thead>
-            <tr>
-              <th scope="col">Iteration</th>
-              <th scope="col" className="number">
-                Mean similarity
-              </th>
-              <th scope="col">
-                <span className="sr-only">Bar</span>
-              </th>
-              <th scope="col" className="number">
-                Aligned
-              </th>
-              <th scope="col" className="number">
-                Succeeded
-              </th>
-              <th scope="col" className="number">
-                Failed
-              </th>
-              <th scope="col" className="number">
-                Cost
-              </th>
-              <th scope="col">Selected</th>
-            </tr>
-          </thead>
-          <tbody>
-            {leaderboard.data?.rows.length === 0 && (
-              <tr>
-                <td colSpan={8} className="muted">
-                  No iteration yet: run one above.
-                </td>
-              </tr>
-            )}
-            {leaderboard.data?.rows.map((row) => (
-              <tr key={row.iteration_id}>
-                <td>
-                  <strong>{row.model}</strong> <code className="muted">{row.iteration_id}</code>
-                </td>
-                <td className="number">{formatSimilarity(row.mean_similarity, 3)}</td>
-                <td aria-hidden="true">
-                  <div className="bar-track">
-                    <div className="bar" style={{ width: `${Math.round((row.mean_similarity ?? 0) * 100)}%` }} />
-                  </div>
-                </td>
-                <td className="number">{formatSimilarity(row.aligned_mean_similarity, 3)}</td>
-                <td className="number">{row.succeeded}</td>
-                <td className="number">{row.failed}</td>
-                <td className="number">{row.cost === null ? '–' : `$${row.cost.toFixed(4)}`}</td>
-                <td>
-                  <button type="button" aria-pressed={row.iteration_id === selectedId} onClick={() => setSelected(row.iteration_id)} aria-label={`Select ${row.model} (${row.iteration_id})`}>
-                    {row.iteration_id === selectedId ? 'Selected' : 'Select'}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <LeaderboardTable rows={leaderboard.data?.rows} selectedId={selectedId} onSelect={setSelected} />
       </section>
 
       {selectedIteration && <ExportAndCompare evaluationId={evaluationId} iteration={selectedIteration} iterations={list} />}
@@ -176,56 +124,82 @@ function MatrixSection(props: { evaluationId: string; iterations: IterationSumma
   return <Matrix evaluationId={props.evaluationId} columns={columns} rows={rows} />;
 }
 
+/** A similarity as the tables write it: three decimals. */
+const threeDigits = (value: number | undefined) => formatSimilarity(value, 3);
+
+const leaderboardHelper = createAppColumnHelper<LeaderboardRow>();
+/** Best first, as the server ranks them (`evals.leaderboard`'s default): the table's first order says so. */
+const leaderboardOrder = { sorting: [{ id: 'mean_similarity', desc: true }] };
+
+/** The leaderboard's columns; the last one's "Select" button chooses `selectedId`. */
+function leaderboardColumns(selectedId: string | null, onSelect: (iterationId: string) => void) {
+  return leaderboardHelper.columns([
+    leaderboardHelper.accessor('model', {
+      header: 'Iteration',
+      sortFn: byText,
+      sortDescFirst: false,
+      cell: ({ row }) => (
+        <>
+          <strong>{row.original.model}</strong> <code className="muted">{row.original.iteration_id}</code>
+        </>
+      ),
+    }),
+    figureColumn<LeaderboardRow>({ id: 'mean_similarity', header: 'Mean similarity', value: (row) => row.mean_similarity, first: 'desc', format: threeDigits }),
+    leaderboardHelper.display({
+      id: 'bar',
+      header: () => <span className="sr-only">Bar</span>,
+      meta: { cellAttributes: () => ({ 'aria-hidden': true }) },
+      cell: ({ row }) => (
+        <div className="bar-track">
+          <div className="bar" style={{ width: `${Math.round((row.original.mean_similarity ?? 0) * 100)}%` }} />
+        </div>
+      ),
+    }),
+    figureColumn<LeaderboardRow>({ id: 'aligned_mean_similarity', header: 'Aligned', value: (row) => row.aligned_mean_similarity, first: 'desc', format: threeDigits }),
+    leaderboardHelper.accessor('succeeded', { header: 'Succeeded', meta: { numeric: true }, ...figureSorting('desc') }),
+    leaderboardHelper.accessor('failed', { header: 'Failed', meta: { numeric: true }, ...figureSorting('desc') }),
+    figureColumn<LeaderboardRow>({ id: 'cost', header: 'Cost', value: (row) => row.cost, first: 'desc', format: (cost) => (cost === undefined ? '–' : `$${cost.toFixed(4)}`) }),
+    leaderboardHelper.display({
+      id: 'selected',
+      header: 'Selected',
+      cell: ({ row: { original } }) => (
+        <button type="button" aria-pressed={original.iteration_id === selectedId} onClick={() => onSelect(original.iteration_id)} aria-label={`Select ${original.model} (${original.iteration_id})`}>
+          {original.iteration_id === selectedId ? 'Selected' : 'Select'}
+        </button>
+      ),
+    }),
+  ]);
+}
+
+/** The leaderboard: best mean first, sortable by each figure; `rows` undefined while it loads. */
+function LeaderboardTable(props: { rows: readonly LeaderboardRow[] | undefined; selectedId: string | null; onSelect: (iterationId: string) => void }) {
+  const { selectedId, onSelect } = props;
+  const columns = useMemo(() => leaderboardColumns(selectedId, onSelect), [selectedId, onSelect]);
+  const table = useAppTable({ columns, data: props.rows ?? NO_ROWS, getRowId: (row) => row.iteration_id, initialState: leaderboardOrder });
+  return <DataTable table={table} label="Leaderboard" empty={props.rows ? 'No iteration yet: run one above.' : undefined} />;
+}
+
+const fieldHelper = createAppColumnHelper<FieldRow>();
+/** Worst first, as the server orders them (`iterations.fields`): the table's first order says so. */
+const fieldOrder = { sorting: [{ id: 'mean_similarity', desc: false }] };
+const fieldColumns = fieldHelper.columns([
+  fieldHelper.accessor('field', { header: 'Field', sortFn: byText, sortDescFirst: false, cell: ({ getValue }) => <code>{getValue()}</code> }),
+  figureColumn<FieldRow>({ id: 'mean_similarity', header: 'Mean similarity', value: (row) => row.mean_similarity, first: 'asc', format: threeDigits }),
+  figureColumn<FieldRow>({ id: 'aligned_mean_similarity', header: 'Aligned', value: (row) => row.aligned_mean_similarity, first: 'asc', format: threeDigits }),
+  fieldHelper.accessor('documents', { header: 'Documents', meta: { numeric: true }, ...figureSorting('desc') }),
+  fieldHelper.accessor('exact', { header: 'Exact', meta: { numeric: true }, ...figureSorting('desc') }),
+  fieldHelper.accessor('partial', { header: 'Partial', meta: { numeric: true }, ...figureSorting('desc') }),
+  fieldHelper.accessor('missing', { header: 'Missing', meta: { numeric: true }, ...figureSorting('desc') }),
+  fieldHelper.accessor('unexpected', { header: 'Unexpected', meta: { numeric: true }, ...figureSorting('desc') }),
+]);
+
+/** The selected iteration's fields, worst mean first; sortable by each column. */
 function FieldsTable(props: { evaluationId: string; iterationId: string }) {
   const trpc = useTRPC();
   const fields = useQuery(trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: props.iterationId }));
+  const table = useAppTable({ columns: fieldColumns, data: fields.data?.fields ?? NO_ROWS, getRowId: (row) => row.field, initialState: fieldOrder });
   if (fields.error) return <p role="alert">{errorMessage(fields.error)}</p>;
-  return (
-    <table aria-label="Fields">
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col" className="number">
-            Mean similarity
-          </th>
-          <th scope="col" className="number">
-            Aligned
-          </th>
-          <th scope="col" className="number">
-            Documents
-          </th>
-          <th scope="col" className="number">
-            Exact
-          </th>
-          <th scope="col" className="number">
-            Partial
-          </th>
-          <th scope="col" className="number">
-            Missing
-          </th>
-          <th scope="col" className="number">
-            Unexpected
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {fields.data?.fields.map((field) => (
-          <tr key={field.field}>
-            <td>
-              <code>{field.field}</code>
-            </td>
-            <td className="number">{formatSimilarity(field.mean_similarity, 3)}</td>
-            <td className="number">{formatSimilarity(field.aligned_mean_similarity, 3)}</td>
-            <td className="number">{field.documents}</td>
-            <td className="number">{field.exact}</td>
-            <td className="number">{field.partial}</td>
-            <td className="number">{field.missing}</td>
-            <td className="number">{field.unexpected}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <DataTable table={table} label="Fields" />;
 }
 
 /** Downloads the selected iteration's export from the REST API (the key in a header, so not a plain link). */

@@ -1,8 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useCallback, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { DataTable } from '../components/DataTable.js';
 import { FileDrop } from '../components/FileDrop.js';
 import { readAsDataUrl } from '../files.js';
+import { createAppColumnHelper, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
 
 type EvaluationRow = RouterOutputs['evals']['list']['data'][number];
@@ -36,35 +38,7 @@ export function EvaluationsPage() {
       {list.isPending && <p aria-busy="true">Loading…</p>}
       {page && (
         <>
-          <table aria-label="Evaluations">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="number">
-                  Documents
-                </th>
-                <th scope="col" className="number">
-                  Iterations
-                </th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.length === 0 && (
-                <tr>
-                  <td colSpan={5} className="muted">
-                    No evaluation yet: create one with “New evaluation”.
-                  </td>
-                </tr>
-              )}
-              {page.data.map((evaluation) => (
-                <EvaluationListRow key={evaluation.id} evaluation={evaluation} />
-              ))}
-            </tbody>
-          </table>
+          <EvaluationsTable evaluations={page.data} />
           <div className="row" style={{ marginTop: '0.5rem' }}>
             {(cursor.after || cursor.before) && (
               <button type="button" onClick={() => setCursor({})}>
@@ -83,71 +57,112 @@ export function EvaluationsPage() {
   );
 }
 
-function EvaluationListRow({ evaluation }: { evaluation: EvaluationRow }) {
+const evaluationHelper = createAppColumnHelper<EvaluationRow>();
+
+/**
+ * The list's columns. Not sortable: the list is paged on the server (newest first), and a sort on the client would
+ * order one page only. `renaming` holds the ids of the rows whose name is being edited (their name cell is a form).
+ */
+function evaluationColumns(renaming: ReadonlySet<string>, setRenaming: (id: string, on: boolean) => void) {
+  return evaluationHelper.columns([
+    evaluationHelper.accessor('name', {
+      header: 'Name',
+      cell: ({ row: { original } }) =>
+        renaming.has(original.id) ? (
+          <RenameForm evaluation={original} onDone={() => setRenaming(original.id, false)} />
+        ) : (
+          <Link to={`/evals/${encodeURIComponent(original.id)}`}>{original.name}</Link>
+        ),
+    }),
+    evaluationHelper.accessor('document_count', { header: 'Documents', meta: { numeric: true } }),
+    evaluationHelper.accessor((evaluation) => evaluation.iterations.length, { id: 'iterations', header: 'Iterations', meta: { numeric: true } }),
+    evaluationHelper.accessor('updated_at', {
+      header: 'Updated',
+      cell: ({ getValue }) => <time dateTime={getValue()}>{new Date(getValue()).toLocaleString()}</time>,
+    }),
+    evaluationHelper.display({
+      id: 'actions',
+      header: () => <span className="sr-only">Actions</span>,
+      cell: ({ row: { original } }) => <EvaluationActions evaluation={original} renaming={renaming.has(original.id)} onRename={() => setRenaming(original.id, true)} />,
+    }),
+  ]);
+}
+
+function EvaluationsTable(props: { evaluations: readonly EvaluationRow[] }) {
+  const [renaming, setRenamingIds] = useState<ReadonlySet<string>>(new Set());
+  const setRenaming = useCallback(
+    (id: string, on: boolean) =>
+      setRenamingIds((current) => {
+        const next = new Set(current);
+        if (on) next.add(id);
+        else next.delete(id);
+        return next;
+      }),
+    [],
+  );
+  const columns = useMemo(() => evaluationColumns(renaming, setRenaming), [renaming, setRenaming]);
+  const table = useAppTable({ columns, data: props.evaluations, getRowId: (evaluation) => evaluation.id, enableSorting: false });
+  return <DataTable table={table} label="Evaluations" empty="No evaluation yet: create one with “New evaluation”." />;
+}
+
+/** The name cell while renaming: the new name, "Save name", "Cancel". */
+function RenameForm({ evaluation, onDone }: { evaluation: EvaluationRow; onDone: () => void }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState(evaluation.name);
-  const [confirming, setConfirming] = useState(false);
-  const invalidate = () => queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
-  const rename = useMutation(trpc.evals.update.mutationOptions({ onSuccess: () => invalidate().then(() => setRenaming(false)) }));
-  const remove = useMutation(trpc.evals.delete.mutationOptions({ onSuccess: () => invalidate() }));
-
+  const rename = useMutation(
+    trpc.evals.update.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() }).then(onDone) }),
+  );
   return (
-    <tr>
-      <td>
-        {renaming ? (
-          <form
-            className="row"
-            onSubmit={(event) => {
-              event.preventDefault();
-              rename.mutate({ evaluation_id: evaluation.id, name: name.trim() });
-            }}
-          >
-            <input aria-label={`New name for ${evaluation.name}`} value={name} onChange={(event) => setName(event.target.value)} autoFocus />
-            <button type="submit" className="primary" disabled={rename.isPending}>
-              Save name
-            </button>
-            <button type="button" onClick={() => setRenaming(false)}>
-              Cancel
-            </button>
-            {rename.error && <span role="alert">{errorMessage(rename.error)}</span>}
-          </form>
-        ) : (
-          <Link to={`/evals/${encodeURIComponent(evaluation.id)}`}>{evaluation.name}</Link>
-        )}
-      </td>
-      <td className="number">{evaluation.document_count}</td>
-      <td className="number">{evaluation.iterations.length}</td>
-      <td>
-        <time dateTime={evaluation.updated_at}>{new Date(evaluation.updated_at).toLocaleString()}</time>
-      </td>
-      <td>
-        <div className="row">
-          {!renaming && (
-            <button type="button" onClick={() => setRenaming(true)} aria-label={`Rename ${evaluation.name}`}>
-              Rename
-            </button>
-          )}
-          {confirming ? (
-            <span role="group" aria-label={`Confirm deleting ${evaluation.name}`} className="row">
-              <span>Delete “{evaluation.name}” and its documents and iterations?</span>
-              <button type="button" className="danger" onClick={() => remove.mutate({ evaluation_id: evaluation.id })} disabled={remove.isPending}>
-                Yes, delete
-              </button>
-              <button type="button" onClick={() => setConfirming(false)} autoFocus>
-                Keep it
-              </button>
-            </span>
-          ) : (
-            <button type="button" className="danger" onClick={() => setConfirming(true)} aria-label={`Delete ${evaluation.name}`}>
-              Delete
-            </button>
-          )}
-          {remove.error && <span role="alert">{errorMessage(remove.error)}</span>}
-        </div>
-      </td>
-    </tr>
+    <form
+      className="row"
+      onSubmit={(event) => {
+        event.preventDefault();
+        rename.mutate({ evaluation_id: evaluation.id, name: name.trim() });
+      }}
+    >
+      <input aria-label={`New name for ${evaluation.name}`} value={name} onChange={(event) => setName(event.target.value)} autoFocus />
+      <button type="submit" className="primary" disabled={rename.isPending}>
+        Save name
+      </button>
+      <button type="button" onClick={onDone}>
+        Cancel
+      </button>
+      {rename.error && <span role="alert">{errorMessage(rename.error)}</span>}
+    </form>
+  );
+}
+
+/** The actions cell: "Rename" (unless renaming), "Delete" after a confirmation. */
+function EvaluationActions({ evaluation, renaming, onRename }: { evaluation: EvaluationRow; renaming: boolean; onRename: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const remove = useMutation(trpc.evals.delete.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() }) }));
+  return (
+    <div className="row">
+      {!renaming && (
+        <button type="button" onClick={onRename} aria-label={`Rename ${evaluation.name}`}>
+          Rename
+        </button>
+      )}
+      {confirming ? (
+        <span role="group" aria-label={`Confirm deleting ${evaluation.name}`} className="row">
+          <span>Delete “{evaluation.name}” and its documents and iterations?</span>
+          <button type="button" className="danger" onClick={() => remove.mutate({ evaluation_id: evaluation.id })} disabled={remove.isPending}>
+            Yes, delete
+          </button>
+          <button type="button" onClick={() => setConfirming(false)} autoFocus>
+            Keep it
+          </button>
+        </span>
+      ) : (
+        <button type="button" className="danger" onClick={() => setConfirming(true)} aria-label={`Delete ${evaluation.name}`}>
+          Delete
+        </button>
+      )}
+      {remove.error && <span role="alert">{errorMessage(remove.error)}</span>}
+    </div>
   );
 }
 
