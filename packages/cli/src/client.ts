@@ -6,6 +6,7 @@ import {
   type DocumentInput,
   type DocumentSummary,
   type EvaluationComparison,
+  type EvaluationOverview,
   type EvaluationSummary,
   type ImportAnnotationsResult,
   type InferenceSettingsInput,
@@ -50,11 +51,11 @@ export interface DocevalsClient {
   close(): Promise<void>;
 }
 
-const info = (e: EvaluationSummary | (EvaluationInfo & Record<string, unknown>)): EvaluationInfo => ({
+const info = (e: EvaluationSummary | EvaluationOverview): EvaluationInfo => ({
   id: e.id,
   name: e.name,
   json_schema: e.json_schema,
-  document_count: (e as { document_count?: number }).document_count ?? (e as { documents?: unknown[] }).documents?.length ?? 0,
+  document_count: e.document_count,
 });
 
 /** Every page of a cursor-paginated list (`order=asc`, `after` the last id). */
@@ -138,7 +139,8 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     target: base,
     listEvaluations: async (filter = {}) =>
       (await allPages<EvaluationSummary>((after) => json('GET', '/v1/evals', { query: { limit: 100, order: 'asc', after, name: filter.name } }))).map(info),
-    getEvaluation: async (id) => info(await json<EvaluationSummary>('GET', ev(id))),
+    // The light read: the evaluation without its documents (its name, schema and count are all the CLI needs).
+    getEvaluation: async (id) => info(await json<EvaluationOverview>('GET', ev(id), { query: { view: 'summary' } })),
     createEvaluation: async (input) => info(await json<EvaluationSummary>('POST', '/v1/evals', { body: input })),
     listDocuments: (id) =>
       allPages<DocumentSummary>((after) => json('GET', `${ev(id)}/documents`, { query: { limit: 100, order: 'asc', after } })),
@@ -294,7 +296,7 @@ export function localClient(options: LocalClientOptions): DocevalsClient {
       call(async () =>
         (await allPages<EvaluationSummary>((after) => docevals.evals.list(org, { limit: 100, order: 'asc', after, name: filter.name }))).map(info),
       ),
-    getEvaluation: (id) => call(async () => info(await docevals.evals.get(org, { evaluation_id: id }) as unknown as EvaluationSummary)),
+    getEvaluation: (id) => call(async () => info(await docevals.evals.get(org, { evaluation_id: id, view: 'summary' }))),
     createEvaluation: (input) => call(async () => info((await docevals.evals.create(org, input)) as unknown as EvaluationSummary)),
     listDocuments: (id) =>
       call(() =>
