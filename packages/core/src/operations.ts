@@ -86,6 +86,11 @@ export const operations = {
     output: schemas.evaluationComparisonSchema,
     call: (d, org, input) => d.evals.compare(org, input),
   }),
+  'evals.matrix': operation({
+    input: schemas.matrixInputSchema,
+    output: schemas.matrixSchema,
+    call: (d, org, input) => d.evals.matrix(org, input),
+  }),
   'evals.leaderboard': operation({
     input: schemas.leaderboardInputSchema,
     output: schemas.leaderboardSchema,

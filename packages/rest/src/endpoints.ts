@@ -301,6 +301,15 @@ export const ENDPOINTS: readonly Endpoint[] = ([
     input: 'query',
   },
   {
+    method: 'get',
+    path: '/v1/evals/{evaluation_id}/matrix',
+    operationId: 'getMatrix',
+    summary: "A page of the evaluation's documents with their similarity in every iteration (documents x iterations)",
+    tag: 'Evaluations',
+    operation: 'evals.matrix',
+    input: 'query',
+  },
+  {
     method: 'post',
     path: '/v1/evals/{evaluation_id}/documents/import',
     operationId: 'importAnnotations',

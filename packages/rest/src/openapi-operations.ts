@@ -28,6 +28,8 @@ import {
   IterationFieldsSchema,
   LeaderboardQuerySchema,
   LeaderboardSchema,
+  MatrixQuerySchema,
+  MatrixSchema,
   IterationViewSchema,
   GetIterationQuerySchema,
   GetEvaluationQuerySchema,
@@ -525,6 +527,21 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
           created_at: '2026-11-23T19:23:59.950Z',
         },
       ],
+    },
+  },
+  getMatrix: {
+    description:
+      'One page of the evaluation\'s documents (its document order, `limit` up to 1,000, `after` a document id) with ' +
+      'their similarity in every iteration, for a documents x iterations grid: the documents\' records and, per ' +
+      'iteration, their predictions read by id; no file content and no prediction content. Similarities are the ' +
+      'current metrics (an annotation edited since the run is accounted for).',
+    params: EvaluationPathSchema,
+    query: MatrixQuerySchema,
+    response: MatrixSchema,
+    responseExample: {
+      iterations: [{ id: ITERATION.id, model: 'local-rules', status: 'completed' }],
+      data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'] }],
+      list_metadata: { before: null, after: null },
     },
   },
   importAnnotations: {

@@ -15,6 +15,10 @@ import {
   leaderboardInputSchema,
   leaderboardRowSchema,
   leaderboardSchema,
+  matrixInputSchema,
+  matrixIterationSchema,
+  matrixRowSchema,
+  matrixSchema,
   meanDeltaSchema,
   documentSummarySchema,
   evaluationSummarySchema,
@@ -779,6 +783,34 @@ export const LeaderboardSchema = named('Leaderboard', documented(leaderboardSche
   differing_settings: 'Names of the inference settings that differ between the iterations (the keys of each row\'s `settings`).',
   rows: z.array(LeaderboardRowSchema).meta({ description: 'Completed iterations in the chosen order; rows without the figure last.' }),
 }), { description: 'An evaluation\'s completed iterations ranked.' });
+
+export const MatrixIterationSchema = named('MatrixIteration', documented(matrixIterationSchema, {
+  id: 'The iteration.',
+  model: 'Its model.',
+  status: 'Its status (`queued`, `running`, `completed`, `failed`, `cancelled`).',
+}), { description: 'A column of the matrix: one iteration.' });
+
+export const MatrixRowSchema = named('MatrixRow', documented(matrixRowSchema, {
+  document_id: 'The document.',
+  filename: 'Its file name.',
+  similarities: z.array(z.number().nullable()).meta({
+    description: 'Its similarity in each iteration, in the order of `iterations` (current metrics); null where `statuses` says failed or pending.',
+  }),
+  statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])).meta({
+    description: 'Its outcome in each iteration, in the order of `iterations`: `pending` when it has no prediction there.',
+  }),
+}), { description: 'A row of the matrix: one document.' });
+
+export const MatrixSchema = named('Matrix', documented(matrixSchema, {
+  iterations: z.array(MatrixIterationSchema).meta({ description: 'The columns: the evaluation\'s iterations, oldest first.' }),
+  data: z.array(MatrixRowSchema).meta({ description: 'One page of documents in the evaluation\'s order.' }),
+  list_metadata: ref(ListMetadataSchema, 'The cursors of the pages before and after this one.'),
+}), { description: 'One page of an evaluation\'s documents x iterations similarities.' });
+
+export const MatrixQuerySchema = documented(matrixInputSchema.omit({ evaluation_id: true }), {
+  limit: 'Documents per page, 1 to 1,000 (100).',
+  after: 'A document id: the page starts just after it (`list_metadata.after` of the previous page).',
+});
 
 export const CompareQuerySchema = documented(compareInputSchema.omit({ evaluation_id: true }), {
   base: 'The iteration to compare from.',

@@ -79,6 +79,7 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
       delete: mutation(op['evals.delete']),
       compare: query(op['evals.compare']),
       leaderboard: query(op['evals.leaderboard']),
+      matrix: query(op['evals.matrix']),
 
       documents: t.router({
         add: mutation(op['evals.documents.add']),

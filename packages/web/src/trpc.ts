@@ -1,5 +1,5 @@
 import { QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink, httpSubscriptionLink, isTRPCClientError, splitLink } from '@trpc/client';
+import { createTRPCClient, httpBatchStreamLink, httpSubscriptionLink, isTRPCClientError, splitLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { DocevalsRouter } from '@docevals/trpc';
@@ -26,7 +26,7 @@ export function createClient() {
       splitLink({
         condition: (op) => op.type === 'subscription',
         true: httpSubscriptionLink({ url: TRPC_URL, connectionParams: () => ({ apiKey: readApiKey() ?? '' }) }),
-        false: httpBatchLink({
+        false: httpBatchStreamLink({
           url: TRPC_URL,
           headers: () => {
             const key = readApiKey();

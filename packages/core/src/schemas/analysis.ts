@@ -124,6 +124,43 @@ export const compareInputSchema = z.object({
 });
 export type CompareInput = z.input<typeof compareInputSchema>;
 
+/**
+ * `GET /v1/evals/{id}/matrix?limit=&after=` (tRPC `evals.matrix`): one page of the evaluation's documents, in its
+ * document order, each with its similarity in every iteration (docs/spec/analysis.md, Matrix): what a documents x
+ * iterations grid needs, without the predictions' contents.
+ */
+export const matrixInputSchema = z.object({
+  evaluation_id: idParam,
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  /** A document id: the page starts just after it. */
+  after: z.string().min(1).max(256).optional(),
+});
+export type MatrixInput = z.input<typeof matrixInputSchema>;
+
+export const matrixIterationSchema = z.object({ id: z.string(), model: z.string(), status: z.string() });
+
+export const matrixRowSchema = z.object({
+  document_id: z.string(),
+  filename: z.string(),
+  /**
+   * One entry per iteration, in the order of `iterations`: the document's similarity there (its current metrics: an
+   * annotation edited since is accounted for), `null` when its extraction failed, absent (`null` too in JSON) when it
+   * has no prediction there: `statuses` tells them apart.
+   */
+  similarities: z.array(nullableNumber),
+  /** One per iteration: `succeeded`, `failed`, or `pending` (no prediction). */
+  statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])),
+});
+export type MatrixRow = z.infer<typeof matrixRowSchema>;
+
+export const matrixSchema = z.object({
+  /** The evaluation's iterations, oldest first: the columns. */
+  iterations: z.array(matrixIterationSchema),
+  data: z.array(matrixRowSchema),
+  list_metadata: z.object({ before: z.string().nullable(), after: z.string().nullable() }),
+});
+export type Matrix = z.infer<typeof matrixSchema>;
+
 export const leaderboardInputSchema = z.object({
   evaluation_id: idParam,
   sort: leaderboardSortSchema.default('mean_similarity'),

@@ -20,6 +20,7 @@ import {
   importAnnotationsInputSchema,
   iterationFieldsInputSchema,
   leaderboardInputSchema,
+  matrixInputSchema,
   MAX_IMPORT_ROWS,
   type CompareInput,
   type EvaluationComparison,
@@ -32,6 +33,8 @@ import {
   type IterationFieldsInput,
   type Leaderboard,
   type LeaderboardInput,
+  type Matrix,
+  type MatrixInput,
 } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
@@ -40,6 +43,7 @@ import { currentMetrics } from './metric-cache.js';
 import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
 import { documentCount, knownCost, summaryOfTotals } from './render.js';
 import { invalidRequest, parseInput } from './validate.js';
+import { listMetadata, unknownCursor } from './lists.js';
 
 /**
  * Documents of an import written per batch: one `putMany` of documents, then one of predictions per iteration.
@@ -113,6 +117,34 @@ export function analysisOperations(ctx: ServiceContext) {
         for (const { document, outcomes } of page) comparer.add(analysisDocument(document), outcomes[0]!, outcomes[1]!);
       }
       return { base_iteration_id: base.id, head_iteration_id: head.id, ...comparer.result() };
+    },
+
+    /**
+     * One page of documents x iterations similarities (docs/spec/analysis.md, Matrix): one page of document records
+     * and, per iteration, those documents' predictions read by key; no file and no prediction content leaves.
+     */
+    async matrix(organizationId: string, raw: MatrixInput): Promise<Matrix> {
+      const input = parseInput(matrixInputSchema, raw);
+      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const [iterations, page] = await Promise.all([
+        loadIterations(ctx, evaluation),
+        ctx.storage.documents.list(organizationId, evaluation.id, { limit: input.limit, ...(input.after ? { after: input.after } : {}) }),
+      ]);
+      if (!page) throw unknownCursor(input);
+      const perIteration = await Promise.all(iterations.map((it) => predictionsFor(ctx, organizationId, it.id, page.items)));
+      return {
+        iterations: iterations.map((it) => ({ id: it.id, model: it.inference_settings.model, status: it.status })),
+        data: page.items.map((document, i) => {
+          const outcomes = perIteration.map((predictions) => analysisPrediction(document, predictions[i] ?? null));
+          return {
+            document_id: document.id,
+            filename: document.filename,
+            similarities: outcomes.map((o) => (o.status === 'succeeded' ? o.metrics.similarity : null)),
+            statuses: outcomes.map((o) => o.status),
+          };
+        }),
+        list_metadata: listMetadata(page, input),
+      };
     },
 
     /** Completed iterations ranked (docs/spec/analysis.md): summaries only, two small reads per iteration. */

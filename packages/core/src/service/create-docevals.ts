@@ -105,6 +105,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
       ...(scoped(evaluationOperations(ctx)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
       compare: (organizationId, input) => analyses.compare(organizationId, input),
       leaderboard: (organizationId, input) => analyses.leaderboard(organizationId, input),
+      matrix: (organizationId, input) => analyses.matrix(organizationId, input),
       // The operations return the union of their views; the interface's overloads narrow it by the input.
       documents: {
         ...(scoped(documentOperations(ctx)) as unknown as Omit<Docevals['evals']['documents'], 'import'>),

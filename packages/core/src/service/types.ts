@@ -11,6 +11,8 @@ import type {
   IterationFieldsInput,
   Leaderboard,
   LeaderboardInput,
+  Matrix,
+  MatrixInput,
   CreateEvaluationInput,
   CreateIterationInput,
   CreateProcessorInput,
@@ -112,6 +114,13 @@ export interface Docevals {
     compare(organizationId: string, input: CompareInput): Promise<EvaluationComparison>;
     /** The evaluation's completed iterations ranked (docs/spec/analysis.md). */
     leaderboard(organizationId: string, input: LeaderboardInput): Promise<Leaderboard>;
+    /**
+     * One page of the evaluation's documents with their similarity in every iteration: what a documents x iterations
+     * grid needs (the web app's matrix), read by key, without file or prediction contents.
+     * @example
+     * const { iterations, data, list_metadata } = await docevals.evals.matrix('org_1', { evaluation_id, limit: 1000 });
+     */
+    matrix(organizationId: string, input: MatrixInput): Promise<Matrix>;
     readonly documents: {
       add(organizationId: string, input: AddDocumentInput): Promise<Document>;
       /** Summaries `{id, filename, mime_type, size}`; whole documents with `expand: 'documents'`. */

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { useId, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { authHeaders } from '../auth.js';
 import { DataTable } from '../components/DataTable.js';
@@ -10,6 +10,7 @@ import { byText, createAppColumnHelper, figureColumn, figureSorting, NO_ROWS, us
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 
 type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
+const NO_ITERATIONS: ReadonlyArray<{ id: string; model: string }> = [];
 type LeaderboardRow = RouterOutputs['evals']['leaderboard']['rows'][number];
 type FieldRow = RouterOutputs['evals']['iterations']['fields']['fields'][number];
 
@@ -73,50 +74,55 @@ export function EvaluationPage() {
   );
 }
 
-/** Every page of the documents and of each iteration's predictions, read with the vanilla client. */
+/**
+ * The matrix from `evals.matrix` (pages of 1,000 documents with their similarity in every iteration; its columns come
+ * with it), read with the vanilla client as soon as the page opens: it does not wait for the evaluation's summary.
+ * It is read again when the iterations change after that (a run's progress, an edit), not when they first arrive.
+ */
 function MatrixSection(props: { evaluationId: string; iterations: IterationSummary[] }) {
   const client = useTRPCClient();
+  const queryClient = useQueryClient();
   const key = props.iterations.map((iteration) => `${iteration.id}:${iteration.updated_at}`).join(',');
+  const seen = useRef<string | null>(null);
+  useEffect(() => {
+    if (key === '') return;
+    if (seen.current !== null && seen.current !== key) void queryClient.invalidateQueries({ queryKey: ['matrix', props.evaluationId] });
+    seen.current = key;
+  }, [key, props.evaluationId, queryClient]);
   const data = useQuery({
-    queryKey: ['matrix', props.evaluationId, key],
+    queryKey: ['matrix', props.evaluationId],
     queryFn: async () => {
       const documents: { id: string; filename: string }[] = [];
+      const byIteration = new Map<string, Map<string, number | null>>();
+      let iterations: Array<{ id: string; model: string }> = [];
       let after: string | undefined;
       for (;;) {
-        const page = await client.evals.documents.list.query({ evaluation_id: props.evaluationId, limit: 100, order: 'asc', ...(after ? { after } : {}) });
-        documents.push(...page.data.map((document) => ({ id: document.id, filename: 'filename' in document ? document.filename : document.mime_data.filename })));
+        const page = await client.evals.matrix.query({ evaluation_id: props.evaluationId, limit: 1000, ...(after ? { after } : {}) });
+        iterations = page.iterations;
+        for (const iteration of iterations) if (!byIteration.has(iteration.id)) byIteration.set(iteration.id, new Map());
+        for (const row of page.data) {
+          documents.push({ id: row.document_id, filename: row.filename });
+          iterations.forEach((iteration, column) => {
+            // Failed: null (shown as failed); pending: no entry (no prediction).
+            if (row.statuses[column] !== 'pending') byIteration.get(iteration.id)?.set(row.document_id, row.similarities[column] ?? null);
+          });
+        }
         after = page.list_metadata.after ?? undefined;
         if (!after || page.data.length === 0) break;
       }
-      const byIteration = new Map<string, Map<string, number | null>>();
-      for (const iteration of props.iterations) {
-        const values = new Map<string, number | null>();
-        let cursor: string | undefined;
-        for (;;) {
-          const page = await client.evals.iterations.predictions.query({
-            evaluation_id: props.evaluationId,
-            iteration_id: iteration.id,
-            limit: 1000,
-            ...(cursor ? { after: cursor } : {}),
-          });
-          for (const prediction of page.data) values.set(prediction.document_id, prediction.status === 'succeeded' ? prediction.metrics.similarity : null);
-          cursor = page.list_metadata.after ?? undefined;
-          if (!cursor || page.data.length === 0) break;
-        }
-        byIteration.set(iteration.id, values);
-      }
-      return { documents, byIteration };
+      return { documents, byIteration, iterations };
     },
   });
-  const columns: MatrixColumn[] = useMemo(() => props.iterations.map((iteration) => ({ id: iteration.id, label: iterationLabel(iteration) })), [props.iterations]);
+  const iterations = data.data?.iterations ?? NO_ITERATIONS;
+  const columns: MatrixColumn[] = useMemo(() => iterations.map((iteration) => ({ id: iteration.id, label: iterationLabel(iteration) })), [iterations]);
   const rows: MatrixRow[] = useMemo(
     () =>
       (data.data?.documents ?? []).map((document) => ({
         id: document.id,
         filename: document.filename,
-        similarities: Object.fromEntries(props.iterations.map((iteration) => [iteration.id, data.data?.byIteration.get(iteration.id)?.get(document.id)])),
+        similarities: Object.fromEntries(iterations.map((iteration) => [iteration.id, data.data?.byIteration.get(iteration.id)?.get(document.id)])),
       })),
-    [data.data, props.iterations],
+    [data.data, iterations],
   );
   if (data.error) return <p role="alert">Cannot load the matrix: {errorMessage(data.error)}</p>;
   if (data.isPending) return <p aria-busy="true">Loading…</p>;
