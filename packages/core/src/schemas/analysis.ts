@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { idParam } from './json.js';
+import { iterationStatusSchema } from './iterations.js';
 
 // Shapes of the analyses (docs/spec/analysis.md). The analysis module's types are inferred from these, so the
 // OpenAPI document, the tRPC router and the code agree by construction.
@@ -137,7 +138,7 @@ export const matrixInputSchema = z.object({
 });
 export type MatrixInput = z.input<typeof matrixInputSchema>;
 
-export const matrixIterationSchema = z.object({ id: z.string(), model: z.string(), status: z.string() });
+export const matrixIterationSchema = z.object({ id: z.string(), model: z.string(), status: iterationStatusSchema });
 
 export const matrixRowSchema = z.object({
   document_id: z.string(),

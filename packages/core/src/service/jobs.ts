@@ -75,7 +75,10 @@ export interface JobPlan {
 export interface QueuedDocumentHooks {
   /** Before a call starts: false skips the document (`skipped`, error `cancelled`). */
   beforeCall?(documentId: string): Promise<boolean>;
-  /** Each document's outcome, in order, as soon as it is known. */
+  /**
+   * Each document's outcome once it is known (a called document's once its prediction is saved): saves overlap the
+   * next call, so outcomes may come out of the batch's order.
+   */
   afterDocument?(documentId: string, outcome: DocumentOutcome): Promise<void> | void;
 }
 
@@ -895,6 +898,13 @@ export async function runQueuedDocuments(
     ctx.storage.documents.getMany(org, ref.evaluation_id, documentIds),
   ]);
   const iteration = found?.value;
+  // A re-run's documents this job already wrote: whether their events were written, in one read for the batch.
+  const rerun = documentIds.filter((_, i) => previous[i]?.value.job_id === jobId);
+  const eventWritten = new Set<string>();
+  if (iteration && rerun.length > 0) {
+    const stored = await ctx.storage.events.getMany(org, iteration.id, rerun.map((id) => documentEventId(jobId, id)));
+    rerun.forEach((id, k) => void (stored[k] && eventWritten.add(id)));
+  }
   const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
   const done = async (i: number, outcome: DocumentOutcome) => {
     outcomes[i] = outcome;
@@ -913,9 +923,7 @@ export async function runQueuedDocuments(
       const written = previous[i]?.value;
       if (written && written.job_id === jobId) {
         // Written by this job before (a re-run after a crash): not called again; its event, if the crash lost it.
-        if (!(await ctx.storage.events.get(org, iteration.id, documentEventId(jobId, documentId)))) {
-          await writeDocumentEvent(ctx, jobs, written, jobId);
-        }
+        if (!eventWritten.has(documentId)) events.add(written, jobId);
         await done(i, outcomeOf(written));
         continue;
       }

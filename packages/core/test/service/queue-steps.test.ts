@@ -3,17 +3,19 @@
  * driven by hand through a runner that only captures them (what @docevals/bullmq's workers do across processes).
  */
 import { describe, expect, it } from 'vitest';
-import { QUEUE_LEASE_OWNER, type Extractor, type IterationRef, type JobRunner, type JobWork } from '../../src/index.js';
+import { QUEUE_LEASE_OWNER, type Extractor, type IterationRef, type JobRunner, type JobWork, type Storage } from '../../src/index.js';
+import { memoryStorage } from '../support/memory-storage.js';
 import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
 
 /** Counts calls per document file name; fails the documents named in `failing`. */
-function countingExtractor(failing = new Set<string>()) {
+function countingExtractor(failing = new Set<string>(), onCall?: (filename: string) => void) {
   const calls = new Map<string, number>();
   const extractor: Extractor = {
     name: 'counting',
     models: ['counting'],
     extract({ document }) {
       calls.set(document.filename, (calls.get(document.filename) ?? 0) + 1);
+      onCall?.(document.filename);
       if (failing.has(document.filename)) return Promise.reject(new Error(`no answer for ${document.filename}`));
       return Promise.resolve({ data: JSON.parse(Buffer.from(document.bytes).toString('utf8')) });
     },
@@ -21,13 +23,14 @@ function countingExtractor(failing = new Set<string>()) {
   return { extractor, calls };
 }
 
-async function queueService(failing?: Set<string>) {
-  const { extractor, calls } = countingExtractor(failing);
+async function queueService(failing?: Set<string>, options: { storage?: Storage; onCall?: (filename: string) => void } = {}) {
+  const { extractor, calls } = countingExtractor(failing, options.onCall);
   let work!: JobWork;
   const idle: JobRunner = { enqueue: () => undefined, cancel: () => undefined, start: async () => undefined, close: async () => undefined };
   const docevals = makeService({
     extractors: [extractor],
     extraction: { retries: 0 },
+    ...(options.storage ? { storage: options.storage } : {}),
     jobs: {
       runner: (given) => {
         work = given;
@@ -168,4 +171,29 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 1 });
     await docevals.close();
   });
+
+  it('runDocuments: a document\'s save goes on beside the next document\'s call (the next call does not wait for it)', async () => {
+    // The first document's prediction is stored only once the second document's call has started: a batch that
+    // waited for each save before the next call would never finish.
+    const storage = memoryStorage();
+    const put = storage.predictions.put.bind(storage.predictions);
+    let secondCalled!: () => void;
+    const second = new Promise<void>((resolve) => (secondCalled = resolve));
+    const first = { id: '' };
+    storage.predictions.put = async (record, expected) => {
+      if (record.id === first.id) await second;
+      return put(record, expected);
+    };
+    const { docevals, work, ref, calls, summary } = await queueService(undefined, {
+      storage,
+      onCall: (filename) => void (filename === 'd1.json' && secondCalled()),
+    });
+    const plan = (await work.plan(ref))!;
+    first.id = plan.document_ids[0]!;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect([...calls.values()]).toEqual([1, 1, 1]);
+    expect((await summary()).progress).toMatchObject({ succeeded: 3, pending: 0 });
+    await docevals.close();
+  }, 5_000);
 });
