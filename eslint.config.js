@@ -33,7 +33,10 @@ const declared = (dir) => {
     .filter((name) => name.startsWith('@docevals/'))
     .map((name) => name.slice('@docevals/'.length));
 };
-const examples = readdirSync(`${root}examples`).filter((dir) => existsSync(`${root}examples/${dir}/package.json`));
+/** The apps (the standalone server) and the examples: each may import what its own package.json declares. */
+const hosts = ['apps', 'examples'].flatMap((top) =>
+  readdirSync(`${root}${top}`).filter((dir) => existsSync(`${root}${top}/${dir}/package.json`)).map((dir) => `${top}/${dir}`),
+);
 for (const name of Object.keys(boundaries)) {
   if (!existsSync(`${root}packages/${name}/package.json`)) throw new Error(`eslint.config.js: no packages/${name}`);
 }
@@ -57,12 +60,12 @@ const restrictImports = (self, allowed, more = []) => {
         },
         {
           // Relative paths stop at a package's edge: `../../core/src/x.js` or `../../../packages/core/...`. (self-contained: not a path from here)
-          regex: '^(\\.\\./)+((packages|examples)/|[^./][^/]*/src(/|$))',
+          regex: '^(\\.\\./)+((packages|apps|examples)/|[^./][^/]*/src(/|$))',
           message: 'Import another package by its name (@docevals/...), not by a relative path into its folder.',
         },
         {
-          regex: '^@docevals/example-',
-          message: 'Nothing imports an example.',
+          regex: '^@docevals/(example-|server$)',
+          message: 'Nothing imports an example or the server app.',
         },
         ...more,
       ],
@@ -129,10 +132,10 @@ export default defineConfig(
       'no-restricted-imports': restrictImports(name, [...allowed, ...declared(`packages/${name}`)]),
     },
   })),
-  // Examples: what their own package.json declares.
-  ...examples.map((dir) => ({
-    files: [`examples/${dir}/**/*.ts`],
-    rules: { 'no-restricted-imports': restrictImports('', declared(`examples/${dir}`)) },
+  // The apps and the examples: what their own package.json declares.
+  ...hosts.map((dir) => ({
+    files: [`${dir}/**/*.ts`],
+    rules: { 'no-restricted-imports': restrictImports('', declared(dir)) },
   })),
   // The web app's components: the rules of hooks (and React Compiler's checks the plugin's recommended set holds).
   { files: ['packages/web/src/**/*.tsx', 'packages/web/src/**/*.ts'], extends: [reactHooks.configs.flat.recommended] },

@@ -34,6 +34,8 @@ export default defineConfig({
       project('web', './packages/web'),
       project('cli', './packages/cli', { testTimeout: 120_000, hookTimeout: 60_000 }),
       project('bullmq', './packages/bullmq', { testTimeout: 120_000, hookTimeout: 60_000 }),
+      // The product: the standalone server (REST + tRPC + web app) and its worker.
+      project('server', './apps/server', { testTimeout: 60_000 }),
       project('examples', './examples', { testTimeout: 60_000, include: ['*/test/**/*.test.ts'] }),
       // The workspace's own tooling: the lint configuration's package boundaries.
       project('tools', './test-support', { testTimeout: 60_000, include: ['*.test.ts'] }),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm start`: the standalone server (examples/standalone/src/server.ts), run in this process from one JavaScript
+// `pnpm start`: the standalone server (apps/server/src/server.ts), run in this process from one JavaScript
 // file that esbuild bundles from the TypeScript sources of the server and the packages (found through tsconfig.json's
 // paths) and their dependencies. The bundle is rebuilt only when one of the files it was made from changed, or the
 // lockfile did (about a second); otherwise the start only loads it, which takes a fraction of the time module by
@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const entry = 'examples/standalone/src/server.ts';
+const entry = 'apps/server/src/server.ts';
 const cacheDir = join(root, 'node_modules/.cache/docevals');
 const bundle = join(cacheDir, 'standalone-server.mjs');
 const inputsFile = `${bundle}.inputs.json`;

@@ -44,7 +44,7 @@ describe('package boundaries (eslint.config.js)', () => {
     expect(await boundaryErrors('packages/adapters/bench/x.bench.ts', "import { updateRecord } from '../../core/src/x.js';\n")).toEqual([
       expect.stringContaining('not by a relative path'),
     ]);
-    expect(await boundaryErrors('examples/standalone/test/x.test.ts', "import { x } from '../../../packages/openai/test/support/x.js';\n")).toHaveLength(1);
+    expect(await boundaryErrors('apps/server/test/x.test.ts', "import { x } from '../../../packages/openai/test/support/x.js';\n")).toHaveLength(1);
     expect(await boundaryErrors('packages/rest/src/x.ts', "export { y } from '../../trpc/src/index.js';\n")).toHaveLength(1);
     // A package's own files by relative path, and the workspace's shared test support, stay allowed.
     expect(await boundaryErrors('packages/core/test/service/x.test.ts', "import { createDocevals } from '../../src/index.js';\n")).toEqual([]);
@@ -68,7 +68,10 @@ describe('package boundaries (eslint.config.js)', () => {
     expect(await boundaryErrors('packages/openai/test/x.test.ts', "import { createRestHandler } from '@docevals/rest';\n")).toHaveLength(1);
     expect(await boundaryErrors('examples/mounting/src/x.ts', "import { createRestHandler } from '@docevals/rest';\n")).toEqual([]);
     expect(await boundaryErrors('examples/in-process/src/x.ts', "import { createRestHandler } from '@docevals/rest';\n")).toHaveLength(1);
-    expect(await boundaryErrors('examples/in-process/src/x.ts', "import '@docevals/example-standalone';\n")).not.toEqual([]);
+    expect(await boundaryErrors('examples/in-process/src/x.ts', "import '@docevals/server';\n")).not.toEqual([]);
+    // The server app is inside the boundaries too: what its package.json declares, nothing else.
+    expect(await boundaryErrors('apps/server/src/x.ts', "import { createRestHandler } from '@docevals/rest';\n")).toEqual([]);
+    expect(await boundaryErrors('apps/server/src/x.ts', "import { x } from '@docevals/cli';\n")).toHaveLength(1);
     expect(await boundaryErrors('packages/core/test/x.test.ts', "import { x } from '@docevals/example-mounting';\n")).not.toEqual([]);
     // Core's tests use the core's own memory store: the adapters package stays out of them.
     expect(await boundaryErrors('packages/core/test/x.test.ts', "import { memoryStorage } from '@docevals/core/storage-kit';\n")).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * Throughput of the queue mode with 1, 2 and 4 worker processes (issue 17): per-worker concurrency 8, no fleet-wide
  * limit, one iteration of DOCS documents against a loopback OpenAI-compatible server answering after LATENCY_MS. The
- * API side (the service with the BullMQ runner) runs in this process; the workers are `examples/standalone/src/worker.ts`
+ * API side (the service with the BullMQ runner) runs in this process; the workers are `apps/server/src/worker.ts`
  * processes (what `pnpm worker` runs). Prints the wall time from the enqueue to `completed`, the ideal
  * (documents x latency / (8 x workers)), and the speed-up against 1 worker (goal >= 3x at 4).
  *
@@ -31,7 +31,7 @@ const WORKERS = (process.env.WORKERS ?? '1,2,4').split(',').map(Number);
 const PER_WORKER = 8;
 /** Iterations run before the timed one (0: a cold fleet, each process's first documents in unoptimized code). */
 const WARMUP = Number(process.env.WARMUP ?? 0);
-const standalone = fileURLToPath(new URL('../../../examples/standalone/', import.meta.url));
+const standalone = fileURLToPath(new URL('../../../apps/server/', import.meta.url));
 
 let redis: RedisServerHandle | undefined;
 const url = process.env.REDIS_URL ?? (redis = await startRedisServer()).url;

@@ -1,5 +1,5 @@
 /**
- * The queue mode in one process (the multi-process acceptance runs in examples/standalone/test/workers.test.ts):
+ * The queue mode in one process (the multi-process acceptance runs in apps/server/test/workers.test.ts):
  * an API-side service with the BullMQ runner and workers from createDocevalsWorker on one real Redis and one store,
  * against a loopback OpenAI-compatible server with latency that counts calls per document and in flight.
  */

@@ -87,7 +87,7 @@ describe('pnpm start (the README command)', () => {
     await run(); // whatever the tree's state, a bundle is fresh after this
     expect(await run()).not.toContain('docevals: bundling the server');
 
-    const source = join(ROOT, 'examples/standalone/src/request-log.ts');
+    const source = join(ROOT, 'apps/server/src/request-log.ts');
     const { atime, mtime } = await stat(source);
     try {
       const later = new Date(Date.now() + 2_000);

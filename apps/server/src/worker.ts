@@ -1,5 +1,5 @@
 // A docevals worker process (queue mode, docs/workers.md): `pnpm worker` at the repository root, or
-// `node --import tsx examples/standalone/src/worker.ts`. It reads the same environment as the server: REDIS_URL (the
+// `node --import tsx apps/server/src/worker.ts`. It reads the same environment as the server: REDIS_URL (the
 // queue and the store), REDIS_KEY_PREFIX, OPENAI_API_KEY / OPENAI_BASE_URL (the same models), DOCEVALS_MODEL_LIMITS,
 // DOCEVALS_LEASE_MS (BullMQ's lock on a document job), WORKER_CONCURRENCY (documents at once, per model) and
 // WORKER_MAX_BATCH (most documents in one queue job).

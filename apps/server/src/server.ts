@@ -1,6 +1,6 @@
-// The standalone docevals server: `pnpm start` at the repository root or in examples/standalone (scripts/start.mjs
+// The standalone docevals server: `pnpm start` at the repository root or in apps/server (scripts/start.mjs
 // bundles this file and the packages' sources with esbuild when they changed, then runs it), or
-// `node --import tsx examples/standalone/src/server.ts` straight from the sources.
+// `node --import tsx apps/server/src/server.ts` straight from the sources.
 // Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL,
 // DATABASE_URL, DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY,
 // DOCEVALS_MAX_RUNNING_ITERATIONS, DOCEVALS_LEASE_MS, REDIS_KEY_PREFIX). Iterations left running by a crash are
