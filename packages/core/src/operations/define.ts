@@ -43,7 +43,15 @@ export interface RestRoute {
  * fields), the schema of its answer, the one service call it is, and where it lives in the REST API. The in-process
  * service, the tRPC router, the REST routes and the OpenAPI document all read this declaration (docs/architecture.md).
  */
-export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, R = unknown> {
+/** How the tRPC router serves an operation: a query (reads) or a mutation (writes). */
+export type ProcedureKind = 'query' | 'mutation';
+
+export interface Operation<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  R = unknown,
+  P extends ProcedureKind | undefined = ProcedureKind | undefined,
+> {
   /** The input the core validates (the service parses it again itself: a transport may pass it unchecked). */
   readonly input: I;
   /** The answer's shape (for an export, the text of the file; for events, one event). */
@@ -55,12 +63,22 @@ export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType 
    * (`evals.getSummary` is REST's `GET /v1/evals/{id}?view=summary`, served by `evals.getAny`).
    */
   readonly rest?: RestRoute | readonly RestRoute[];
+  /**
+   * The tRPC procedure it is, at the row's name (`evals.iterations.get` is `evals.iterations.get`); none: REST's
+   * `…Any` form, or a stream the router serves its own way (`export`, `events`).
+   */
+  readonly procedure?: P;
 }
 
 /** An operation whose answer is checked, at compile time, against its output schema. */
-export const operation = <I extends z.ZodType, O extends z.ZodType, R extends z.input<O> | Promise<z.input<O>>>(
-  op: Operation<I, O, R>,
-): Operation<I, O, R> => op;
+export const operation = <
+  I extends z.ZodType,
+  O extends z.ZodType,
+  R extends z.input<O> | Promise<z.input<O>>,
+  P extends ProcedureKind | undefined = undefined,
+>(
+  op: Operation<I, O, R, P>,
+): Operation<I, O, R, P> => op;
 
 /** An operation whose call answers something other than the output's JSON: a file stream, an event stream. */
-export const streamOperation = <I extends z.ZodType, O extends z.ZodType, R>(op: Operation<I, O, R>): Operation<I, O, R> => op;
+export const streamOperation = <I extends z.ZodType, O extends z.ZodType, R>(op: Operation<I, O, R, undefined>): Operation<I, O, R, undefined> => op;

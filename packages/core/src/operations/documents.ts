@@ -5,6 +5,7 @@ import { operation } from './define.js';
 /** The documents of an evaluation and their annotations. */
 export const documentOperations = {
   'evals.documents.add': operation({
+    procedure: 'mutation',
     input: schemas.addDocumentInputSchema,
     output: schemas.documentSchema,
     call: (d, org, input) => d.evals.documents.add(org, input),
@@ -21,6 +22,7 @@ export const documentOperations = {
     },
   }),
   'evals.documents.list': operation({
+    procedure: 'query',
     input: schemas.listDocumentsInputSchema,
     output: schemas.listResultSchema(z.union([schemas.documentSummarySchema, schemas.documentSchema])),
     call: (d, org, input) => d.evals.documents.list(org, input),
@@ -37,6 +39,7 @@ export const documentOperations = {
     },
   }),
   'evals.documents.get': operation({
+    procedure: 'query',
     input: schemas.documentRefInputSchema,
     output: schemas.documentSchema,
     call: (d, org, input) => d.evals.documents.get(org, input),
@@ -50,6 +53,7 @@ export const documentOperations = {
     },
   }),
   'evals.documents.update': operation({
+    procedure: 'mutation',
     input: schemas.updateDocumentInputSchema,
     output: schemas.documentSchema,
     call: (d, org, input) => d.evals.documents.update(org, input),
@@ -64,6 +68,7 @@ export const documentOperations = {
     },
   }),
   'evals.documents.delete': operation({
+    procedure: 'mutation',
     input: schemas.documentRefInputSchema,
     output: schemas.deletedSchema,
     call: (d, org, input) => d.evals.documents.delete(org, input),
@@ -77,6 +82,7 @@ export const documentOperations = {
     },
   }),
   'evals.documents.import': operation({
+    procedure: 'mutation',
     input: schemas.importAnnotationsInputSchema,
     output: schemas.importAnnotationsResultSchema,
     call: (d, org, input) => d.evals.documents.import(org, input),

@@ -5,6 +5,7 @@ import { operation } from './define.js';
 /** Evaluations, and the analyses across their iterations (compare, leaderboard, matrix). */
 export const evaluationOperations = {
   'evals.create': operation({
+    procedure: 'mutation',
     input: schemas.createEvaluationInputSchema,
     output: schemas.evaluationSchema,
     call: (d, org, input) => d.evals.create(org, input),
@@ -23,12 +24,14 @@ export const evaluationOperations = {
     },
   }),
   'evals.get': operation({
+    procedure: 'query',
     input: schemas.evaluationRefInputSchema,
     output: schemas.evaluationSchema,
     call: (d, org, input) => d.evals.get(org, { ...input, view: 'full' }),
   }),
   /** The evaluation without its documents: `document_count`, iterations as summaries. */
   'evals.getSummary': operation({
+    procedure: 'query',
     input: schemas.evaluationRefInputSchema,
     output: schemas.evaluationOverviewSchema,
     call: (d, org, input) => d.evals.get(org, { ...input, view: 'summary' }),
@@ -53,6 +56,7 @@ export const evaluationOperations = {
     },
   }),
   'evals.list': operation({
+    procedure: 'query',
     input: schemas.listEvaluationsInputSchema.optional(),
     output: schemas.listResultSchema(schemas.evaluationSummarySchema),
     call: (d, org, input) => d.evals.list(org, input),
@@ -71,6 +75,7 @@ export const evaluationOperations = {
     },
   }),
   'evals.update': operation({
+    procedure: 'mutation',
     input: schemas.updateEvaluationInputSchema,
     output: schemas.evaluationSchema,
     call: (d, org, input) => d.evals.update(org, input),
@@ -88,6 +93,7 @@ export const evaluationOperations = {
     },
   }),
   'evals.delete': operation({
+    procedure: 'mutation',
     input: schemas.evaluationRefInputSchema,
     output: schemas.deletedSchema,
     call: (d, org, input) => d.evals.delete(org, input),
@@ -103,6 +109,7 @@ export const evaluationOperations = {
     },
   }),
   'evals.compare': operation({
+    procedure: 'query',
     input: schemas.compareInputSchema,
     output: schemas.evaluationComparisonSchema,
     call: (d, org, input) => d.evals.compare(org, input),
@@ -121,6 +128,7 @@ export const evaluationOperations = {
     },
   }),
   'evals.matrix': operation({
+    procedure: 'query',
     input: schemas.matrixInputSchema,
     output: schemas.matrixSchema,
     call: (d, org, input) => d.evals.matrix(org, input),
@@ -139,6 +147,7 @@ export const evaluationOperations = {
     },
   }),
   'evals.leaderboard': operation({
+    procedure: 'query',
     input: schemas.leaderboardInputSchema,
     output: schemas.leaderboardSchema,
     call: (d, org, input) => d.evals.leaderboard(org, input),

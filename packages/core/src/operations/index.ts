@@ -3,7 +3,7 @@ import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
 
-export type { Operation, RestRoute, RestTag } from './define.js';
+export type { Operation, ProcedureKind, RestRoute, RestTag } from './define.js';
 
 /**
  * Every operation of the API (docs/spec/interface.md section 4, docs/spec/service.md), keyed by a stable name that is

@@ -9,11 +9,13 @@ const reprocess = schemas.processIterationInputSchema.omit({ background: true })
 /** Iterations: runs of an extractor over an evaluation, their predictions, metrics, exports and events. */
 export const iterationOperations = {
   'evals.iterations.list': operation({
+    procedure: 'query',
     input: withoutView,
     output: z.object({ data: z.array(schemas.iterationSchema) }),
     call: (d, org, input) => d.evals.iterations.list(org, { ...input, view: 'full' }),
   }),
   'evals.iterations.listSummaries': operation({
+    procedure: 'query',
     input: withoutView,
     output: z.object({ data: z.array(schemas.iterationSummarySchema) }),
     call: (d, org, input) => d.evals.iterations.list(org, { ...input, view: 'summary' }),
@@ -38,12 +40,14 @@ export const iterationOperations = {
   }),
   /** Answers when the iteration is done (every document failed: `extractor_error` with the iteration id). */
   'evals.iterations.create': operation({
+    procedure: 'mutation',
     input: foreground,
     output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.create(org, { ...input, background: false }),
   }),
   /** Answers at once with the summary; follow it with `events`. */
   'evals.iterations.createInBackground': operation({
+    procedure: 'mutation',
     input: foreground,
     output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.create(org, { ...input, background: true }),
@@ -69,6 +73,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.get': operation({
+    procedure: 'query',
     input: schemas.iterationRefInputSchema,
     output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.get(org, { ...input, view: 'full' }),
@@ -85,6 +90,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.getSummary': operation({
+    procedure: 'query',
     input: schemas.iterationRefInputSchema,
     output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.get(org, { ...input, view: 'summary' }),
@@ -108,6 +114,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.predictions': operation({
+    procedure: 'query',
     input: schemas.listPredictionsInputSchema,
     output: schemas.predictionPageSchema,
     call: (d, org, input) => d.evals.iterations.predictions(org, input),
@@ -128,6 +135,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.delete': operation({
+    procedure: 'mutation',
     input: schemas.iterationRefInputSchema,
     output: schemas.deletedSchema,
     call: (d, org, input) => d.evals.iterations.delete(org, input),
@@ -154,11 +162,13 @@ export const iterationOperations = {
     ],
   }),
   'evals.iterations.process': operation({
+    procedure: 'mutation',
     input: reprocess,
     output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.process(org, { ...input, background: false }),
   }),
   'evals.iterations.processInBackground': operation({
+    procedure: 'mutation',
     input: reprocess,
     output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.process(org, { ...input, background: true }),
@@ -184,6 +194,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.update': operation({
+    procedure: 'mutation',
     input: schemas.updateIterationInputSchema,
     output: schemas.iterationSchema,
     call: (d, org, input) => d.evals.iterations.update(org, input),
@@ -203,6 +214,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.distances': operation({
+    procedure: 'query',
     input: schemas.documentDistancesInputSchema,
     output: schemas.documentDistancesSchema,
     call: (d, org, input) => d.evals.iterations.distances(org, input),
@@ -220,6 +232,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.fields': operation({
+    procedure: 'query',
     input: schemas.iterationFieldsInputSchema,
     output: schemas.iterationFieldsSchema,
     call: (d, org, input) => d.evals.iterations.fields(org, input),
@@ -256,6 +269,7 @@ export const iterationOperations = {
     },
   }),
   'evals.iterations.cancel': operation({
+    procedure: 'mutation',
     input: schemas.iterationRefInputSchema,
     output: schemas.iterationSummarySchema,
     call: (d, org, input) => d.evals.iterations.cancel(org, input),

@@ -5,6 +5,7 @@ import { operation } from './define.js';
 /** Processors (stored extraction settings) and the models the host serves. */
 export const processorOperations = {
   'processors.create': operation({
+    procedure: 'mutation',
     input: schemas.createProcessorInputSchema,
     output: schemas.processorSchema,
     call: (d, org, input) => d.processors.create(org, input),
@@ -19,6 +20,7 @@ export const processorOperations = {
     },
   }),
   'processors.get': operation({
+    procedure: 'query',
     input: schemas.processorRefInputSchema,
     output: schemas.processorSchema,
     call: (d, org, input) => d.processors.get(org, input),
@@ -32,6 +34,7 @@ export const processorOperations = {
     },
   }),
   'processors.list': operation({
+    procedure: 'query',
     input: schemas.listProcessorsInputSchema.optional(),
     output: schemas.listResultSchema(schemas.processorSchema),
     call: (d, org, input) => d.processors.list(org, input),
@@ -46,6 +49,7 @@ export const processorOperations = {
     },
   }),
   'processors.update': operation({
+    procedure: 'mutation',
     input: schemas.updateProcessorInputSchema,
     output: schemas.processorSchema,
     call: (d, org, input) => d.processors.update(org, input),
@@ -60,6 +64,7 @@ export const processorOperations = {
     },
   }),
   'processors.delete': operation({
+    procedure: 'mutation',
     input: schemas.processorRefInputSchema,
     output: schemas.deletedSchema,
     call: (d, org, input) => d.processors.delete(org, input),
@@ -73,6 +78,7 @@ export const processorOperations = {
     },
   }),
   'processors.submit': operation({
+    procedure: 'mutation',
     input: schemas.submitProcessorInputSchema,
     output: schemas.submitResultSchema,
     call: (d, org, input) => d.processors.submit(org, input),
@@ -93,6 +99,7 @@ export const processorOperations = {
     },
   }),
   'models.list': operation({
+    procedure: 'query',
     input: z.void(),
     output: schemas.modelListSchema,
     call: (d) => d.listModels(),
