@@ -32,4 +32,4 @@ export {
   type JobOptions,
   type JobRunner,
   type JobWork,
-} from './service/jobs.js';
+} from './service/jobs/index.js';
