@@ -323,6 +323,10 @@ export interface IterationRecord extends StoredRecordBase {
   lease: IterationLease | null;
   /** The last run asked for (create or process); null for imported iterations. Absent on older records. */
   job?: IterationJob | null;
+  /** Labels people give it (docs/decisions.md, Experiments). Absent on older records: none. */
+  name?: string | null;
+  description?: string | null;
+  tags?: string[];
 }
 
 /** Which documents a job runs: all, those without a successful prediction, or the ones named. */

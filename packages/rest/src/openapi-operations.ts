@@ -51,6 +51,7 @@ import {
   UpdateDocumentBodySchema,
   UpdateEvaluationBodySchema,
   UpdateIterationBodySchema,
+  UpdateIterationMetadataBodySchema,
   UpdateProcessorBodySchema,
 } from './openapi-schemas.js';
 
@@ -137,6 +138,9 @@ const ITERATION = {
   finished_at: '2026-11-23T19:23:59.958Z',
   error: null,
   usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
+  name: null,
+  description: null,
+  tags: [],
 };
 
 const EVALUATION = {
@@ -184,6 +188,9 @@ const ITERATION_SUMMARY = {
   progress: { total: 1, succeeded: 1, failed: 0, pending: 0 },
   usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
   metric_results: { mean_similarity: 0.875, aligned_mean_similarity: 0.875, metric_type: 'levenshtein' },
+  name: null,
+  description: null,
+  tags: [],
 };
 
 const DOCUMENT_SUMMARY = { id: DOCUMENT_ID, filename: 'invoice-1.txt', mime_type: 'text/plain', size: 32 };
@@ -319,6 +326,13 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     response: IterationSchema,
     requestExample: { inference_settings: { model: 'local-rules', temperature: 0.5 } },
     responseExample: { ...ITERATION, inference_settings: { ...SETTINGS, temperature: 0.5 } },
+  },
+  updateIterationMetadata: {
+    params: IterationPathSchema,
+    body: UpdateIterationMetadataBodySchema,
+    response: IterationSummarySchema,
+    requestExample: { name: 'local-rules baseline', tags: ['baseline'] },
+    responseExample: { ...ITERATION_SUMMARY, name: 'local-rules baseline', tags: ['baseline'] },
   },
   deleteIterationById: {
     params: IterationIdPathSchema,

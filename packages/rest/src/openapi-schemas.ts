@@ -1,5 +1,6 @@
 import {
   apiCostSchema,
+  type Described,
   iterationEventSchema,
   compareInputSchema,
   documentDeltaSchema,
@@ -67,6 +68,7 @@ import {
   updateDocumentInputSchema,
   updateEvaluationInputSchema,
   updateIterationInputSchema,
+  updateIterationMetadataInputSchema,
   updateProcessorInputSchema,
 } from '@docevals/core';
 import { z } from '@hono/zod-openapi';
@@ -82,8 +84,17 @@ import { z } from '@hono/zod-openapi';
 /** A description of the core's property, or a replacement schema that already carries its own. */
 type PropertyDoc = string | z.ZodType;
 
-/** `schema` with every property described (or replaced); a key of the core schema left out is a compile error. */
-export function documented<T extends z.ZodObject>(schema: T, fields: { [K in keyof T['shape']]-?: PropertyDoc }): T {
+/** The keys of a core shape whose schemas carry no description of their own (the core's `described()`). */
+type Undescribed<S> = { [K in keyof S]-?: S[K] extends Described ? never : K }[keyof S];
+
+/**
+ * `schema` with every property described (or replaced); a key of the core schema left out is a compile error, unless
+ * the core already describes it (`described()` in the core's schemas: the text next to the type).
+ */
+export function documented<T extends z.ZodObject>(
+  schema: T,
+  fields: { [K in Undescribed<T['shape']>]-?: PropertyDoc } & { [K in keyof T['shape']]?: PropertyDoc },
+): T {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, doc] of Object.entries(fields) as Array<[string, PropertyDoc]>) {
     if (!(key in schema.shape)) throw new Error(`documented: "${key}" is not a property of the schema.`);
@@ -636,6 +647,13 @@ export const SubmitDocumentFormSchema = named(
     store: z.string().optional().meta({ description: 'Accepted for the reference SDK; not used (a submit stores nothing).' }),
   }),
   { description: 'One document to run the processor on, as a form: the reference SDK\'s request.' },
+);
+
+/** The labels' own descriptions are the core's (`described()`): only the component's name and text here. */
+export const UpdateIterationMetadataBodySchema = named(
+  'UpdateIterationMetadataRequest',
+  documented(updateIterationMetadataInputSchema.omit({ evaluation_id: true, iteration_id: true }), {}),
+  { description: 'The labels to change: omitted ones stay, null or `[]` clears one. Nothing is extracted again.' },
 );
 
 export const UpdateIterationBodySchema = named(

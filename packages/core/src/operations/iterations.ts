@@ -213,6 +213,25 @@ export const iterationOperations = {
       located: true,
     },
   }),
+  /** Labels only: the name, description and tags people give an iteration; nothing runs again. */
+  'evals.iterations.updateMetadata': operation({
+    procedure: 'mutation',
+    input: schemas.updateIterationMetadataInputSchema,
+    output: schemas.iterationSummarySchema,
+    call: (d, org, input) => d.evals.iterations.updateMetadata(org, input),
+    rest: {
+      method: 'patch',
+      path: '/v1/evals/{evaluation_id}/iterations/{iteration_id}/metadata',
+      operationId: 'updateIterationMetadata',
+      tag: 'Iterations',
+      summary: 'Name, describe or tag an iteration',
+      description:
+        'Sets the iteration\'s name, description and tags, shown instead of its id (omitted fields stay; null or ' +
+        '`[]` clears one). Labels only: nothing is extracted again, and an iteration may be labelled while it runs. ' +
+        'Answers the iteration summary.',
+      input: 'body',
+    },
+  }),
   'evals.iterations.distances': operation({
     procedure: 'query',
     input: schemas.documentDistancesInputSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema } from './inference-settings.js';
 import { idParam, jsonObject } from './json.js';
 import { listMetadataSchema } from './lists.js';
@@ -53,6 +54,36 @@ export type IterationProgress = z.infer<typeof iterationProgressSchema>;
 /** Summed over the iteration's predictions: tokens and `api_cost.value` as the extractors reported them. */
 export const iterationUsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost: z.number() });
 
+/**
+ * What people call an iteration (an experiment): a name, what it tried, tags to find it by. Labels only: they change
+ * nothing of the run, and may be changed at any time, even while it runs (docs/decisions.md, Experiments).
+ */
+export const iterationLabelsInputSchema = z.object({
+  name: described(
+    z.string().trim().min(1, 'name must not be empty: send null to clear it').max(200).nullable().optional(),
+    'A name for the iteration, shown instead of its id (at most 200 characters); null clears it.',
+  ),
+  description: described(
+    z.string().max(4000).nullable().optional(),
+    'What the iteration tried, for people (at most 4,000 characters); null clears it.',
+  ),
+  tags: described(
+    z
+      .array(z.string().trim().min(1).max(64))
+      .max(32)
+      .refine((tags) => new Set(tags).size === tags.length, 'tags must not repeat')
+      .optional(),
+    'Up to 32 tags (1-64 characters each, no repeats); `[]` clears them.',
+  ),
+});
+
+/** The labels as answered: `null` / `[]` where none were given. */
+const iterationLabelsSchema = z.object({
+  name: described(z.string().nullable(), 'The iteration\'s name, or null.'),
+  description: described(z.string().nullable(), 'What the iteration tried, or null.'),
+  tags: described(z.array(z.string()), 'Its tags (`[]` when none).'),
+});
+
 export const iterationSchema = z.object({
   id: z.string(),
   updated_at: z.string(),
@@ -70,6 +101,7 @@ export const iterationSchema = z.object({
   /** Why the whole iteration failed (every document failed, or the run stopped on an error), else null. */
   error: z.string().nullable(),
   usage: iterationUsageSchema,
+  ...iterationLabelsSchema.shape,
 });
 export type Iteration = z.infer<typeof iterationSchema>;
 
@@ -99,6 +131,7 @@ export const createIterationInputSchema = z.object({
   inference_settings: inferenceSettingsInputSchema.default({}),
   json_schema: jsonObject().optional(),
   background: backgroundFlag,
+  ...iterationLabelsInputSchema.shape,
 });
 export type CreateIterationInput = z.input<typeof createIterationInputSchema>;
 
@@ -118,6 +151,10 @@ export type ListIterationsInput = z.input<typeof listIterationsInputSchema>;
 
 export const iterationRefInputSchema = z.object({ evaluation_id: idParam, iteration_id: idParam });
 export type IterationRefInput = z.input<typeof iterationRefInputSchema>;
+
+/** `PATCH .../iterations/{iteration_id}/metadata`: the labels to change; omitted ones stay. */
+export const updateIterationMetadataInputSchema = iterationRefInputSchema.extend(iterationLabelsInputSchema.shape);
+export type UpdateIterationMetadataInput = z.input<typeof updateIterationMetadataInputSchema>;
 
 export const getIterationInputSchema = iterationRefInputSchema.extend({ view: iterationViewSchema });
 export type GetIterationInput = z.input<typeof getIterationInputSchema>;
@@ -141,6 +178,7 @@ export const iterationSummarySchema = z.object({
   progress: iterationProgressSchema,
   usage: iterationUsageSchema,
   metric_results: metricResultsSchema.omit({ item_metrics: true }),
+  ...iterationLabelsSchema.shape,
 });
 export type IterationSummary = z.infer<typeof iterationSummarySchema>;
 

@@ -44,6 +44,8 @@ export function newIterationRecord(fields: {
   now: string;
   /** The job that will run it (created iterations); null for imported ones. */
   job?: IterationJob | null;
+  /** Its name, description and tags, when given. */
+  labels?: Pick<IterationRecord, 'name' | 'description' | 'tags'>;
 }): IterationRecord {
   return {
     id: fields.id,
@@ -60,6 +62,7 @@ export function newIterationRecord(fields: {
     error: null,
     lease: null,
     job: fields.job ?? null,
+    ...fields.labels,
     created_at: fields.now,
     updated_at: fields.now,
   };

@@ -8,6 +8,7 @@ import {
   listPredictionsInputSchema,
   processIterationInputSchema,
   updateIterationInputSchema,
+  updateIterationMetadataInputSchema,
   type CreateIterationInput,
   type Deleted,
   type DocumentDistances,
@@ -25,6 +26,7 @@ import {
   type PredictionPage,
   type ProcessIterationInput,
   type UpdateIterationInput,
+  type UpdateIterationMetadataInput,
 } from '../schemas/index.js';
 import { asError, DocevalsError, notFound } from '../errors.js';
 import type { InferenceSettings } from '../schemas/index.js';
@@ -132,6 +134,7 @@ export function iterationOperations(ctx: OperationContext) {
         status: 'queued',
         now,
         job,
+        labels: { name: input.name ?? null, description: input.description ?? null, tags: input.tags ?? [] },
       });
       // Attached before it runs: a background iteration is visible (and resumable) at once.
       await ctx.storage.iterations.insert(record);
@@ -229,6 +232,22 @@ export function iterationOperations(ctx: OperationContext) {
       const cancelled = await cancelJob(ctx, ctx.jobs, ref);
       const record = cancelled ?? (await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id)).iteration;
       return renderIterationSummary(ctx, record, documentCount(ctx, found.evaluation));
+    },
+
+    /**
+     * Names, describes or tags the iteration (omitted labels stay; null or `[]` clears one). Labels only: nothing
+     * runs again, and it works while the iteration runs (the record's compare-and-set keeps the job's writes).
+     */
+    async updateMetadata(organizationId: string, raw: UpdateIterationMetadataInput): Promise<IterationSummary> {
+      const { evaluation_id, iteration_id, ...labels } = parseInput(updateIterationMetadataInputSchema, raw);
+      const { evaluation } = await requireIteration(ctx, organizationId, evaluation_id, iteration_id);
+      const changes = Object.fromEntries(Object.entries(labels).filter(([, value]) => value !== undefined));
+      const changed = await updateRecord(ctx.storage.iterations, organizationId, iteration_id, (current) => ({
+        write: { ...current, ...changes, updated_at: ctx.now() },
+        result: undefined,
+      }));
+      if (!changed) throw notFound('iteration', iteration_id);
+      return renderIterationSummary(ctx, changed.record.value, documentCount(ctx, evaluation));
     },
 
     events(organizationId: string, raw: IterationEventsInput): AsyncIterable<IterationEvent> {

@@ -122,7 +122,13 @@ export async function renderIteration(
     finished_at: iteration.finished_at,
     error: iteration.error,
     usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
+    ...labelsOf(iteration),
   };
+}
+
+/** The iteration's labels as answered: `null` / `[]` where none were given (older records have none). */
+export function labelsOf(iteration: IterationRecord): { name: string | null; description: string | null; tags: string[] } {
+  return { name: iteration.name ?? null, description: iteration.description ?? null, tags: iteration.tags ?? [] };
 }
 
 /**
@@ -170,6 +176,7 @@ export function summaryOfTotals(iteration: IterationRecord, totals: ChildTotals,
       ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, total),
       metric_type: 'levenshtein',
     },
+    ...labelsOf(iteration),
   };
 }
 

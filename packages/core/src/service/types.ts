@@ -32,6 +32,7 @@ import type {
   IterationRefInput,
   IterationIdInput,
   UpdateIterationInput,
+  UpdateIterationMetadataInput,
   DocumentDistancesInput,
   DocumentDistances,
   IterationSummary,
@@ -155,6 +156,13 @@ export interface Docevals {
       locate(organizationId: string, input: IterationIdInput): Promise<{ evaluation_id: string; iteration_id: string }>;
       /** New settings (over the iteration's own) or json_schema, then every document extracted again. */
       update(organizationId: string, input: UpdateIterationInput): Promise<Iteration>;
+      /**
+       * Names, describes or tags an iteration (omitted labels stay; null or `[]` clears one): labels only, nothing
+       * runs again.
+       * @example
+       * await docevals.evals.iterations.updateMetadata('org_1', { evaluation_id, iteration_id, name: 'gpt-4.1, prompt v2', tags: ['baseline'] });
+       */
+      updateMetadata(organizationId: string, input: UpdateIterationMetadataInput): Promise<IterationSummary>;
       /** One document's distances (1 − similarity) in an iteration. */
       distances(organizationId: string, input: DocumentDistancesInput): Promise<DocumentDistances>;
       /** Per-field summary of the iteration, worst field first (docs/spec/analysis.md). */
