@@ -41,7 +41,7 @@ import type { ServiceContext } from './context.js';
 import { writeAnnotations } from './documents.js';
 import { currentMetrics } from './metric-cache.js';
 import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
-import { documentCount, knownCost, summaryOfTotals } from './render.js';
+import { documentTally, knownCost, summaryOfTotals } from './render.js';
 import { invalidRequest, parseInput } from './validate.js';
 import { listMetadata, unknownCursor } from './lists.js';
 
@@ -151,11 +151,11 @@ export function analysisOperations(ctx: ServiceContext) {
     async leaderboard(organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> {
       const input = parseInput(leaderboardInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const count = await documentCount(ctx, evaluation);
+      const tally = await documentTally(ctx, evaluation);
       const summaries = await Promise.all(
         (await loadIterations(ctx, evaluation)).map(async (it) => {
           const totals = await ctx.storage.predictions.totals(organizationId, it.id);
-          return { ...summaryOfTotals(it, totals, count), cost: knownCost(totals) };
+          return { ...summaryOfTotals(it, totals, tally), cost: knownCost(totals) };
         }),
       );
       return leaderboard(

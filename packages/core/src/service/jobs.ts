@@ -16,7 +16,7 @@ import type { JsonObject } from '../json/assert-json.js';
 import type { ServiceContext } from './context.js';
 import { runDocuments, type RunOutcome } from './iteration-steps.js';
 import { predictionsFor, READ_PAGE, readAllDocuments } from './reads.js';
-import { renderIterationSummary } from './render.js';
+import { renderIterationSummary, tallyOf } from './render.js';
 import { updateRecord } from './update-record.js';
 
 /**
@@ -244,8 +244,8 @@ async function unregisterJob(ctx: ServiceContext, organizationId: string, iterat
  * job from the active list.
  */
 async function writeFinalEvent(ctx: ServiceContext, jobs: JobContext, iteration: IterationRecord, job: IterationJob): Promise<void> {
-  const total = (await ctx.storage.documents.totals(iteration.organization_id, iteration.evaluation_id)).count;
-  const summary = await renderIterationSummary(ctx, iteration, total);
+  const tally = tallyOf(await ctx.storage.documents.totals(iteration.organization_id, iteration.evaluation_id));
+  const summary = await renderIterationSummary(ctx, iteration, tally);
   const type = iteration.status as IterationEventRecord['type'];
   await ctx.storage.events.put(
     {
@@ -652,8 +652,8 @@ export async function* iterationEvents(
   const org = iteration.organization_id;
   const job = iteration.job;
   const summaryEvent = async (record: IterationRecord): Promise<IterationEvent> => {
-    const total = (await ctx.storage.documents.totals(org, record.evaluation_id)).count;
-    const summary = await renderIterationSummary(ctx, record, total);
+    const tally = tallyOf(await ctx.storage.documents.totals(org, record.evaluation_id));
+    const summary = await renderIterationSummary(ctx, record, tally);
     const type = isActive(record.status) ? 'completed' : (record.status as 'completed' | 'failed' | 'cancelled');
     return { id: finalEventId(record.job?.id ?? record.id), type, data: summary };
   };
