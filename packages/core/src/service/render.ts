@@ -53,7 +53,7 @@ function outcome(document: DocumentRecord, prediction: PredictionRecord | null):
     document_id: document.id,
     prediction: prediction?.prediction ?? EMPTY_PREDICTION,
     metadata: prediction?.metadata ?? null,
-    schema_valid: prediction?.schema_valid ?? null,
+    ...(typeof prediction?.schema_valid === 'boolean' ? { schema_valid: prediction.schema_valid } : {}),
     ...(prediction?.schema_issues ? { schema_issues: prediction.schema_issues } : {}),
     status: prediction?.status ?? 'pending',
     metrics: currentItemMetric(document, prediction),
