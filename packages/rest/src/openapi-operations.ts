@@ -96,6 +96,19 @@ const DOCUMENT = {
   annotation_metadata: null,
 };
 
+/** The figures of an iteration with one labeled document, read and exact but for one field. */
+const HONEST_FIGURES = {
+  mean_similarity: 0.875,
+  aligned_mean_similarity: 0.875,
+  metric_type: 'levenshtein',
+  succeeded_mean_similarity: 0.875,
+  succeeded_aligned_mean_similarity: 0.875,
+  coverage: 1,
+  schema_valid_rate: 1,
+  counts: { documents: 1, succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+  partial: false,
+};
+
 const ITERATION = {
   id: 'eval_iter_kN2dnGkdCw_h0EgQE2JmC',
   updated_at: '2026-11-23T19:23:59.958Z',
@@ -126,9 +139,7 @@ const ITERATION = {
         aligned_flat_similarities: SIMILARITIES,
       },
     ],
-    mean_similarity: 0.875,
-    aligned_mean_similarity: 0.875,
-    metric_type: 'levenshtein',
+    ...HONEST_FIGURES,
   },
   ...SCHEMA_IDS,
   status: 'completed',
@@ -183,7 +194,7 @@ const ITERATION_SUMMARY = {
   error: null,
   progress: { total: 1, succeeded: 1, failed: 0, pending: 0 },
   usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
-  metric_results: { mean_similarity: 0.875, aligned_mean_similarity: 0.875, metric_type: 'levenshtein' },
+  metric_results: HONEST_FIGURES,
 };
 
 const DOCUMENT_SUMMARY = { id: DOCUMENT_ID, filename: 'invoice-1.txt', mime_type: 'text/plain', size: 32 };
@@ -191,6 +202,7 @@ const DOCUMENT_SUMMARY = { id: DOCUMENT_ID, filename: 'invoice-1.txt', mime_type
 const EVALUATION_SUMMARY = {
   ...EVALUATION,
   document_count: 1,
+  unlabeled_count: 0,
   documents: [DOCUMENT_SUMMARY],
   iterations: [ITERATION_SUMMARY],
 };
@@ -451,35 +463,42 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   getIterationFields: {
     description:
       'Every leaf field of the iteration (list items collapsed to `*`): its mean similarity and aligned mean over the ' +
-      'succeeded documents, and in how many documents it was exact, partial, missing or unexpected. Worst first.',
+      'labeled documents (a failed one counting 0), and in how many documents it was exact, partial, missing, ' +
+      'unexpected or failed; with likelihoods (consensus or logprobs), a reliability table and ECE per field and ' +
+      'overall. Worst first.',
     params: IterationPathSchema,
     response: IterationFieldsSchema,
     responseExample: {
       iteration_id: ITERATION.id,
       documents: 1,
+      counts: { succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+      calibration: null,
       fields: [
-        { field: 'invoice_number', documents: 1, mean_similarity: 0.75, aligned_mean_similarity: 0.75, exact: 0, missing: 0, unexpected: 0, partial: 1 },
-        { field: 'total', documents: 1, mean_similarity: 1, aligned_mean_similarity: 1, exact: 1, missing: 0, unexpected: 0, partial: 0 },
+        { field: 'invoice_number', documents: 1, mean_similarity: 0.75, aligned_mean_similarity: 0.75, exact: 0, missing: 0, unexpected: 0, partial: 1, failed: 0, calibration: null },
+        { field: 'total', documents: 1, mean_similarity: 1, aligned_mean_similarity: 1, exact: 1, missing: 0, unexpected: 0, partial: 0, failed: 0, calibration: null },
       ],
     },
   },
   exportIteration: {
     description:
       'One row per document and scored leaf path: document id, filename, status, path, annotation value, predicted ' +
-      'value, similarity and aligned similarity. Streamed a page of documents at a time; `Content-Disposition` names ' +
+      'value, similarity, aligned similarity and outcome (`unlabeled` for a document without ground truth; a failed ' +
+      'document\'s leaves score 0). Streamed a page of documents at a time; `Content-Disposition` names ' +
       'the file. CSV is RFC 4180 quoted UTF-8; JSONL keeps the values\' JSON types.',
     params: IterationPathSchema,
     query: ExportQuerySchema,
     response: z.string(),
     responseExample:
-      'document_id,filename,status,field,annotation,prediction,similarity,aligned_similarity\n' +
-      `${DOCUMENT_ID},invoice-1.txt,succeeded,total,42,42,1,1\n`,
+      'document_id,filename,status,field,annotation,prediction,similarity,aligned_similarity,outcome\n' +
+      `${DOCUMENT_ID},invoice-1.txt,succeeded,total,42,42,1,1,succeeded\n`,
   },
   compareIterations: {
     description:
-      'Compares two iterations of the evaluation over the documents that succeeded in both: per field, base and head ' +
-      'means and their delta (most regressed first); per document, both similarities; the documents that regressed or ' +
-      'improved by more than `threshold`; failed or pending documents listed apart, never compared as 0.',
+      'Compares two iterations of the evaluation over the labeled documents that finished in both, a failed one ' +
+      'counting 0: per field, base and head means and their delta (most regressed first), with a paired delta and its ' +
+      '95% bootstrap interval (2,000 resamples, seeded) and `significant`; the same for the mean; per document, both ' +
+      'similarities; the documents that regressed or improved by more than `threshold`; unlabeled or pending ' +
+      'documents listed apart.',
     params: EvaluationPathSchema,
     query: CompareQuerySchema,
     response: EvaluationComparisonSchema,
@@ -488,12 +507,14 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
       head_iteration_id: 'eval_iter_b7RbFy1m0c3aQx2Zp9LkT',
       threshold: 0.01,
       compared_documents: 1,
-      mean_similarity: { base: 1, head: 0.875, delta: -0.125 },
-      aligned_mean_similarity: { base: 1, head: 0.875, delta: -0.125 },
+      base_counts: { succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+      head_counts: { succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+      mean_similarity: { base: 1, head: 0.875, delta: -0.125, paired: { n: 1, delta: -0.125, ci_low: -0.125, ci_high: -0.125, significant: true } },
+      aligned_mean_similarity: { base: 1, head: 0.875, delta: -0.125, paired: { n: 1, delta: -0.125, ci_low: -0.125, ci_high: -0.125, significant: true } },
       cost: { base: null, head: null, delta: null },
       failures: { base: 0, head: 0, delta: 0 },
-      fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25 }],
-      moved_fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25 }],
+      fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25, paired: { n: 1, delta: -0.25, ci_low: -0.25, ci_high: -0.25, significant: true } }],
+      moved_fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25, paired: { n: 1, delta: -0.25, ci_low: -0.25, ci_high: -0.25, significant: true } }],
       documents: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', base_similarity: 1, head_similarity: 0.875, delta: -0.125, base_aligned_similarity: 1, head_aligned_similarity: 0.875, aligned_delta: -0.125 }],
       regressed: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', base_similarity: 1, head_similarity: 0.875, delta: -0.125, base_aligned_similarity: 1, head_aligned_similarity: 0.875, aligned_delta: -0.125 }],
       improved: [],
@@ -502,8 +523,9 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   },
   getLeaderboard: {
     description:
-      'The evaluation\'s completed iterations ranked: model, the settings that differ between them, means over ' +
-      'succeeded documents, failures, cost and duration. Read from summaries: a few small reads per iteration.',
+      'The evaluation\'s completed iterations ranked: model, the settings that differ between them, the ' +
+      'failure-counting mean over labeled documents (the default order), the mean over succeeded ones, coverage, ' +
+      'outcome counts, cost and duration. Read from summaries: a few small reads per iteration.',
     params: EvaluationPathSchema,
     query: LeaderboardQuerySchema,
     response: LeaderboardSchema,
@@ -519,9 +541,13 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
           settings: {},
           mean_similarity: 0.875,
           aligned_mean_similarity: 0.875,
+          succeeded_mean_similarity: 0.875,
+          coverage: 1,
           succeeded: 1,
           failed: 0,
           pending: 0,
+          unlabeled: 0,
+          partial: false,
           cost: null,
           duration_ms: 8,
           created_at: '2026-11-23T19:23:59.950Z',
@@ -540,7 +566,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     response: MatrixSchema,
     responseExample: {
       iterations: [{ id: ITERATION.id, model: 'local-rules', status: 'completed' }],
-      data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'] }],
+      data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'], labeled: true }],
       list_metadata: { before: null, after: null },
     },
   },

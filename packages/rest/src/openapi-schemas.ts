@@ -277,7 +277,15 @@ export const DocumentInputSchema = named('DocumentInput', documented(documentInp
 const SCHEMA_VALID =
   'Whether the prediction validates against the iteration\'s json_schema. A malformed prediction is still scored ' +
   'field by field; absent when there is nothing to check (failed, pending) or it was stored before the check.';
-const SCHEMA_ISSUES = 'When `schema_valid` is false: the first issues (at most 5), each a dotted path and a message.';
+const SCHEMA_ISSUES = z
+  .array(
+    z.object({
+      path: z.string().meta({ description: 'Where in the prediction: a dotted path (`items.0.price`), `""` for the whole.' }),
+      message: z.string().meta({ description: 'What the schema says is wrong there.' }),
+    }),
+  )
+  .optional()
+  .meta({ description: 'When `schema_valid` is false: the first issues (at most 5).' });
 
 export const OutcomeCountsSchema = named('OutcomeCounts', documented(outcomeCountsSchema, {
   documents: 'Documents in the evaluation.',
