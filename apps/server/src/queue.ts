@@ -2,7 +2,7 @@ import { localRulesExtractor, type Extractor, type JobOptions } from '@docevals/
 import type { StandaloneConfig } from './config.js';
 
 /**
- * The model configuration shared by the API server and `pnpm worker`: `local-rules`, and, given `OPENAI_API_KEY` or
+ * The model configuration shared by the API server and `pnpm worker`: `local-rules` (PDF text layers included), and, given `OPENAI_API_KEY` or
  * `OPENAI_BASE_URL`, every other model through OpenAI (after local-rules: the first extractor that matches a model
  * serves it, so local-rules keeps its model). The OpenAI SDK is imported only when configured: it is a third of a
  * start's module loading.
@@ -11,7 +11,10 @@ import type { StandaloneConfig } from './config.js';
  * const extractors = await configuredExtractors(readConfig(process.env));
  */
 export async function configuredExtractors(config: Pick<StandaloneConfig, 'openai'>): Promise<Extractor[]> {
-  const extractors: Extractor[] = [localRulesExtractor()];
+  // local-rules reads PDF text layers through unpdf (in @docevals/openai, imported the first time a PDF is read).
+  const textLayer: NonNullable<Parameters<typeof localRulesExtractor>[0]>['textLayer'] = async (document) =>
+    (await import('@docevals/openai')).pdfTextLayer(document);
+  const extractors: Extractor[] = [localRulesExtractor({ textLayer })];
   if (config.openai) {
     const { openaiExtractor } = await import('@docevals/openai');
     extractors.push(openaiExtractor({ ...config.openai, models: ['*'] }));

@@ -14,6 +14,7 @@ import {
   type IterationFields,
   type IterationSummary,
   type Leaderboard,
+  type Matrix,
 } from '@docevals/core';
 import { lowdbStorage } from '@docevals/adapters/lowdb';
 import { EventSource } from 'eventsource';
@@ -46,6 +47,8 @@ export interface DocevalsClient {
   compare(evaluationId: string, base: string, head: string, threshold?: number): Promise<EvaluationComparison>;
   leaderboard(evaluationId: string): Promise<Leaderboard>;
   fields(evaluationId: string, iterationId: string): Promise<IterationFields>;
+  /** One page of the documents × iterations matrix (statuses, similarities, labeled), after a document id. */
+  matrix(evaluationId: string, after?: string): Promise<Matrix>;
   exportIteration(evaluationId: string, iterationId: string, format: 'csv' | 'jsonl'): Promise<AsyncIterable<string>>;
   models(): Promise<string[]>;
   close(): Promise<void>;
@@ -158,6 +161,7 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     compare: (id, b, h, threshold) => json('GET', `${ev(id)}/compare`, { query: { base: b, head: h, threshold } }),
     leaderboard: (id) => json('GET', `${ev(id)}/leaderboard`),
     fields: (e, i) => json('GET', `${it(e, i)}/fields`),
+    matrix: (id, after) => json('GET', `${ev(id)}/matrix`, { query: { limit: 1000, after } }),
     async exportIteration(e, i, format) {
       const response = await send('GET', `${it(e, i)}/export`, { query: { format } });
       const body = response.body;
@@ -329,6 +333,7 @@ export function localClient(options: LocalClientOptions): DocevalsClient {
     compare: (id, base, head, threshold) => call(() => docevals.evals.compare(org, { evaluation_id: id, base, head, threshold })),
     leaderboard: (id) => call(() => docevals.evals.leaderboard(org, { evaluation_id: id })),
     fields: (e, i) => call(() => docevals.evals.iterations.fields(org, { evaluation_id: e, iteration_id: i })),
+    matrix: (id, after) => call(() => docevals.evals.matrix(org, { evaluation_id: id, limit: 1000, ...(after ? { after } : {}) })),
     exportIteration: (e, i, format) => call(async () => (await docevals.evals.iterations.export(org, { evaluation_id: e, iteration_id: i, format })).chunks),
     models: async () => docevals.models(),
     close: () => docevals.close(),

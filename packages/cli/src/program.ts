@@ -247,23 +247,26 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
 
   program
     .command('gate')
-    .description('fail (exit 1) when the latest iteration is below a bar or regressed against a baseline')
+    .description('fail (exit 1) when the latest iteration failed documents, is below a bar, or regressed against a baseline')
     .argument('<eval>', 'evaluation id or name')
-    .option('--min-mean <m>', 'lowest acceptable mean similarity of the latest completed iteration', fraction)
+    .option('--max-failed <n>', 'failed labeled documents allowed: a count (3) or a share (5%); default 0, any failure fails the gate')
+    .option('--min-mean <m>', 'lowest acceptable mean similarity (failures counting 0) of the latest finished iteration', fraction)
     .option('--max-regression <d>', 'largest acceptable drop of the mean against the baseline (same documents)', fraction)
+    .option('--significant', 'with --max-regression: fail only when the drop is significant (95% paired bootstrap interval excludes 0)')
     .addOption(new Option('--against <baseline>', 'baseline for --max-regression').choices(['best', 'previous']).default('best'))
     .addOption(new Option('--format <format>', 'report format').choices(['text', 'json', 'junit', 'github']).default('text'))
     .option('-o, --output <file>', 'write the report to a file (JUnit XML for CI) instead of stdout')
     .addHelpText(
       'after',
       examples([
-        'docevals gate invoices --min-mean 0.9',
+        'docevals gate invoices',
+        'docevals gate invoices --min-mean 0.9 --max-failed 2%',
         'docevals gate invoices --min-mean 0.9 --max-regression 0.02 --against best --format junit -o docevals-gate.xml',
-        'docevals gate invoices --max-regression 0.01 --against previous --format github',
-      ]) + '\nExit 0 passed, 1 failed (the report says which check and why).\n',
+        'docevals gate invoices --max-regression 0.01 --significant --against previous --format github',
+      ]) + '\nExit 0 passed, 1 failed (the report says which check and why, and names the failed documents).\n',
     )
     .action(
-      action(async ({ client, out }, ref: string, options: { minMean?: number; maxRegression?: number; against: 'best' | 'previous'; format: string; output?: string }) => {
+      action(async ({ client, out }, ref: string, options: { minMean?: number; maxRegression?: number; maxFailed?: string; significant?: boolean; against: 'best' | 'previous'; format: string; output?: string }) => {
         const evaluation = await resolveEvaluation(client, ref);
         const report = await gate(client, evaluation, options);
         const format = out.json ? 'json' : options.format;

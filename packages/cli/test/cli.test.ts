@@ -88,11 +88,14 @@ describe.each(modes)('docevals against %s', (mode) => {
   it('compares two iterations as a table and as JSON', async () => {
     const text = await cli('compare', 'invoices');
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('mean similarity 1.000 → 1.000 (+0.000) over 20 documents');
+    // The dataset's 4 PNG and PDF documents have no ground truth: unlabeled, in no figure.
+    expect(text.stdout).toContain('mean similarity 1.000 → 1.000 (+0.000) over 16 documents');
+    expect(text.stdout).toContain('paired delta +0.0000, 95% CI [+0.0000, +0.0000]: not significant');
     expect(text.stdout).toMatch(/field\s+docs\s+base\s+head\s+delta/);
     const report = await json('compare', 'invoices', '--base', good, '--head', 'latest');
     expect(report.base.id).toBe(good);
-    expect(report.comparison.compared_documents).toBe(20);
+    expect(report.comparison.compared_documents).toBe(16);
+    expect(report.comparison.head_counts).toEqual({ succeeded: 16, failed: 0, unlabeled: 4, pending: 0 });
     expect(report.comparison.fields.map((f: { field: string }) => f.field).sort()).toEqual(['invoice_number', 'total', 'vendor']);
   });
 
@@ -102,7 +105,7 @@ describe.each(modes)('docevals against %s', (mode) => {
     expect(r.stdout).toContain('gate passed');
     const junit = join(dir, 'pass.xml');
     expect((await cli('gate', 'invoices', '--min-mean', '0.9', '--format', 'junit', '-o', junit)).code).toBe(0);
-    expect(await readFile(junit, 'utf8')).toMatch(/<testsuite name="docevals gate invoices" tests="1" failures="0"/);
+    expect(await readFile(junit, 'utf8')).toMatch(/<testsuite name="docevals gate invoices" tests="2" failures="0"/);
   });
 
   it('gate fails with exit 1, a clear reason and a JUnit file on a seeded regression', async () => {
@@ -116,9 +119,9 @@ describe.each(modes)('docevals against %s', (mode) => {
     const xml = await readFile(junit, 'utf8');
     // Parsed as XML testcases: both checks, both failed, with the reason in the message.
     const cases = [...xml.matchAll(/<testcase classname="([^"]+)" name="([^"]+)">\s*<failure message="([^"]*)" type="([^"]+)">/g)];
-    expect(cases.map((c) => c[2])).toEqual(['min-mean', 'max-regression']);
-    expect(cases[0][3]).toMatch(/mean similarity 0\.\d{4} of eval_iter_\S+ \(local-rules-degraded\) is below the minimum 0\.9/);
-    expect(xml).toMatch(/<testsuite [^>]*tests="2" failures="2"/);
+    expect(cases.map((c) => c[2])).toEqual(['min-mean', 'max-regression']); // max-failed passed: no document failed
+    expect(cases[0][3]).toMatch(/mean similarity 0\.\d{4} of eval_iter_\S+ \(local-rules-degraded; failures count 0, coverage 1\.0000, 0\.\d{4} over succeeded documents\) is below the minimum 0\.9/);
+    expect(xml).toMatch(/<testsuite [^>]*tests="3" failures="2"/);
     const github = await cli('gate', 'invoices', '--max-regression', '0.02', '--format', 'github');
     expect(github.code).toBe(1);
     expect(github.stdout).toMatch(/^::error title=docevals gate max-regression \(invoices\)::mean similarity dropped/m);

@@ -227,6 +227,8 @@ export interface DocumentRecord extends ChildRecordBase {
   annotation_metadata: Metadata | null;
   /** Changes whenever the annotation changes; cached metrics name the revision they were computed for. */
   revision: string;
+  /** `{unlabeled: 1}` when the annotation gives no ground truth (isLabeled false), summed per evaluation. */
+  totals?: Record<string, number>;
 }
 
 export interface EvaluationRecord extends StoredRecordBase {
@@ -273,6 +275,13 @@ export interface PredictionTotals {
   similarity: number;
   /** The document's aligned similarity when succeeded, else 0. */
   aligned_similarity: number;
+  /**
+   * Also (absent on predictions stored before them, which then count as labeled and valid): `unlabeled` (1 when the
+   * document had no ground truth at the metrics' annotation revision), `unlabeled_succeeded`, `unlabeled_failed`,
+   * `unlabeled_similarity`, `unlabeled_aligned_similarity` (the plain figures of such a document), `schema_invalid`
+   * (1 when succeeded and not valid against the iteration's json_schema). A summary subtracts them from the plain
+   * sums (docs/spec/metrics.md section 5).
+   */
   /** api_cost.total of the prediction's metadata, 0 when unknown. */
   cost: number;
   input_tokens: number;
@@ -292,6 +301,10 @@ export interface PredictionRecord extends ChildRecordBase {
   prediction: JsonObject;
   metadata: Metadata | null;
   metrics: CachedDocumentMetrics;
+  /** Whether the prediction validates against the iteration's json_schema; null or absent when not checked. */
+  schema_valid?: boolean | null;
+  /** The first issues when `schema_valid` is false. */
+  schema_issues?: Array<{ path: string; message: string }>;
   totals: PredictionTotals;
 }
 

@@ -53,6 +53,20 @@ export async function pdfText(bytes: Uint8Array): Promise<string> {
 }
 
 /**
+ * The text layer of a PDF for `localRulesExtractor({ textLayer: pdfTextLayer })`: its text through unpdf, null for
+ * any other document (images, unknown binaries: nothing to read) and for a PDF without text (a scan).
+ *
+ * @example
+ * createDocevals({ storage, extractors: [localRulesExtractor({ textLayer: pdfTextLayer })] });
+ */
+export async function pdfTextLayer(document: ExtractionDocument): Promise<string | null> {
+  const type = document.mime_type.split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/pdf' && !(/\.pdf$/i.test(document.filename) && (type === '' || type === 'application/octet-stream'))) return null;
+  const text = await pdfText(document.bytes);
+  return text.trim().length > 0 ? text : null;
+}
+
+/**
  * The user message's content parts for a document, by modality:
  * - `text`: the document's text — text files as they are (HTML and JSON included), PDFs through unpdf. An image or
  *   another binary file has no text: a failure that is not retried (choose another modality).

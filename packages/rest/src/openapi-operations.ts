@@ -97,6 +97,19 @@ const DOCUMENT = {
   annotation_metadata: null,
 };
 
+/** The figures of an iteration with one labeled document, read and exact but for one field. */
+const HONEST_FIGURES = {
+  mean_similarity: 0.875,
+  aligned_mean_similarity: 0.875,
+  metric_type: 'levenshtein',
+  succeeded_mean_similarity: 0.875,
+  succeeded_aligned_mean_similarity: 0.875,
+  coverage: 1,
+  schema_valid_rate: 1,
+  counts: { documents: 1, succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+  partial: false,
+};
+
 const ITERATION = {
   id: 'eval_iter_kN2dnGkdCw_h0EgQE2JmC',
   updated_at: '2026-11-23T19:23:59.958Z',
@@ -127,9 +140,7 @@ const ITERATION = {
         aligned_flat_similarities: SIMILARITIES,
       },
     ],
-    mean_similarity: 0.875,
-    aligned_mean_similarity: 0.875,
-    metric_type: 'levenshtein',
+    ...HONEST_FIGURES,
   },
   ...SCHEMA_IDS,
   status: 'completed',
@@ -187,7 +198,7 @@ const ITERATION_SUMMARY = {
   error: null,
   progress: { total: 1, succeeded: 1, failed: 0, pending: 0 },
   usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
-  metric_results: { mean_similarity: 0.875, aligned_mean_similarity: 0.875, metric_type: 'levenshtein' },
+  metric_results: HONEST_FIGURES,
   name: null,
   description: null,
   tags: [],
@@ -198,6 +209,7 @@ const DOCUMENT_SUMMARY = { id: DOCUMENT_ID, filename: 'invoice-1.txt', mime_type
 const EVALUATION_SUMMARY = {
   ...EVALUATION,
   document_count: 1,
+  unlabeled_count: 0,
   documents: [DOCUMENT_SUMMARY],
   iterations: [ITERATION_SUMMARY],
 };
@@ -393,9 +405,11 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     responseExample: {
       iteration_id: ITERATION.id,
       documents: 1,
+      counts: { succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+      calibration: null,
       fields: [
-        { field: 'invoice_number', documents: 1, mean_similarity: 0.75, aligned_mean_similarity: 0.75, exact: 0, missing: 0, unexpected: 0, partial: 1 },
-        { field: 'total', documents: 1, mean_similarity: 1, aligned_mean_similarity: 1, exact: 1, missing: 0, unexpected: 0, partial: 0 },
+        { field: 'invoice_number', documents: 1, mean_similarity: 0.75, aligned_mean_similarity: 0.75, exact: 0, missing: 0, unexpected: 0, partial: 1, failed: 0, calibration: null },
+        { field: 'total', documents: 1, mean_similarity: 1, aligned_mean_similarity: 1, exact: 1, missing: 0, unexpected: 0, partial: 0, failed: 0, calibration: null },
       ],
     },
   },
@@ -404,8 +418,8 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     query: ExportQuerySchema,
     response: z.string(),
     responseExample:
-      'document_id,filename,status,field,annotation,prediction,similarity,aligned_similarity\n' +
-      `${DOCUMENT_ID},invoice-1.txt,succeeded,total,42,42,1,1\n`,
+      'document_id,filename,status,field,annotation,prediction,similarity,aligned_similarity,outcome\n' +
+      `${DOCUMENT_ID},invoice-1.txt,succeeded,total,42,42,1,1,succeeded\n`,
   },
   compareIterations: {
     params: EvaluationPathSchema,
@@ -416,12 +430,14 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
       head_iteration_id: 'eval_iter_b7RbFy1m0c3aQx2Zp9LkT',
       threshold: 0.01,
       compared_documents: 1,
-      mean_similarity: { base: 1, head: 0.875, delta: -0.125 },
-      aligned_mean_similarity: { base: 1, head: 0.875, delta: -0.125 },
+      base_counts: { succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+      head_counts: { succeeded: 1, failed: 0, unlabeled: 0, pending: 0 },
+      mean_similarity: { base: 1, head: 0.875, delta: -0.125, paired: { n: 1, delta: -0.125, ci_low: -0.125, ci_high: -0.125, significant: true } },
+      aligned_mean_similarity: { base: 1, head: 0.875, delta: -0.125, paired: { n: 1, delta: -0.125, ci_low: -0.125, ci_high: -0.125, significant: true } },
       cost: { base: null, head: null, delta: null },
       failures: { base: 0, head: 0, delta: 0 },
-      fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25 }],
-      moved_fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25 }],
+      fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25, paired: { n: 1, delta: -0.25, ci_low: -0.25, ci_high: -0.25, significant: true } }],
+      moved_fields: [{ field: 'total', documents: 1, base_mean: 1, head_mean: 0.75, delta: -0.25, base_aligned_mean: 1, head_aligned_mean: 0.75, aligned_delta: -0.25, paired: { n: 1, delta: -0.25, ci_low: -0.25, ci_high: -0.25, significant: true } }],
       documents: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', base_similarity: 1, head_similarity: 0.875, delta: -0.125, base_aligned_similarity: 1, head_aligned_similarity: 0.875, aligned_delta: -0.125 }],
       regressed: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', base_similarity: 1, head_similarity: 0.875, delta: -0.125, base_aligned_similarity: 1, head_aligned_similarity: 0.875, aligned_delta: -0.125 }],
       improved: [],
@@ -444,9 +460,13 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
           settings: {},
           mean_similarity: 0.875,
           aligned_mean_similarity: 0.875,
+          succeeded_mean_similarity: 0.875,
+          coverage: 1,
           succeeded: 1,
           failed: 0,
           pending: 0,
+          unlabeled: 0,
+          partial: false,
           cost: null,
           duration_ms: 8,
           created_at: '2026-11-23T19:23:59.950Z',
@@ -460,7 +480,7 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     response: MatrixSchema,
     responseExample: {
       iterations: [{ id: ITERATION.id, model: 'local-rules', status: 'completed' }],
-      data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'] }],
+      data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'], labeled: true }],
       list_metadata: { before: null, after: null },
     },
   },

@@ -57,6 +57,11 @@ import {
   listProcessorsInputSchema,
   metadataSchema,
   metricResultsSchema,
+  outcomeCountsSchema,
+  analysisCountsSchema,
+  calibrationSchema,
+  calibrationBinSchema,
+  pairedDeltaSchema,
   modelListSchema,
   modelSchema,
   predictionSchema,
@@ -280,10 +285,47 @@ export const DocumentInputSchema = named('DocumentInput', documented(documentInp
 
 // Iterations
 
+const SCHEMA_VALID =
+  'Whether the prediction validates against the iteration\'s json_schema. A malformed prediction is still scored ' +
+  'field by field; absent when there is nothing to check (failed, pending) or it was stored before the check.';
+const SCHEMA_ISSUES = z
+  .array(
+    z.object({
+      path: z.string().meta({ description: 'Where in the prediction: a dotted path (`items.0.price`), `""` for the whole.' }),
+      message: z.string().meta({ description: 'What the schema says is wrong there.' }),
+    }),
+  )
+  .optional()
+  .meta({ description: 'When `schema_valid` is false: the first issues (at most 5).' });
+
+export const OutcomeCountsSchema = named('OutcomeCounts', documented(outcomeCountsSchema, {
+  documents: 'Documents in the evaluation.',
+  succeeded: 'Labeled documents with a prediction.',
+  failed: 'Labeled documents whose extraction failed: each counts 0 in the means.',
+  unlabeled: 'Documents without ground truth (annotation `{}` or only empty values), whatever their outcome: in no mean.',
+  pending: 'Labeled documents without an outcome yet.',
+}), { description: 'An iteration\'s documents by outcome, as its figures count them (docs/spec/metrics.md section 5).' });
+
+const HONEST_FIGURES = {
+  mean_similarity:
+    'Mean `similarity` over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md ' +
+    'section 5); unlabeled documents are in no mean. 0 when none finished; 1 for an evaluation without documents.',
+  aligned_mean_similarity: 'The same over `aligned_similarity`.',
+  metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
+  succeeded_mean_similarity: 'Mean `similarity` over the labeled succeeded documents only; null when none.',
+  succeeded_aligned_mean_similarity: 'The same over `aligned_similarity`.',
+  coverage: 'succeeded / (succeeded + failed) over labeled documents; null when none finished.',
+  schema_valid_rate: 'Share of the succeeded predictions that validate against the json_schema; null when none.',
+  counts: ref(OutcomeCountsSchema, 'Documents by outcome.'),
+  partial: 'True while labeled documents have no outcome yet (the run goes on, or documents were added): the figures cover the finished ones.',
+} as const;
+
 export const PredictionSchema = named('Prediction', documented(predictionSchema, {
   document_id: 'The document this prediction is for (its `id`).',
   prediction: 'The extracted data, in the shape of the iteration\'s json_schema; `{}` when the extraction failed or has not run.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null for a document that has not run yet.'),
+  schema_valid: SCHEMA_VALID,
+  schema_issues: SCHEMA_ISSUES,
 }), { description: 'An iteration\'s prediction for one document.' });
 
 const SIMILARITY_TREE = 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.';
@@ -307,9 +349,7 @@ export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema,
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {
   item_metrics: z.array(ItemMetricSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
-  mean_similarity: 'Mean of the documents\' `similarity`, 0 to 1.',
-  aligned_mean_similarity: 'Mean of the documents\' `aligned_similarity`.',
-  metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
+  ...HONEST_FIGURES,
 }), { description: 'An iteration\'s metrics against the annotations.' });
 
 export const IterationProgressSchema = named('IterationProgress', documented(iterationSummarySchema.shape.progress, {
@@ -357,17 +397,17 @@ export const IterationSummarySchema = named('IterationSummary', documented(itera
   error: 'Why the whole iteration failed; null otherwise.',
   progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
   usage: ref(IterationUsageSchema, 'Tokens and cost so far.'),
-  metric_results: documented(iterationSummarySchema.shape.metric_results, {
-    mean_similarity: 'Mean `similarity` over the succeeded documents (0 when none succeeded; 1 for an evaluation without documents).',
-    aligned_mean_similarity: 'Mean `aligned_similarity` over the succeeded documents.',
-    metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
-  }).meta({ description: 'The two means, read from running totals.' }),
+  metric_results: documented(iterationSummarySchema.shape.metric_results, HONEST_FIGURES).meta({
+    description: 'The figures, read from running totals.',
+  }),
 }), { description: 'An iteration without its per-document arrays (`?view=summary`): settings, status, progress, usage and means.' });
 
 export const PredictionWithMetricsSchema = named('PredictionWithMetrics', documented(predictionWithMetricsSchema, {
   document_id: 'The document the prediction belongs to (its `file_id`).',
   prediction: 'The extracted data (`{}` while pending or after a failure).',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null while pending.'),
+  schema_valid: SCHEMA_VALID,
+  schema_issues: SCHEMA_ISSUES,
   status: '`succeeded`, `failed` or `pending` (no prediction yet).',
   metrics: ref(ItemMetricSchema, 'The prediction scored against the document\'s current annotation.'),
 }), { description: 'One document\'s outcome in an iteration, with its metrics.' });
@@ -392,6 +432,8 @@ export const EvaluationSchema = named('Evaluation', documented(evaluationSchema,
 }), { description: 'Documents with ground-truth annotations, a JSON schema, and the iterations run over them.' });
 
 
+const UNLABELED_COUNT = 'Documents without ground truth (annotation `{}` or only empty values): in no mean until annotated.';
+
 export const DocumentSummarySchema = named('DocumentSummary', documented(documentSummarySchema, {
   id: 'The document\'s id: its `file_id`.',
   filename: 'The file name it came with.',
@@ -405,6 +447,7 @@ export const EvaluationSummarySchema = named('EvaluationSummary', documented(eva
   name: 'A name for people.',
   project_id: 'A free grouping key (`""` when none).',
   document_count: 'How many documents the evaluation holds.',
+  unlabeled_count: UNLABELED_COUNT,
   documents: z.array(z.union([DocumentSummarySchema, EvaluationDocumentSchema])).meta({ description: 'Summaries, or whole documents with `expand=documents`.' }),
   iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
   json_schema: JSON_SCHEMA,
@@ -419,6 +462,7 @@ export const EvaluationOverviewSchema = named('EvaluationOverview', documented(e
   name: 'A name for people.',
   project_id: 'A free grouping key (`""` when none).',
   document_count: 'How many documents the evaluation holds.',
+  unlabeled_count: UNLABELED_COUNT,
   iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
   json_schema: JSON_SCHEMA,
   default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
@@ -711,21 +755,53 @@ export const ModelListSchema = named('ModelList', documented(modelListSchema, {
 
 const FIELD = 'The field: a leaf path of the metrics with list items written `*` (`line_items.*.amount`).';
 
+export const AnalysisCountsSchema = named('AnalysisCounts', documented(analysisCountsSchema, {
+  succeeded: 'Labeled documents with a prediction.',
+  failed: 'Labeled documents whose extraction failed: each counts 0.',
+  unlabeled: 'Documents without ground truth: in no figure.',
+  pending: 'Labeled documents without a prediction yet: in no figure.',
+}), { description: 'Documents by outcome (docs/spec/analysis.md).' });
+
+export const CalibrationBinSchema = named('CalibrationBin', documented(calibrationBinSchema, {
+  lower: 'Lowest likelihood of the bin (included).',
+  upper: 'Highest likelihood of the bin (excluded, except 1 in the last bin).',
+  count: 'Scored leaves whose likelihood falls in the bin.',
+  mean_likelihood: 'Their mean likelihood; null when the bin is empty.',
+  exact_rate: 'Share of them that scored 1 (exact); null when the bin is empty.',
+}), { description: 'One bin of a reliability table.' });
+
+export const CalibrationSchema = named('Calibration', documented(calibrationSchema, {
+  ece: 'Expected calibration error: Σ count/total × |mean_likelihood − exact_rate| over the bins, 0 (calibrated) to 1.',
+  bins: z.array(CalibrationBinSchema).meta({ description: 'Ten bins of 0.1, lowest first.' }),
+}), { description: 'How far the likelihoods (consensus or logprobs) match how often the fields are exact (docs/spec/analysis.md).' });
+
+export const PairedDeltaSchema = named('PairedDelta', documented(pairedDeltaSchema, {
+  n: 'Documents paired (in both iterations).',
+  delta: 'Mean of head − base over them.',
+  ci_low: 'Lower end of the 95% paired bootstrap interval (2,000 resamples, seeded: the same input gives the same interval).',
+  ci_high: 'Upper end of the interval.',
+  significant: 'True when the interval excludes 0.',
+}), { description: 'A paired delta with its 95% bootstrap confidence interval (docs/spec/analysis.md, Comparison).' });
+
 export const FieldStatsSchema = named('FieldStats', documented(fieldStatsSchema, {
   field: FIELD,
-  documents: 'Succeeded documents in which the field was scored.',
-  mean_similarity: 'Mean over those documents of the field\'s mean score in each, 0 to 1; null when none scored it.',
+  documents: 'Labeled documents that finished in which the field was scored (a failed one: every field of its annotation).',
+  mean_similarity: 'Mean over those documents of the field\'s mean score in each, a failed document counting 0; null when none scored it.',
   aligned_mean_similarity: 'The same over the aligned scores (list items matched ignoring order).',
   exact: 'Documents where every score of the field is 1.',
   missing: 'Documents where the annotation fills the field and the prediction does not.',
   unexpected: 'Documents where the prediction fills the field and the annotation does not.',
   partial: 'The other documents: both sides have something, not all of it right.',
-}), { description: 'How one field fared over an iteration\'s succeeded documents.' });
+  failed: 'Documents whose extraction failed: the field counts 0 in them.',
+  calibration: orNull(CalibrationSchema, 'The field\'s reliability table; null when no prediction carried likelihoods for it.'),
+}), { description: 'How one field fared over an iteration\'s labeled documents.' });
 
 export const IterationFieldsSchema = named('IterationFields', documented(iterationFieldsSchema, {
   iteration_id: 'The iteration summarized.',
   fields: z.array(FieldStatsSchema).meta({ description: 'Every field, worst first (by mean similarity; fields nobody scored last).' }),
-  documents: 'Succeeded documents summarized (failed and pending ones have no figures).',
+  documents: 'Labeled documents summarized: succeeded ones, and failed ones counting 0.',
+  counts: ref(AnalysisCountsSchema, 'Documents by outcome.'),
+  calibration: orNull(CalibrationSchema, 'Every scored leaf with a likelihood, all fields together; null without likelihoods.'),
 }), { description: 'Per-field summary of an iteration.' });
 
 export const FieldDeltaSchema = named('FieldDelta', documented(fieldDeltaSchema, {
@@ -737,6 +813,7 @@ export const FieldDeltaSchema = named('FieldDelta', documented(fieldDeltaSchema,
   base_aligned_mean: 'The aligned mean in the base iteration.',
   head_aligned_mean: 'The aligned mean in the head iteration.',
   aligned_delta: 'head_aligned_mean − base_aligned_mean.',
+  paired: orNull(PairedDeltaSchema, 'The paired delta over the compared documents that scored the field on both sides, with its interval; null when none did.'),
 }), { description: 'One field in a comparison of two iterations.' });
 
 export const DocumentDeltaSchema = named('DocumentDelta', documented(documentDeltaSchema, {
@@ -753,21 +830,24 @@ export const DocumentDeltaSchema = named('DocumentDelta', documented(documentDel
 export const ExcludedDocumentSchema = named('ExcludedDocument', documented(excludedDocumentSchema, {
   document_id: 'The document (its `file_id`).',
   filename: 'Its file name.',
-  base_status: 'Its outcome in the base iteration: `succeeded`, `failed` or `pending`.',
+  base_status: 'Its outcome in the base iteration: `succeeded`, `failed`, `pending`, or `unlabeled` (no ground truth).',
   head_status: 'Its outcome in the head iteration.',
-}), { description: 'A document left out of a comparison: failed or pending in one of the iterations.' });
+}), { description: 'A document left out of a comparison: unlabeled, or pending in one of the iterations.' });
 
 export const MeanDeltaSchema = named('MeanDelta', documented(meanDeltaSchema, {
   base: 'The figure of the base iteration (null when unknown).',
   head: 'The figure of the head iteration (null when unknown).',
   delta: 'head − base; null when either is null.',
+  paired: orNull(PairedDeltaSchema, 'For the means: the paired delta over the compared documents with its interval; null without documents.').optional(),
 }), { description: 'One figure of two iterations and its change.' });
 
 export const EvaluationComparisonSchema = named('IterationComparison', documented(evaluationComparisonSchema, {
   base_iteration_id: 'The iteration compared from.',
   head_iteration_id: 'The iteration compared to.',
   threshold: 'A change of a document\'s similarity smaller than this counts as unchanged.',
-  compared_documents: 'Documents succeeded in both iterations: every mean here is over them.',
+  compared_documents: 'Labeled documents finished (succeeded or failed) in both iterations, a failed one counting 0: every mean here is over them.',
+  base_counts: ref(AnalysisCountsSchema, 'The base iteration\'s documents by outcome.'),
+  head_counts: ref(AnalysisCountsSchema, 'The head iteration\'s documents by outcome.'),
   mean_similarity: ref(MeanDeltaSchema, 'Mean similarity over the compared documents.'),
   aligned_mean_similarity: ref(MeanDeltaSchema, 'Mean aligned similarity over the compared documents.'),
   cost: ref(MeanDeltaSchema, 'Summed api cost of each iteration\'s predictions.'),
@@ -777,7 +857,7 @@ export const EvaluationComparisonSchema = named('IterationComparison', documente
   documents: z.array(DocumentDeltaSchema).meta({ description: 'Every compared document, in the evaluation\'s order.' }),
   regressed: z.array(DocumentDeltaSchema).meta({ description: 'Documents worse by more than the threshold, largest drop first.' }),
   improved: z.array(DocumentDeltaSchema).meta({ description: 'Documents better by more than the threshold, largest gain first.' }),
-  excluded: z.array(ExcludedDocumentSchema).meta({ description: 'Documents failed or pending in either iteration: not compared.' }),
+  excluded: z.array(ExcludedDocumentSchema).meta({ description: 'Documents unlabeled, or pending in either iteration: not compared.' }),
 }), { description: 'Two iterations of one evaluation compared field by field and document by document.' });
 
 export const LeaderboardRowSchema = named('LeaderboardRow', documented(leaderboardRowSchema, {
@@ -785,11 +865,15 @@ export const LeaderboardRowSchema = named('LeaderboardRow', documented(leaderboa
   iteration_id: 'The iteration.',
   model: 'Its model.',
   settings: 'Its inference settings that differ between the listed iterations.',
-  mean_similarity: 'Mean similarity over its succeeded documents; null when none succeeded.',
-  aligned_mean_similarity: 'Mean aligned similarity over its succeeded documents.',
-  succeeded: 'Documents whose extraction succeeded.',
-  failed: 'Documents whose extraction failed.',
-  pending: 'Documents without a prediction yet.',
+  mean_similarity: 'Failure-counting mean similarity over its labeled documents (the ranking figure); null when none finished.',
+  aligned_mean_similarity: 'The same over aligned similarities.',
+  succeeded_mean_similarity: 'Mean similarity over its labeled succeeded documents only; null when none.',
+  coverage: 'succeeded / (succeeded + failed); null when none finished.',
+  succeeded: 'Labeled documents whose extraction succeeded.',
+  failed: 'Labeled documents whose extraction failed.',
+  pending: 'Labeled documents without a prediction yet.',
+  unlabeled: 'Documents without ground truth: in no figure.',
+  partial: 'True when labeled documents have no outcome yet.',
   cost: 'Summed api cost; null when no price was known.',
   duration_ms: 'finished_at − started_at in milliseconds; null when unknown.',
   created_at: dateTime('When the iteration was created.'),
@@ -817,6 +901,7 @@ export const MatrixRowSchema = named('MatrixRow', documented(matrixRowSchema, {
   statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])).meta({
     description: 'Its outcome in each iteration, in the order of `iterations`: `pending` when it has no prediction there.',
   }),
+  labeled: 'Whether the document has ground truth; an unlabeled one is in no iteration\'s mean.',
 }), { description: 'A row of the matrix: one document.' });
 
 export const MatrixSchema = named('Matrix', documented(matrixSchema, {

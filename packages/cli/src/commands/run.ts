@@ -151,6 +151,17 @@ export function formatRunReport(report: RunReport): string {
     `${report.outcome === 'completed' ? pc.green('completed') : pc.red(report.outcome)} ${it.id} (${it.inference_settings.model}): ${p.succeeded}/${p.total} succeeded, ${p.failed} failed${p.pending ? `, ${p.pending} pending` : ''}`,
   ];
   if (it.error) lines.push(pc.red(`  ${it.error}`));
+  // How the mean is made (docs/spec/metrics.md section 5); absent from an older server's answer.
+  const m = it.metric_results as Partial<typeof it.metric_results>;
+  if (m.counts) {
+    const parts = [
+      `coverage ${score(m.coverage ?? null)}`,
+      `mean over succeeded ${score(m.succeeded_mean_similarity ?? null)}`,
+      ...(m.schema_valid_rate !== null && m.schema_valid_rate !== undefined && m.schema_valid_rate < 1 ? [`schema-valid ${score(m.schema_valid_rate)}`] : []),
+      ...(m.counts.unlabeled > 0 ? [`${m.counts.unlabeled} unlabeled (no ground truth: in no figure, annotate them)`] : []),
+    ];
+    lines.push(`figures: failures count 0 in the mean | ${parts.join(' | ')}`);
+  }
   const lb = report.leaderboard;
   if (lb) {
     lines.push(

@@ -1,5 +1,7 @@
-import { documentFields, FieldSummaryBuilder, type FieldStats } from './field-summary.js';
-import type { DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta } from '../schemas/analysis.js';
+import { isLabeled } from '../metrics/index.js';
+import { documentFields, failedDocumentFields, FieldSummaryBuilder, type DocumentFieldScore, type FieldStats } from './field-summary.js';
+import { pairedBootstrap } from './paired-bootstrap.js';
+import type { AnalysisCounts, DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta } from '../schemas/analysis.js';
 import type { AnalysisDocument, AnalysisPrediction } from './types.js';
 
 export type { DocumentDelta, ExcludedDocument, FieldDelta, IterationComparison, MeanDelta };
@@ -11,7 +13,10 @@ const MOVED_FIELDS = 10;
 
 /**
  * Compares two iterations of one evaluation document by document, fed in the evaluation's order (page by page), so
- * memory grows with the number of fields and the per-document figures only.
+ * memory grows with the number of fields and the per-document figures only (for the paired intervals: one number per
+ * document and field scored on both sides). Compared documents are the labeled ones that finished in both
+ * iterations, a failed one counting 0 (its similarity and every field of its annotation); the mean and every field
+ * get a paired delta with a seeded 95% bootstrap interval (docs/spec/analysis.md).
  *
  * @example
  * const c = new IterationComparer({ jsonSchema: evaluation.json_schema });
@@ -26,6 +31,12 @@ export class IterationComparer {
   private readonly excluded: ExcludedDocument[] = [];
   private readonly cost = { base: 0, head: 0, baseKnown: false, headKnown: false };
   private readonly failures = { base: 0, head: 0 };
+  private readonly counts: { base: AnalysisCounts; head: AnalysisCounts } = {
+    base: { succeeded: 0, failed: 0, unlabeled: 0, pending: 0 },
+    head: { succeeded: 0, failed: 0, unlabeled: 0, pending: 0 },
+  };
+  /** Per field: head − base in each compared document that scored it on both sides. */
+  private readonly fieldDifferences = new Map<string, number[]>();
 
   constructor(options: { threshold?: number; jsonSchema?: Parameters<typeof schemaBuilder>[0] } = {}) {
     this.threshold = options.threshold ?? DEFAULT_COMPARE_THRESHOLD;
@@ -34,23 +45,35 @@ export class IterationComparer {
   }
 
   add(document: AnalysisDocument, base: AnalysisPrediction, head: AnalysisPrediction): void {
-    this.count(base, 'base');
-    this.count(head, 'head');
-    if (base.status !== 'succeeded' || head.status !== 'succeeded') {
-      this.excluded.push({ document_id: document.id, filename: document.filename, base_status: base.status, head_status: head.status });
+    const labeled = isLabeled(document.annotation);
+    this.count(base, 'base', labeled);
+    this.count(head, 'head', labeled);
+    if (!labeled || base.status === 'pending' || head.status === 'pending') {
+      const status = (p: AnalysisPrediction) => (labeled ? p.status : 'unlabeled');
+      this.excluded.push({ document_id: document.id, filename: document.filename, base_status: status(base), head_status: status(head) });
       return;
     }
-    this.base.addScores(documentFields(document.annotation, base.prediction, base.metrics));
-    this.head.addScores(documentFields(document.annotation, head.prediction, head.metrics));
+    const b = sideOf(document, base);
+    const h = sideOf(document, head);
+    this.base.addScores(b.fields);
+    this.head.addScores(h.fields);
+    const baseScores = new Map(b.fields.map((f) => [f.field, f.similarity]));
+    for (const f of h.fields) {
+      const before = baseScores.get(f.field);
+      if (before === undefined || before === null || f.similarity === null) continue;
+      let list = this.fieldDifferences.get(f.field);
+      if (!list) this.fieldDifferences.set(f.field, (list = []));
+      list.push(f.similarity - before);
+    }
     this.documents.push({
       document_id: document.id,
       filename: document.filename,
-      base_similarity: base.metrics.similarity,
-      head_similarity: head.metrics.similarity,
-      delta: head.metrics.similarity - base.metrics.similarity,
-      base_aligned_similarity: base.metrics.aligned_similarity,
-      head_aligned_similarity: head.metrics.aligned_similarity,
-      aligned_delta: head.metrics.aligned_similarity - base.metrics.aligned_similarity,
+      base_similarity: b.similarity,
+      head_similarity: h.similarity,
+      delta: h.similarity - b.similarity,
+      base_aligned_similarity: b.aligned,
+      head_aligned_similarity: h.aligned,
+      aligned_delta: h.aligned - b.aligned,
     });
   }
 
@@ -74,6 +97,7 @@ export class IterationComparer {
         base_aligned_mean: baseAligned,
         head_aligned_mean: headAligned,
         aligned_delta: difference(baseAligned, headAligned),
+        paired: pairedBootstrap(this.fieldDifferences.get(name) ?? []),
       });
     }
     fields.sort((x, y) => byNullableAscending(x.delta, y.delta) || compareText(x.field, y.field));
@@ -95,8 +119,16 @@ export class IterationComparer {
     return {
       threshold: this.threshold,
       compared_documents: n,
-      mean_similarity: meanDelta(mean(sums.base), mean(sums.head)),
-      aligned_mean_similarity: meanDelta(mean(sums.baseAligned), mean(sums.headAligned)),
+      base_counts: { ...this.counts.base },
+      head_counts: { ...this.counts.head },
+      mean_similarity: {
+        ...meanDelta(mean(sums.base), mean(sums.head)),
+        paired: pairedBootstrap(this.documents.map((d) => d.delta)),
+      },
+      aligned_mean_similarity: {
+        ...meanDelta(mean(sums.baseAligned), mean(sums.headAligned)),
+        paired: pairedBootstrap(this.documents.map((d) => d.aligned_delta)),
+      },
       cost: meanDelta(this.cost.baseKnown ? this.cost.base : null, this.cost.headKnown ? this.cost.head : null),
       failures: meanDelta(this.failures.base, this.failures.head),
       fields,
@@ -108,14 +140,29 @@ export class IterationComparer {
     };
   }
 
-  private count(prediction: AnalysisPrediction, side: 'base' | 'head'): void {
-    if (prediction.status === 'failed') this.failures[side] += 1;
+  private count(prediction: AnalysisPrediction, side: 'base' | 'head', labeled: boolean): void {
+    if (labeled) this.counts[side][prediction.status] += 1;
+    else this.counts[side].unlabeled += 1;
+    if (labeled && prediction.status === 'failed') this.failures[side] += 1;
     if (prediction.status !== 'pending' && prediction.cost !== null) {
       this.cost[side] += prediction.cost;
       if (side === 'base') this.cost.baseKnown = true;
       else this.cost.headKnown = true;
     }
   }
+}
+
+/** One side of a compared document: a failed extraction counts 0 (its similarity and every annotated field). */
+function sideOf(
+  document: AnalysisDocument,
+  prediction: Exclude<AnalysisPrediction, { status: 'pending' }>,
+): { fields: DocumentFieldScore[]; similarity: number; aligned: number } {
+  if (prediction.status === 'failed') return { fields: failedDocumentFields(document.annotation), similarity: 0, aligned: 0 };
+  return {
+    fields: documentFields(document.annotation, prediction.prediction, prediction.metrics),
+    similarity: prediction.metrics.similarity,
+    aligned: prediction.metrics.aligned_similarity,
+  };
 }
 
 function schemaBuilder(jsonSchema?: ConstructorParameters<typeof FieldSummaryBuilder>[0]): FieldSummaryBuilder {

@@ -1,5 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { JsonObject, JsonValue } from '../json/assert-json.js';
+import { isLabeled } from '../metrics/index.js';
 import { escapeSegment } from '../metrics/section-walk.js';
 import { splitPath, valueAt } from './field-paths.js';
 import type { AnalysisDocument, AnalysisPrediction } from './types.js';
@@ -18,6 +19,11 @@ export interface ExportRow {
   similarity: number | null;
   /** The leaf's score after alignment, at the same path; null where alignment scored no such path. */
   aligned_similarity: number | null;
+  /**
+   * The document's outcome as the figures count it: `unlabeled` (no ground truth: in no mean), else the status. A
+   * failed document's leaves score 0, as the failure counts in the means.
+   */
+  outcome: AnalysisPrediction['status'] | 'unlabeled';
 }
 
 /** The CSV columns, in order. */
@@ -30,6 +36,7 @@ export const EXPORT_COLUMNS = [
   'prediction',
   'similarity',
   'aligned_similarity',
+  'outcome',
 ] as const satisfies ReadonlyArray<keyof ExportRow>;
 
 /**
@@ -41,6 +48,7 @@ export const EXPORT_COLUMNS = [
  *   { status: 'succeeded', prediction: { total: 2 }, metrics, cost: null }); // [{ field: 'total', ... }]
  */
 export function exportRows(document: AnalysisDocument, prediction: AnalysisPrediction): ExportRow[] {
+  const outcome = isLabeled(document.annotation) ? prediction.status : 'unlabeled';
   const base = { document_id: document.id, filename: document.filename, status: prediction.status };
   if (prediction.status === 'pending' || prediction.metrics === null) {
     return leafPaths(document.annotation).map((field) => ({
@@ -50,8 +58,10 @@ export function exportRows(document: AnalysisDocument, prediction: AnalysisPredi
       prediction: null,
       similarity: null,
       aligned_similarity: null,
+      outcome,
     }));
   }
+  const failed = prediction.status === 'failed';
   const { flat_similarities: flat, aligned_flat_similarities: aligned } = prediction.metrics;
   return Object.entries(flat).map(([field, similarity]) => {
     const segments = splitPath(field);
@@ -60,8 +70,9 @@ export function exportRows(document: AnalysisDocument, prediction: AnalysisPredi
       field,
       annotation: valueAt(document.annotation, segments) ?? null,
       prediction: valueAt(prediction.prediction, segments) ?? null,
-      similarity,
-      aligned_similarity: Object.prototype.hasOwnProperty.call(aligned, field) ? aligned[field]! : null,
+      similarity: failed ? 0 : similarity,
+      aligned_similarity: !Object.prototype.hasOwnProperty.call(aligned, field) ? null : failed ? 0 : aligned[field]!,
+      outcome,
     };
   });
 }
@@ -107,6 +118,7 @@ export function csvLines(rows: readonly ExportRow[]): string {
       cell(r.prediction),
       r.similarity === null ? '' : String(r.similarity),
       r.aligned_similarity === null ? '' : String(r.aligned_similarity),
+      r.outcome,
     ]),
   );
 }

@@ -1,14 +1,16 @@
 import type { JsonObject } from '../json/assert-json.js';
 import { readSchemaFields, type FieldNode } from '../extraction/local-rules/schema-fields.js';
+import { compareDocuments, isLabeled } from '../metrics/index.js';
 import { escapeSegment } from '../metrics/section-walk.js';
+import { CalibrationBuilder } from './calibration.js';
 import { fieldOf, isFilled, splitPath, valueAt } from './field-paths.js';
-import type { FieldStats, FieldSummary } from '../schemas/analysis.js';
+import type { AnalysisCounts, FieldStats, FieldSummary } from '../schemas/analysis.js';
 import type { AnalysisDocument, AnalysisPrediction } from './types.js';
 
 export type { FieldStats, FieldSummary };
 
-/** How one field fared in one document. */
-export type FieldOutcome = 'exact' | 'partial' | 'missing' | 'unexpected';
+/** How one field fared in one document; `failed`: the extraction failed, the field counts 0. */
+export type FieldOutcome = 'exact' | 'partial' | 'missing' | 'unexpected' | 'failed';
 
 interface DocumentField {
   sum: number;
@@ -28,6 +30,8 @@ interface FieldTotals {
   partial: number;
   missing: number;
   unexpected: number;
+  failed: number;
+  calibration: CalibrationBuilder;
 }
 
 /** Per document and field: the mean score in that document and how the field fared. */
@@ -90,8 +94,23 @@ function outcomeOf(f: DocumentField, similarity: number | null): FieldOutcome {
 }
 
 /**
+ * The fields of a labeled document whose extraction failed: every field its annotation scores (against no
+ * prediction), each counting 0 with the outcome `failed` (docs/spec/analysis.md: a failure counts 0 field by field
+ * as in the iteration's mean).
+ */
+export function failedDocumentFields(annotation: JsonObject): DocumentFieldScore[] {
+  return documentFields(annotation, {}, compareDocuments(annotation, {})).map((f) => ({
+    field: f.field,
+    similarity: 0,
+    aligned_similarity: 0,
+    outcome: 'failed' as const,
+  }));
+}
+
+/**
  * Builds the per-field summary of an iteration one document at a time (memory per field, not per document), so a
- * caller can feed it page by page. Pending and failed documents are skipped: they have no figures to summarize.
+ * caller can feed it page by page. Unlabeled documents (no ground truth) and pending ones are counted, not summarized;
+ * a failed one counts 0 on every field of its annotation; succeeded ones with likelihoods feed the calibration.
  *
  * @example
  * const summary = new FieldSummaryBuilder(evaluation.json_schema);
@@ -101,6 +120,8 @@ function outcomeOf(f: DocumentField, similarity: number | null): FieldOutcome {
 export class FieldSummaryBuilder {
   private readonly totals = new Map<string, FieldTotals>();
   private documents = 0;
+  private readonly counts: AnalysisCounts = { succeeded: 0, failed: 0, unlabeled: 0, pending: 0 };
+  private readonly calibration = new CalibrationBuilder();
 
   /** `jsonSchema`: every leaf field of the schema is listed, even one no document scored. */
   constructor(jsonSchema?: JsonObject) {
@@ -108,8 +129,32 @@ export class FieldSummaryBuilder {
   }
 
   add(document: AnalysisDocument, prediction: AnalysisPrediction): void {
-    if (prediction.status !== 'succeeded') return;
+    if (!isLabeled(document.annotation)) {
+      this.counts.unlabeled += 1;
+      return;
+    }
+    this.counts[prediction.status] += 1;
+    if (prediction.status === 'pending') return;
+    if (prediction.status === 'failed') {
+      this.addScores(failedDocumentFields(document.annotation));
+      return;
+    }
     this.addScores(documentFields(document.annotation, prediction.prediction, prediction.metrics));
+    if (prediction.likelihoods) this.addLikelihoods(document.annotation, prediction.prediction, prediction.metrics.flat_similarities, prediction.likelihoods);
+  }
+
+  /**
+   * Every scored leaf path whose likelihood (same shape as the prediction) is a number goes into its field's
+   * calibration and the overall one, exact when its score is 1.
+   */
+  addLikelihoods(annotation: JsonObject, prediction: JsonObject, flat: Record<string, number>, likelihoods: JsonObject): void {
+    for (const [path, score] of Object.entries(flat)) {
+      const likelihood = valueAt(likelihoods, splitPath(path));
+      if (typeof likelihood !== 'number') continue;
+      const exact = score === 1;
+      this.fieldTotals(fieldOf(path, annotation, prediction)).calibration.add(likelihood, exact);
+      this.calibration.add(likelihood, exact);
+    }
   }
 
   /** Adds the per-field scores of one document, as {@link documentFields} gives them. */
@@ -141,16 +186,29 @@ export class FieldSummaryBuilder {
         missing: t.missing,
         unexpected: t.unexpected,
         partial: t.partial,
+        failed: t.failed,
+        calibration: t.calibration.result(),
       });
     }
     fields.sort(worstFirst);
-    return { fields, documents: this.documents };
+    return { fields, documents: this.documents, counts: { ...this.counts }, calibration: this.calibration.result() };
   }
 
   private fieldTotals(field: string): FieldTotals {
     let found = this.totals.get(field);
     if (!found) {
-      found = { documents: 0, sum: 0, alignedDocuments: 0, alignedSum: 0, exact: 0, partial: 0, missing: 0, unexpected: 0 };
+      found = {
+        documents: 0,
+        sum: 0,
+        alignedDocuments: 0,
+        alignedSum: 0,
+        exact: 0,
+        partial: 0,
+        missing: 0,
+        unexpected: 0,
+        failed: 0,
+        calibration: new CalibrationBuilder(),
+      };
       this.totals.set(field, found);
     }
     return found;

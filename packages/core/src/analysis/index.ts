@@ -1,7 +1,10 @@
 export type { AnalysisDocument, AnalysisPrediction, AnalysisStatus } from './types.js';
 export { fieldOf, splitPath, valueAt, isFilled } from './field-paths.js';
+export { CALIBRATION_BINS, CalibrationBuilder, type Calibration } from './calibration.js';
+export { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, pairedBootstrap, type PairedDelta } from './paired-bootstrap.js';
 export {
   documentFields,
+  failedDocumentFields,
   FieldSummaryBuilder,
   schemaLeafFields,
   type DocumentFieldScore,

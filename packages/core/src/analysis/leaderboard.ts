@@ -11,18 +11,25 @@ export interface LeaderboardIteration {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
-  /** Over succeeded documents; null when none succeeded. */
+  /** Failure-counting, over labeled documents (docs/spec/metrics.md section 5); null when none finished. */
   mean_similarity: number | null;
   aligned_mean_similarity: number | null;
+  /** Over the labeled succeeded documents only; null when none. */
+  succeeded_mean_similarity?: number | null;
+  /** succeeded / (succeeded + failed); null when none finished. */
+  coverage?: number | null;
   succeeded: number;
   failed: number;
   pending: number;
+  unlabeled?: number;
+  partial?: boolean;
   /** Summed api cost; null when no prediction had a known cost. */
   cost: number | null;
 }
 
 /**
- * Ranks an evaluation's completed iterations (docs/spec/analysis.md). Default: best mean similarity first; rows whose
+ * Ranks an evaluation's completed iterations (docs/spec/analysis.md). Default: best failure-counting mean similarity
+ * first (an iteration that fails documents cannot rank above one that reads them all fairly well); rows whose
  * sort value is null come last whatever the order; ties keep the oldest first.
  *
  * @example
@@ -44,9 +51,13 @@ export function leaderboard(
     settings: Object.fromEntries(differing.map((key) => [key, it.inference_settings[key] ?? null])),
     mean_similarity: it.mean_similarity,
     aligned_mean_similarity: it.aligned_mean_similarity,
+    succeeded_mean_similarity: it.succeeded_mean_similarity ?? null,
+    coverage: it.coverage ?? null,
     succeeded: it.succeeded,
     failed: it.failed,
     pending: it.pending,
+    unlabeled: it.unlabeled ?? 0,
+    partial: it.partial ?? false,
     cost: it.cost,
     duration_ms: durationMs(it.started_at, it.finished_at),
     created_at: it.created_at,

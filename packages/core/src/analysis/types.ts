@@ -13,7 +13,14 @@ export interface AnalysisDocument {
  * run yet); `failed`: the extraction failed. Only `succeeded` documents carry figures that analyses compare.
  */
 export type AnalysisPrediction =
-  | { status: 'succeeded'; prediction: JsonObject; metrics: DocumentComparison; cost: number | null }
+  | {
+      status: 'succeeded';
+      prediction: JsonObject;
+      metrics: DocumentComparison;
+      cost: number | null;
+      /** The prediction's `metadata.likelihoods` (same shape as the prediction), when it has some. */
+      likelihoods?: JsonObject | null;
+    }
   | { status: 'failed'; prediction: JsonObject; metrics: DocumentComparison | null; cost: number | null; error: string | null }
   | { status: 'pending' };
 

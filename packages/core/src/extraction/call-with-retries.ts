@@ -46,12 +46,15 @@ export interface RunContext {
 }
 
 type Attempt =
-  | { ok: true; data: JsonObject; output: ExtractionOutput }
+  /** `schemaError`: the output is a JSON object that does not match the schema (kept when no retry does better). */
+  | { ok: true; data: JsonObject; output: ExtractionOutput; schemaError?: string }
   | { ok: false; error: string; retryable: boolean };
 
 /**
  * Runs one consensus run: an extractor call under the per-call timeout, retried with backoff on retryable failures
- * and on output that fails the JSON schema. Never throws.
+ * and on output that fails the JSON schema. Output that still fails the schema after the last attempt is kept: a
+ * malformed prediction is still a prediction (scored field by field, flagged `schema_valid: false` by the service).
+ * Never throws.
  *
  * Each attempt takes a slot of `limit` and gives it back before the backoff sleep, so a document waiting to retry
  * does not keep another document from running (the limit is about calls in flight, not documents).
@@ -70,17 +73,20 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
       const outcome = await attemptOnce(context);
       return { result: outcome, duration: Date.now() - started };
     });
-    const willRetry = !result.ok && result.retryable && attempt < maxAttempts;
+    const malformed = result.ok && result.schemaError !== undefined;
+    const willRetry = (malformed || (!result.ok && result.retryable)) && attempt < maxAttempts;
+    const error = result.ok ? result.schemaError : result.error;
     notify(context, {
       document_index: context.documentIndex,
       document_id: context.document.id,
       run: context.run,
       attempt,
-      ok: result.ok,
-      ...(result.ok ? {} : { error: result.error, will_retry: willRetry }),
+      ok: result.ok && !malformed,
+      ...(error !== undefined ? { error, will_retry: willRetry } : {}),
       duration_ms: duration,
     });
-    if (result.ok) return { ok: true, data: result.data, output: result.output, attempts: attempt };
+    if (result.ok && !willRetry) return { ok: true, data: result.data, output: result.output, attempts: attempt };
+    if (result.ok) continue;
     lastError = result.error;
     if (!result.retryable) return { ok: false, error: result.error, attempts: attempt };
   }
@@ -141,11 +147,8 @@ function checkOutput(output: ExtractionOutput, validate: ValidateFunction): Atte
     return { ok: false, error: 'the extractor output is not a JSON object', retryable: true };
   }
   if (!validate(data)) {
-    return {
-      ok: false,
-      error: `the output does not match the JSON schema: ${describeSchemaErrors(validate.errors)}`,
-      retryable: true,
-    };
+    const schemaError = `the output does not match the JSON schema: ${describeSchemaErrors(validate.errors)}`;
+    return { ok: true, data: data as JsonObject, output, schemaError };
   }
   return { ok: true, data: data as JsonObject, output };
 }

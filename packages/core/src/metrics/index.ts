@@ -7,8 +7,13 @@ export { solveAssignment } from './solve-assignment.js';
 export {
   computeItemMetric,
   computeMetricResults,
+  isLabeled,
   metricMeans,
+  NO_OUTCOMES,
+  outcomeFigures,
   metricResultsFromItems,
   type MetricDocument,
+  type OutcomeFigures,
+  type OutcomeSums,
   type SimilaritySums,
 } from './metric-results.js';

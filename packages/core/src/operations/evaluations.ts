@@ -120,10 +120,11 @@ export const evaluationOperations = {
       tag: 'Evaluations',
       summary: 'Compare two iterations (`base`, `head`): field and document deltas, regressed and improved documents',
       description:
-        'Compares two iterations of the evaluation over the documents that succeeded in both: per field, base ' +
-        'and head means and their delta (most regressed first); per document, both similarities; the ' +
-        'documents that regressed or improved by more than `threshold`; failed or pending documents listed ' +
-        'apart, never compared as 0.',
+        'Compares two iterations of the evaluation over the labeled documents that finished in both, a failed ' +
+        'one counting 0: per field, base and head means and their delta (most regressed first), with a paired ' +
+        'delta and its 95% bootstrap interval (2,000 resamples, seeded) and `significant`; the same for the ' +
+        'mean; per document, both similarities; the documents that regressed or improved by more than ' +
+        '`threshold`; unlabeled or pending documents listed apart.',
       input: 'query',
     },
   }),
@@ -158,9 +159,9 @@ export const evaluationOperations = {
       tag: 'Evaluations',
       summary: 'The evaluation\'s completed iterations ranked (`sort`, `order`), with the settings that differ',
       description:
-        'The evaluation\'s completed iterations ranked: model, the settings that differ between them, means ' +
-        'over succeeded documents, failures, cost and duration. Read from summaries: a few small reads per ' +
-        'iteration.',
+        'The evaluation\'s completed iterations ranked: model, the settings that differ between them, the ' +
+        'failure-counting mean over labeled documents (the default order), the mean over succeeded ones, ' +
+        'coverage, outcome counts, cost and duration. Read from summaries: a few small reads per iteration.',
       input: 'query',
     },
   }),

@@ -263,8 +263,9 @@ export const iterationOperations = {
       summary: 'Per-field summary of an iteration: every leaf field\'s mean similarity and outcome counts, worst first',
       description:
         'Every leaf field of the iteration (list items collapsed to `*`): its mean similarity and aligned ' +
-        'mean over the succeeded documents, and in how many documents it was exact, partial, missing or ' +
-        'unexpected. Worst first.',
+        'mean over the labeled documents (a failed one counting 0), and in how many documents it was exact, ' +
+        'partial, missing, unexpected or failed; with likelihoods (consensus or logprobs), a reliability ' +
+        'table and ECE per field and overall. Worst first.',
     },
   }),
   /** The export's text as a stream of chunks (`ExportStream`), not a JSON answer. */
@@ -280,7 +281,8 @@ export const iterationOperations = {
       summary: 'One row per document and leaf field (values and scores) as CSV or JSON Lines, streamed',
       description:
         'One row per document and scored leaf path: document id, filename, status, path, annotation value, ' +
-        'predicted value, similarity and aligned similarity. Streamed a page of documents at a time; ' +
+        'predicted value, similarity, aligned similarity and outcome (`unlabeled` for a document without ' +
+        'ground truth; a failed document\'s leaves score 0). Streamed a page of documents at a time; ' +
         '`Content-Disposition` names the file. CSV is RFC 4180 quoted UTF-8; JSONL keeps the values\' JSON ' +
         'types.',
       input: 'query',

@@ -6,7 +6,43 @@ import { iterationStatusSchema } from './iterations.js';
 // OpenAPI document, the tRPC router and the code agree by construction.
 
 const nullableNumber = z.number().nullable();
-const outcomeStatus = z.enum(['succeeded', 'failed', 'pending']);
+/** A document's outcome in an iteration; `unlabeled`: the document has no ground truth (in no mean). */
+const outcomeStatus = z.enum(['succeeded', 'failed', 'pending', 'unlabeled']);
+
+/** Documents by outcome (docs/spec/analysis.md, Which documents count); all but `unlabeled` are labeled ones. */
+export const analysisCountsSchema = z.object({
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  unlabeled: z.number().int(),
+  pending: z.number().int(),
+});
+export type AnalysisCounts = z.infer<typeof analysisCountsSchema>;
+
+/** One reliability bin: leaves whose likelihood is in [lower, upper) ([0.9, 1] for the last). */
+export const calibrationBinSchema = z.object({
+  lower: z.number(),
+  upper: z.number(),
+  count: z.number().int(),
+  /** Null when the bin is empty. */
+  mean_likelihood: nullableNumber,
+  /** Share of the bin's leaves that scored 1; null when empty. */
+  exact_rate: nullableNumber,
+});
+
+/** Reliability table (10 bins of 0.1) and expected calibration error of likelihoods (docs/spec/analysis.md). */
+export const calibrationSchema = z.object({ ece: z.number(), bins: z.array(calibrationBinSchema) });
+export type Calibration = z.infer<typeof calibrationSchema>;
+
+/** A paired delta over documents with its 95% bootstrap interval (docs/spec/analysis.md, Comparison). */
+export const pairedDeltaSchema = z.object({
+  n: z.number().int(),
+  delta: z.number(),
+  ci_low: z.number(),
+  ci_high: z.number(),
+  /** The interval excludes 0. */
+  significant: z.boolean(),
+});
+export type PairedDelta = z.infer<typeof pairedDeltaSchema>;
 
 export const fieldStatsSchema = z.object({
   field: z.string(),
@@ -17,10 +53,21 @@ export const fieldStatsSchema = z.object({
   missing: z.number().int(),
   unexpected: z.number().int(),
   partial: z.number().int(),
+  /** Documents whose extraction failed: in `documents`, every field of their annotation counting 0. */
+  failed: z.number().int(),
+  /** The field's likelihoods against its exact matches; null when no prediction carried likelihoods for it. */
+  calibration: calibrationSchema.nullable(),
 });
 export type FieldStats = z.infer<typeof fieldStatsSchema>;
 
-export const fieldSummarySchema = z.object({ fields: z.array(fieldStatsSchema), documents: z.number().int() });
+export const fieldSummarySchema = z.object({
+  fields: z.array(fieldStatsSchema),
+  /** Labeled documents summarized: succeeded and failed ones. */
+  documents: z.number().int(),
+  counts: analysisCountsSchema,
+  /** Every scored leaf with a likelihood, all fields together; null when the iteration has no likelihoods. */
+  calibration: calibrationSchema.nullable(),
+});
 export type FieldSummary = z.infer<typeof fieldSummarySchema>;
 
 export const iterationFieldsSchema = fieldSummarySchema.extend({ iteration_id: z.string() });
@@ -35,6 +82,8 @@ export const fieldDeltaSchema = z.object({
   base_aligned_mean: nullableNumber,
   head_aligned_mean: nullableNumber,
   aligned_delta: nullableNumber,
+  /** Over the compared documents that scored the field on both sides; null when none did. */
+  paired: pairedDeltaSchema.nullable(),
 });
 export type FieldDelta = z.infer<typeof fieldDeltaSchema>;
 
@@ -58,12 +107,22 @@ export const excludedDocumentSchema = z.object({
 });
 export type ExcludedDocument = z.infer<typeof excludedDocumentSchema>;
 
-export const meanDeltaSchema = z.object({ base: nullableNumber, head: nullableNumber, delta: nullableNumber });
+export const meanDeltaSchema = z.object({
+  base: nullableNumber,
+  head: nullableNumber,
+  delta: nullableNumber,
+  /** For the means: the paired delta over the compared documents with its interval (null without documents). */
+  paired: pairedDeltaSchema.nullable().optional(),
+});
 export type MeanDelta = z.infer<typeof meanDeltaSchema>;
 
 export const iterationComparisonSchema = z.object({
   threshold: z.number(),
+  /** Labeled documents finished (succeeded or failed) in both iterations; a failed one counts 0. */
   compared_documents: z.number().int(),
+  /** Each iteration's documents by outcome. */
+  base_counts: analysisCountsSchema,
+  head_counts: analysisCountsSchema,
   mean_similarity: meanDeltaSchema,
   aligned_mean_similarity: meanDeltaSchema,
   cost: meanDeltaSchema,
@@ -92,11 +151,16 @@ export const leaderboardRowSchema = z.object({
   iteration_id: z.string(),
   model: z.string(),
   settings: z.record(z.string(), z.unknown()),
+  /** Failure-counting, over labeled documents (docs/spec/metrics.md section 5). */
   mean_similarity: nullableNumber,
   aligned_mean_similarity: nullableNumber,
+  succeeded_mean_similarity: nullableNumber,
+  coverage: nullableNumber,
   succeeded: z.number().int(),
   failed: z.number().int(),
   pending: z.number().int(),
+  unlabeled: z.number().int(),
+  partial: z.boolean(),
   cost: nullableNumber,
   duration_ms: nullableNumber,
   created_at: z.string(),
@@ -151,6 +215,8 @@ export const matrixRowSchema = z.object({
   similarities: z.array(nullableNumber),
   /** One per iteration: `succeeded`, `failed`, or `pending` (no prediction). */
   statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])),
+  /** Whether the document has ground truth: an unlabeled one is in no iteration's mean. */
+  labeled: z.boolean(),
 });
 export type MatrixRow = z.infer<typeof matrixRowSchema>;
 

@@ -74,6 +74,8 @@ export type Evaluation = z.infer<typeof evaluationSchema>;
  */
 export const evaluationSummarySchema = evaluationSchema.extend({
   document_count: z.number().int(),
+  /** Documents whose annotation gives no ground truth (`{}` or only empty values): in no mean until annotated. */
+  unlabeled_count: z.number().int(),
   documents: z.array(z.union([documentSchema, documentSummarySchema])),
   iterations: z.array(iterationSummarySchema),
 });

@@ -11,6 +11,13 @@ export const predictionSchema = z.object({
   document_id: z.string(),
   prediction: jsonObject(),
   metadata: metadataSchema.nullable(),
+  /**
+   * Whether the prediction validates against the iteration's json_schema (a malformed prediction is still scored
+   * field by field); null when there is no prediction to check (failed, pending) or it was stored before the check.
+   */
+  schema_valid: z.boolean().nullable().optional(),
+  /** The first issues (at most 5) when `schema_valid` is false. */
+  schema_issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
 export type Prediction = z.infer<typeof predictionSchema>;
 
@@ -32,11 +39,35 @@ export const itemMetricSchema = z.object({
 });
 export type ItemMetric = z.infer<typeof itemMetricSchema>;
 
+/**
+ * Documents of an iteration by outcome (docs/spec/metrics.md section 5): `unlabeled` (no ground truth, whatever the
+ * extraction did), and among the labeled ones `succeeded`, `failed` and `pending` (no outcome yet).
+ */
+export const outcomeCountsSchema = z.object({
+  documents: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  unlabeled: z.number().int(),
+  pending: z.number().int(),
+});
+export type OutcomeCounts = z.infer<typeof outcomeCountsSchema>;
+
 export const metricResultsSchema = z.object({
   item_metrics: z.array(itemMetricSchema),
+  /** Over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md section 5). */
   mean_similarity: z.number(),
   aligned_mean_similarity: z.number(),
   metric_type: z.literal('levenshtein'),
+  /** Over the labeled documents that succeeded only; null when none did. */
+  succeeded_mean_similarity: z.number().nullable(),
+  succeeded_aligned_mean_similarity: z.number().nullable(),
+  /** succeeded / (succeeded + failed) over labeled documents; null when none finished. */
+  coverage: z.number().nullable(),
+  /** Share of the succeeded predictions that validate against the iteration's json_schema; null when none. */
+  schema_valid_rate: z.number().nullable(),
+  counts: outcomeCountsSchema,
+  /** Labeled documents have no outcome yet (the run goes on, or documents were added since): the figures cover the finished ones. */
+  partial: z.boolean(),
 });
 export type MetricResults = z.infer<typeof metricResultsSchema>;
 

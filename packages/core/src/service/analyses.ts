@@ -14,6 +14,7 @@ import {
 import { DocevalsError, notFound } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
 import { assertAnnotations } from '../json-schema/annotation.js';
+import { isLabeled } from '../metrics/index.js';
 import {
   compareInputSchema,
   exportInputSchema,
@@ -41,7 +42,7 @@ import type { ServiceContext } from './context.js';
 import { writeAnnotations } from './documents.js';
 import { currentMetrics } from './metric-cache.js';
 import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
-import { documentCount, knownCost, summaryOfTotals } from './render.js';
+import { documentTally, knownCost, summaryOfTotals } from './render.js';
 import { invalidRequest, parseInput } from './validate.js';
 import { listMetadata, unknownCursor } from './lists.js';
 
@@ -60,9 +61,21 @@ function analysisPrediction(document: DocumentRecord, prediction: PredictionReco
   if (!prediction) return { status: 'pending' };
   const metrics = currentMetrics(document, prediction);
   const cost = prediction.metadata?.api_cost ? prediction.totals.cost : null;
-  if (prediction.status === 'succeeded') return { status: 'succeeded', prediction: prediction.prediction, metrics, cost };
+  if (prediction.status === 'succeeded') {
+    const likelihoods = prediction.metadata?.likelihoods;
+    return { status: 'succeeded', prediction: prediction.prediction, metrics, cost, likelihoods: isObject(likelihoods) ? likelihoods : null };
+  }
   const error = typeof prediction.metadata?.error === 'string' ? prediction.metadata.error : null;
   return { status: 'failed', prediction: prediction.prediction, metrics, cost, error };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Labeled documents finished in the iteration: its failure-counting mean means something. */
+function finished(summary: { metric_results: { counts: { succeeded: number; failed: number } } }): boolean {
+  return summary.metric_results.counts.succeeded + summary.metric_results.counts.failed > 0;
 }
 
 /** The evaluation's documents page by page, each with its outcome in every iteration given (in that order). */
@@ -141,6 +154,7 @@ export function analysisOperations(ctx: ServiceContext) {
             filename: document.filename,
             similarities: outcomes.map((o) => (o.status === 'succeeded' ? o.metrics.similarity : null)),
             statuses: outcomes.map((o) => o.status),
+            labeled: isLabeled(document.annotation),
           };
         }),
         list_metadata: listMetadata(page, input),
@@ -151,11 +165,11 @@ export function analysisOperations(ctx: ServiceContext) {
     async leaderboard(organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> {
       const input = parseInput(leaderboardInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const count = await documentCount(ctx, evaluation);
+      const tally = await documentTally(ctx, evaluation);
       const summaries = await Promise.all(
         (await loadIterations(ctx, evaluation)).map(async (it) => {
           const totals = await ctx.storage.predictions.totals(organizationId, it.id);
-          return { ...summaryOfTotals(it, totals, count), cost: knownCost(totals) };
+          return { ...summaryOfTotals(it, totals, tally), cost: knownCost(totals) };
         }),
       );
       return leaderboard(
@@ -167,11 +181,15 @@ export function analysisOperations(ctx: ServiceContext) {
           created_at: s.created_at,
           started_at: s.started_at,
           finished_at: s.finished_at,
-          mean_similarity: s.progress.succeeded === 0 ? null : s.metric_results.mean_similarity,
-          aligned_mean_similarity: s.progress.succeeded === 0 ? null : s.metric_results.aligned_mean_similarity,
-          succeeded: s.progress.succeeded,
-          failed: s.progress.failed,
-          pending: s.progress.pending,
+          mean_similarity: finished(s) ? s.metric_results.mean_similarity : null,
+          aligned_mean_similarity: finished(s) ? s.metric_results.aligned_mean_similarity : null,
+          succeeded_mean_similarity: s.metric_results.succeeded_mean_similarity,
+          coverage: s.metric_results.coverage,
+          succeeded: s.metric_results.counts.succeeded,
+          failed: s.metric_results.counts.failed,
+          pending: s.metric_results.counts.pending,
+          unlabeled: s.metric_results.counts.unlabeled,
+          partial: s.metric_results.partial,
           cost: s.cost,
         })),
         { sort: input.sort, ...(input.order ? { order: input.order } : {}) },

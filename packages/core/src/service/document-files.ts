@@ -1,3 +1,4 @@
+import { documentTotals } from './metric-cache.js';
 import { computeFileId } from '../identifiers/index.js';
 import pLimit from 'p-limit';
 import type { ErrorIssue } from '../errors.js';
@@ -165,6 +166,7 @@ export function toDocumentRecord(
     annotation: document.annotation,
     annotation_metadata: document.annotation_metadata,
     revision,
+    totals: documentTotals(document.annotation),
   };
 }
 

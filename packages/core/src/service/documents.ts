@@ -22,6 +22,7 @@ import { assertAnnotations } from '../json-schema/annotation.js';
 import { describeFiles, prepareDocument, releaseFiles, retainFiles, toDocumentRecord } from './document-files.js';
 import { forEachIteration, refreshPrediction, refreshPredictions } from './every-iteration.js';
 import { newRevision } from './ids.js';
+import { documentTotals } from './metric-cache.js';
 import { assertOneCursor, listMetadata, pageOf, unknownCursor } from './lists.js';
 import { readAllDocuments, requireDocument, requireEvaluation } from './reads.js';
 import { documentSummary, renderDocuments } from './render.js';
@@ -59,6 +60,7 @@ export async function writeAnnotation(
       annotation: input.annotation,
       annotation_metadata: input.annotation_metadata !== undefined ? input.annotation_metadata : current.annotation_metadata,
       revision: newRevision(current.revision),
+      totals: documentTotals(input.annotation),
       updated_at: ctx.now(),
     },
     result: undefined,
@@ -93,7 +95,7 @@ export async function writeAnnotations(
     const now = ctx.now();
     return documents.map((current, i) =>
       current
-        ? { write: { ...current, annotation: annotations.get(todo[i]!)!, revision: newRevision(current.revision), updated_at: now }, result: true }
+        ? { write: withAnnotation(current, annotations.get(todo[i]!)!, now), result: true }
         : { skip: true as const, result: false },
     );
   });
@@ -104,6 +106,11 @@ export async function writeAnnotations(
     await forEachIteration(ctx, evaluation, (iterationId) => refreshPredictions(ctx, organizationId, evaluationId, iterationId, updated));
   }
   return ids.filter((_, i) => !written[i]);
+}
+
+/** The document with a new annotation: a new revision, its totals (labeled or not) with it. */
+function withAnnotation(current: DocumentRecord, annotation: JsonObject, now: string): DocumentRecord {
+  return { ...current, annotation, revision: newRevision(current.revision), totals: documentTotals(annotation), updated_at: now };
 }
 
 export function documentOperations(ctx: ServiceContext) {

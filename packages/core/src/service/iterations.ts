@@ -37,7 +37,7 @@ import { newIterationId } from './ids.js';
 import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
 import { cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
-import { documentCount, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
+import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
 import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
@@ -60,7 +60,7 @@ export function iterationOperations(ctx: OperationContext) {
     if (background) {
       await ctx.jobRunner.enqueue(ref);
       const current = (await ctx.storage.iterations.get(record.organization_id, record.id))?.value ?? record;
-      return renderIterationSummary(ctx, current, (await ctx.storage.documents.totals(record.organization_id, record.evaluation_id)).count);
+      return renderIterationSummary(ctx, current, documentTally(ctx, { organization_id: record.organization_id, id: record.evaluation_id }));
     }
     const events = iterationEvents(ctx, ctx.jobs, record, undefined);
     const waiter: { error?: unknown } = {};
@@ -106,8 +106,8 @@ export function iterationOperations(ctx: OperationContext) {
         (it) => input.model === undefined || it.inference_settings.model === input.model,
       );
       if (input.view === 'summary') {
-        const count = await documentCount(ctx, evaluation.value);
-        return { data: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, count))) };
+        const tally = await documentTally(ctx, evaluation.value);
+        return { data: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, tally))) };
       }
       const documents = await readAllDocuments(ctx, organizationId, evaluation.value.id);
       const data: Iteration[] = [];
@@ -151,7 +151,7 @@ export function iterationOperations(ctx: OperationContext) {
     async get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
       const input = parseInput(getIterationInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentCount(ctx, evaluation));
+      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentTally(ctx, evaluation));
       return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
     },
 
@@ -231,7 +231,7 @@ export function iterationOperations(ctx: OperationContext) {
       await ctx.jobRunner.cancel(ref);
       const cancelled = await cancelJob(ctx, ctx.jobs, ref);
       const record = cancelled ?? (await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id)).iteration;
-      return renderIterationSummary(ctx, record, documentCount(ctx, found.evaluation));
+      return renderIterationSummary(ctx, record, documentTally(ctx, found.evaluation));
     },
 
     /**
@@ -247,7 +247,7 @@ export function iterationOperations(ctx: OperationContext) {
         result: undefined,
       }));
       if (!changed) throw notFound('iteration', iteration_id);
-      return renderIterationSummary(ctx, changed.record.value, documentCount(ctx, evaluation));
+      return renderIterationSummary(ctx, changed.record.value, documentTally(ctx, evaluation));
     },
 
     events(organizationId: string, raw: IterationEventsInput): AsyncIterable<IterationEvent> {

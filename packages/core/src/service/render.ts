@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { metricMeans } from '../metrics/index.js';
+import { isLabeled, outcomeFigures, type OutcomeSums } from '../metrics/index.js';
 import type {
   Document,
   DocumentSummary,
@@ -53,6 +53,8 @@ function outcome(document: DocumentRecord, prediction: PredictionRecord | null):
     document_id: document.id,
     prediction: prediction?.prediction ?? EMPTY_PREDICTION,
     metadata: prediction?.metadata ?? null,
+    ...(typeof prediction?.schema_valid === 'boolean' ? { schema_valid: prediction.schema_valid } : {}),
+    ...(prediction?.schema_issues ? { schema_issues: prediction.schema_issues } : {}),
     status: prediction?.status ?? 'pending',
     metrics: currentItemMetric(document, prediction),
   };
@@ -95,17 +97,17 @@ export async function renderIteration(
   ]);
   const predictions: Iteration['predictions'] = [];
   const items: ItemMetric[] = [];
-  const sums = { similarity: 0, aligned_similarity: 0, scored: 0 };
+  const sums: OutcomeSums = { ...NO_SUMS, documents: documents.length, checked: 0, schema_valid: 0, running: isRunning(iteration) };
+  let succeeded = 0;
   let failed = 0;
-  for (const o of all) {
-    predictions.push({ document_id: o.document_id, prediction: o.prediction, metadata: o.metadata });
-    items.push(o.metrics);
-    if (o.status === 'succeeded') {
-      sums.similarity += o.metrics.similarity;
-      sums.aligned_similarity += o.metrics.aligned_similarity;
-      sums.scored += 1;
-    } else if (o.status === 'failed') failed += 1;
-  }
+  all.forEach((o, i) => {
+    const { status, metrics, ...prediction } = o;
+    predictions.push(prediction);
+    items.push(metrics);
+    if (status === 'succeeded') succeeded += 1;
+    else if (status === 'failed') failed += 1;
+    addOutcome(sums, isLabeled(documents[i]!.annotation), status, metrics, o.schema_valid ?? null);
+  });
   const sum = (key: string) => totals.sums[key] ?? 0;
   return {
     id: iteration.id,
@@ -113,11 +115,11 @@ export async function renderIteration(
     inference_settings: iteration.inference_settings,
     json_schema: iteration.json_schema,
     predictions,
-    metric_results: { item_metrics: items, ...metricMeans(sums, documents.length), metric_type: 'levenshtein' },
+    metric_results: { item_metrics: items, ...outcomeFigures(sums), metric_type: 'levenshtein' },
     schema_data_id: iteration.schema_data_id,
     schema_id: iteration.schema_id,
     status: iteration.status,
-    progress: { total: documents.length, succeeded: sums.scored, failed, pending: documents.length - sums.scored - failed },
+    progress: { total: documents.length, succeeded, failed, pending: documents.length - succeeded - failed },
     started_at: iteration.started_at,
     finished_at: iteration.finished_at,
     error: iteration.error,
@@ -138,10 +140,58 @@ export function labelsOf(iteration: IterationRecord): { name: string | null; des
 export async function renderIterationSummary(
   ctx: ServiceContext,
   iteration: IterationRecord,
-  documentTotal: number | Promise<number>,
+  documentTally: DocumentTally | Promise<DocumentTally>,
 ): Promise<IterationSummary> {
-  const [totals, total] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentTotal]);
-  return summaryOfTotals(iteration, totals, total);
+  const [totals, tally] = await Promise.all([ctx.storage.predictions.totals(iteration.organization_id, iteration.id), documentTally]);
+  return summaryOfTotals(iteration, totals, tally);
+}
+
+const NO_SUMS: OutcomeSums = { documents: 0, unlabeled: 0, succeeded: 0, failed: 0, similarity: 0, aligned_similarity: 0 };
+
+/** Queued or running: more outcomes may come, so the figures are partial. */
+function isRunning(iteration: IterationRecord): boolean {
+  return iteration.status === 'queued' || iteration.status === 'running';
+}
+
+/** Adds one document's outcome into `sums` (docs/spec/metrics.md section 5). */
+function addOutcome(
+  sums: OutcomeSums,
+  labeled: boolean,
+  status: 'succeeded' | 'failed' | 'pending',
+  metrics: { similarity: number; aligned_similarity: number },
+  schemaValid: boolean | null,
+): void {
+  if (status === 'succeeded') {
+    sums.checked = (sums.checked ?? 0) + 1;
+    if (schemaValid !== false) sums.schema_valid = (sums.schema_valid ?? 0) + 1;
+  }
+  if (!labeled) {
+    sums.unlabeled += 1;
+    return;
+  }
+  if (status === 'succeeded') {
+    sums.succeeded += 1;
+    sums.similarity += metrics.similarity;
+    sums.aligned_similarity += metrics.aligned_similarity;
+  } else if (status === 'failed') {
+    sums.failed += 1;
+  }
+}
+
+/** What an iteration's summary needs of its evaluation's documents: how many, and how many have no ground truth. */
+export interface DocumentTally {
+  count: number;
+  unlabeled: number;
+}
+
+/** The documents' tally from their collection's totals. */
+export function tallyOf(totals: ChildTotals): DocumentTally {
+  return { count: totals.count, unlabeled: Math.round(totals.sums['unlabeled'] ?? 0) };
+}
+
+/** How many documents an evaluation holds now, and how many of them are unlabeled. */
+export async function documentTally(ctx: ServiceContext, evaluation: Pick<EvaluationRecord, 'organization_id' | 'id'>): Promise<DocumentTally> {
+  return tallyOf(await ctx.storage.documents.totals(evaluation.organization_id, evaluation.id));
 }
 
 /**
@@ -154,10 +204,22 @@ export function knownCost(totals: ChildTotals): number | null {
 }
 
 /** {@link renderIterationSummary} from totals already read. */
-export function summaryOfTotals(iteration: IterationRecord, totals: ChildTotals, total: number): IterationSummary {
+export function summaryOfTotals(iteration: IterationRecord, totals: ChildTotals, tally: DocumentTally): IterationSummary {
   const sum = (key: string) => totals.sums[key] ?? 0;
+  const total = tally.count;
   const succeeded = Math.round(sum('succeeded'));
   const failed = Math.round(sum('failed'));
+  const sums: OutcomeSums = {
+    documents: total,
+    unlabeled: tally.unlabeled,
+    succeeded: Math.round(sum('succeeded') - sum('unlabeled_succeeded')),
+    failed: Math.round(sum('failed') - sum('unlabeled_failed')),
+    similarity: sum('similarity') - sum('unlabeled_similarity'),
+    aligned_similarity: sum('aligned_similarity') - sum('unlabeled_aligned_similarity'),
+    checked: succeeded,
+    schema_valid: succeeded - Math.round(sum('schema_invalid')),
+    running: isRunning(iteration),
+  };
   return {
     id: iteration.id,
     updated_at: iteration.updated_at,
@@ -172,10 +234,7 @@ export function summaryOfTotals(iteration: IterationRecord, totals: ChildTotals,
     error: iteration.error,
     progress: { total, succeeded, failed, pending: Math.max(0, total - succeeded - failed) },
     usage: { input_tokens: sum('input_tokens'), output_tokens: sum('output_tokens'), cost: sum('cost') },
-    metric_results: {
-      ...metricMeans({ similarity: sum('similarity'), aligned_similarity: sum('aligned_similarity'), scored: succeeded }, total),
-      metric_type: 'levenshtein',
-    },
+    metric_results: { ...outcomeFigures(sums), metric_type: 'levenshtein' },
     ...labelsOf(iteration),
   };
 }
@@ -231,14 +290,15 @@ export async function renderEvaluation(
  * documents' count and each iteration's totals: nothing that grows with the documents.
  */
 export async function renderEvaluationOverview(ctx: ServiceContext, evaluation: EvaluationRecord): Promise<EvaluationOverview> {
-  const [count, iterations] = await Promise.all([documentCount(ctx, evaluation), loadIterations(ctx, evaluation)]);
+  const [tally, iterations] = await Promise.all([documentTally(ctx, evaluation), loadIterations(ctx, evaluation)]);
   return {
     id: evaluation.id,
     updated_at: evaluation.updated_at,
     name: evaluation.name,
     project_id: evaluation.project_id,
-    document_count: count,
-    iterations: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, count))),
+    document_count: tally.count,
+    unlabeled_count: tally.unlabeled,
+    iterations: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, tally))),
     json_schema: evaluation.json_schema,
     default_inference_settings: renderDefaultSettings(evaluation.default_inference_settings),
     schema_data_id: evaluation.schema_data_id,
@@ -259,14 +319,16 @@ export async function renderEvaluationSummary(
   const documents = expandDocuments
     ? await renderDocuments(ctx, evaluation.organization_id, records)
     : records.map(documentSummary);
+  const tally: DocumentTally = { count: records.length, unlabeled: records.filter((r) => !isLabeled(r.annotation)).length };
   return {
     id: evaluation.id,
     updated_at: evaluation.updated_at,
     name: evaluation.name,
     project_id: evaluation.project_id,
     document_count: records.length,
+    unlabeled_count: tally.unlabeled,
     documents,
-    iterations: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, records.length))),
+    iterations: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, tally))),
     json_schema: evaluation.json_schema,
     default_inference_settings: renderDefaultSettings(evaluation.default_inference_settings),
     schema_data_id: evaluation.schema_data_id,

@@ -12,6 +12,9 @@ import {
   leaderboard,
   parseAnnotations,
   schemaLeafFields,
+  BOOTSTRAP_RESAMPLES,
+  CalibrationBuilder,
+  pairedBootstrap,
   type AnalysisPrediction,
   type LeaderboardIteration,
 } from '../../src/analysis/index.js';
@@ -114,24 +117,27 @@ describe('comparison of two iterations', () => {
     succeeded(documents[0]!.annotation, { vendor: 'ACME', total: 11 }, 0.02), // total regressed
     succeeded(documents[1]!.annotation, { vendor: 'Globex', total: 20 }, 0.02), // unchanged
     succeeded(documents[2]!.annotation, { vendor: 'Initech', total: 30 }, 0.02), // total improved
-    { status: 'failed', prediction: {}, metrics: null, cost: null, error: 'timeout' }, // excluded
+    { status: 'failed', prediction: {}, metrics: null, cost: null, error: 'timeout' }, // counts 0
   ];
 
-  it('puts the regressed field first, lists regressed and improved documents exactly, excludes failed ones', () => {
+  it('puts the regressed field first, lists regressed and improved documents exactly, counts a failed one as 0', () => {
     const comparer = new IterationComparer({ jsonSchema: schema });
     documents.forEach((d, i) => comparer.add(d, base[i]!, head[i]!));
     const c = comparer.result();
-    expect(c.compared_documents).toBe(3);
-    expect(c.excluded).toEqual([{ document_id: 'd4', filename: 'four.pdf', base_status: 'succeeded', head_status: 'failed' }]);
+    expect(c.compared_documents).toBe(4);
+    expect(c.excluded).toEqual([]);
+    expect(c.head_counts).toEqual({ succeeded: 3, failed: 1, unlabeled: 0, pending: 0 });
     const t1 = compareDocuments(documents[0]!.annotation, { vendor: 'ACME', total: 11 }).flat_similarities.total!;
     const t3 = compareDocuments(documents[2]!.annotation, { vendor: 'Initech', total: 99 }).flat_similarities.total!;
     const total = c.fields.find((f) => f.field === 'total')!;
-    expect(total.base_mean).toBeCloseTo((1 + 1 + t3) / 3, 12);
-    expect(total.head_mean).toBeCloseTo((t1 + 1 + 1) / 3, 12);
-    expect(total.delta).toBeCloseTo((t1 - t3) / 3, 12);
-    expect(c.regressed.map((d) => d.document_id)).toEqual(['d1']);
+    expect(total.base_mean).toBeCloseTo((1 + 1 + t3 + 1) / 4, 12);
+    expect(total.head_mean).toBeCloseTo((t1 + 1 + 1 + 0) / 4, 12);
+    expect(total.delta).toBeCloseTo((t1 - t3 - 1) / 4, 12);
+    expect(total.paired).toMatchObject({ n: 4, delta: expect.closeTo((t1 - t3 - 1) / 4, 12) });
+    expect(c.regressed.map((d) => d.document_id)).toEqual(['d4', 'd1']);
+    expect(c.documents.find((d) => d.document_id === 'd4')).toMatchObject({ base_similarity: 1, head_similarity: 0, delta: -1 });
     expect(c.improved.map((d) => d.document_id)).toEqual(['d3']);
-    expect(c.documents.map((d) => d.document_id)).toEqual(['d1', 'd2', 'd3']);
+    expect(c.documents.map((d) => d.document_id)).toEqual(['d1', 'd2', 'd3', 'd4']);
     expect(c.failures).toEqual({ base: 0, head: 1, delta: 1 });
     expect(c.cost.base).toBeCloseTo(0.04, 12);
     expect(c.cost.head).toBeCloseTo(0.06, 12);
@@ -152,6 +158,86 @@ describe('comparison of two iterations', () => {
     const d = { id: 'd', filename: 'd.pdf', annotation: { vendor: 'ACME', total: 10 } };
     comparer.add(d, succeeded(d.annotation, d.annotation), succeeded(d.annotation, { vendor: 'ACME' }));
     expect(comparer.result().regressed).toEqual([]);
+  });
+
+  it('leaves unlabeled and pending documents out, naming them', () => {
+    const comparer = new IterationComparer();
+    const d = { id: 'd', filename: 'd.pdf', annotation: {} };
+    const e = { id: 'e', filename: 'e.pdf', annotation: { total: 1 } };
+    comparer.add(d, succeeded({}, { total: 1 }), succeeded({}, { total: 2 }));
+    comparer.add(e, succeeded(e.annotation, { total: 1 }), { status: 'pending' });
+    const c = comparer.result();
+    expect(c.compared_documents).toBe(0);
+    expect(c.excluded.map((x) => [x.document_id, x.base_status, x.head_status])).toEqual([['d', 'unlabeled', 'unlabeled'], ['e', 'succeeded', 'pending']]);
+    expect(c.mean_similarity.paired).toBeNull();
+    expect(c.base_counts).toEqual({ succeeded: 1, failed: 0, unlabeled: 1, pending: 0 });
+  });
+});
+
+describe('paired bootstrap', () => {
+  const forty = (f: (i: number) => number) => Array.from({ length: 40 }, (_, i) => f(i));
+
+  it('one document of 40 off by 0.01 is not significant; a drop on 30 of 40 is, its interval excluding 0', () => {
+    const one = pairedBootstrap(forty((i) => (i === 0 ? -0.01 : 0)))!;
+    expect(one).toMatchObject({ n: 40, significant: false });
+    expect(one.delta).toBeCloseTo(-0.01 / 40, 15);
+    expect(one.ci_low).toBeLessThan(0);
+    expect(one.ci_high).toBe(0);
+    const drop = pairedBootstrap(forty((i) => (i < 30 ? -0.5 : 0)))!;
+    expect(drop.significant).toBe(true);
+    expect(drop.ci_high).toBeLessThan(0);
+    expect(drop.ci_low).toBeLessThanOrEqual(drop.delta);
+    expect(drop.ci_high).toBeGreaterThanOrEqual(drop.delta);
+  });
+
+  it('is seeded: the same input gives the same interval, another seed another one; null without documents', () => {
+    const d = forty((i) => Math.sin(i) / 10);
+    expect(pairedBootstrap(d)).toEqual(pairedBootstrap(d));
+    expect(pairedBootstrap(d, { seed: 7 })!.ci_low).not.toBe(pairedBootstrap(d)!.ci_low);
+    expect(pairedBootstrap([])).toBeNull();
+    expect(BOOTSTRAP_RESAMPLES).toBeGreaterThanOrEqual(2000);
+  });
+});
+
+describe('calibration', () => {
+  it('a perfectly calibrated synthetic case gives ECE < 0.05, an always-confident wrong one > 0.5', () => {
+    const calibrated = new CalibrationBuilder();
+    // In each bin, leaves at likelihood p are exact a share p of the time.
+    for (let bin = 0; bin < 10; bin++) {
+      const p = (bin + 0.5) / 10;
+      for (let k = 0; k < 100; k++) calibrated.add(p, k < p * 100);
+    }
+    const good = calibrated.result()!;
+    expect(good.ece).toBeLessThan(0.05);
+    expect(good.bins.reduce((n, b) => n + b.count, 0)).toBe(1000);
+    expect(good.bins[3]).toMatchObject({ lower: 0.3, upper: 0.4, count: 100, mean_likelihood: expect.closeTo(0.35, 12), exact_rate: 0.35 });
+    const confident = new CalibrationBuilder();
+    for (let k = 0; k < 50; k++) confident.add(1, false);
+    confident.add(0.95, true);
+    const bad = confident.result()!;
+    expect(bad.ece).toBeGreaterThan(0.5);
+    expect(bad.ece).toBeLessThanOrEqual(1);
+    expect(bad.bins[9]!.count).toBe(51);
+    expect(bad.bins[0]).toEqual({ lower: 0, upper: 0.1, count: 0, mean_likelihood: null, exact_rate: null });
+    expect(new CalibrationBuilder().result()).toBeNull();
+  });
+
+  it('the field summary puts every scored leaf with a likelihood in its field and overall; a failed document counts 0 on its fields', () => {
+    const builder = new FieldSummaryBuilder(schema);
+    const annotation = { vendor: 'ACME', total: 10 };
+    const prediction = { vendor: 'ACME', total: 12 };
+    builder.add({ id: 'a', filename: 'a', annotation }, { status: 'succeeded', prediction, metrics: compareDocuments(annotation, prediction), cost: null, likelihoods: { vendor: 1, total: 0.9 } });
+    builder.add({ id: 'b', filename: 'b', annotation }, { status: 'failed', prediction: {}, metrics: null, cost: null, error: 'x' });
+    builder.add({ id: 'c', filename: 'c', annotation: {} }, succeeded({}, prediction));
+    const r = builder.result();
+    expect(r.counts).toEqual({ succeeded: 1, failed: 1, unlabeled: 1, pending: 0 });
+    expect(r.documents).toBe(2);
+    expect(r.calibration!.bins[9]!.count).toBe(2);
+    const vendor = r.fields.find((f) => f.field === 'vendor')!;
+    expect(vendor).toMatchObject({ documents: 2, mean_similarity: 0.5, exact: 1, failed: 1 });
+    expect(vendor.calibration!.ece).toBe(0);
+    expect(r.fields.find((f) => f.field === 'total')!.calibration!.bins[9]).toMatchObject({ count: 1, exact_rate: 0 });
+    expect(r.fields.find((f) => f.field === 'paid')!.calibration).toBeNull();
   });
 });
 
@@ -207,8 +293,8 @@ describe('export rows', () => {
   it('lists a pending document with its annotation leaves and no scores; JSONL keeps types', () => {
     const rows = exportRows({ id: 'file_2', filename: 'b.pdf', annotation: { total: 3, tags: [] } }, { status: 'pending' });
     expect(rows).toEqual([
-      { document_id: 'file_2', filename: 'b.pdf', status: 'pending', field: 'total', annotation: 3, prediction: null, similarity: null, aligned_similarity: null },
-      { document_id: 'file_2', filename: 'b.pdf', status: 'pending', field: 'tags', annotation: [], prediction: null, similarity: null, aligned_similarity: null },
+      { document_id: 'file_2', filename: 'b.pdf', status: 'pending', field: 'total', annotation: 3, prediction: null, similarity: null, aligned_similarity: null, outcome: 'pending' },
+      { document_id: 'file_2', filename: 'b.pdf', status: 'pending', field: 'tags', annotation: [], prediction: null, similarity: null, aligned_similarity: null, outcome: 'pending' },
     ]);
     expect(jsonLines(rows).split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual(rows);
   });

@@ -131,14 +131,26 @@ describe('timeouts and retries', () => {
     expect(result!.metadata?.error).toMatch(/timed out after 20 ms.*2 attempts/);
   });
 
-  it('retries output that fails the JSON schema, then records why', async () => {
+  it('retries output that fails the JSON schema, then keeps the last one as the prediction (malformed is still output)', async () => {
     const extractor = new ScriptedExtractor(['*'], () => ({ data: { invoice_number: 7, total: 'x' } }));
+    const calls: Array<{ ok: boolean; error?: string; will_retry?: boolean }> = [];
+    const runner = createExtractionRunner({ extractors: [extractor], retries: 2, ...fast });
+    const [result] = await runner.extractAll(documents(1), invoiceSchema, settings(), { onCall: (e) => calls.push(e) });
+    expect(extractor.requests).toHaveLength(3);
+    expect(result!.prediction).toEqual({ invoice_number: 7, total: 'x' });
+    expect(result!.metadata?.error).toBeUndefined();
+    expect(calls.map((c) => c.will_retry)).toEqual([true, true, false]);
+    expect(calls[0]!.error).toContain('/invoice_number must be string');
+  });
+
+  it('takes a later attempt that matches the schema over a malformed one', async () => {
+    const extractor = new ScriptedExtractor(['*'], (_, call) => ({
+      data: call === 0 ? { invoice_number: 7 } : { invoice_number: 'B', total: 2 },
+    }));
     const runner = createExtractionRunner({ extractors: [extractor], retries: 2, ...fast });
     const [result] = await runner.extractAll(documents(1), invoiceSchema, settings());
-    expect(extractor.requests).toHaveLength(3);
-    expect(result!.prediction).toEqual({});
-    expect(result!.metadata?.error).toContain('/invoice_number must be string');
-    expect(result!.metadata?.error).toContain('3 attempts');
+    expect(extractor.requests).toHaveLength(2);
+    expect(result!.prediction).toEqual({ invoice_number: 'B', total: 2 });
   });
 
   it('retries output that is not a JSON object', async () => {

@@ -60,6 +60,29 @@ describe('localRulesExtractor', () => {
     }
   });
 
+  it('reads a non-text document through its textLayer hook, and fails (not retried) when the hook cannot read it', async () => {
+    const pages = new Map([['file_scan.pdf', 'Invoice Number: INV-9\nTotal amount due: 10.50']]);
+    const withLayer = createExtractionRunner({
+      extractors: [
+        localRulesExtractor({
+          textLayer: async (d) => {
+            if (d.filename === 'broken.pdf') throw new Error('bad xref');
+            return pages.get(d.id) ?? null;
+          },
+        }),
+      ],
+      retries: 2,
+    });
+    const pdf = doc('scan.pdf', 'application/pdf', new Uint8Array([0x25, 0x50, 0x44, 0x46]));
+    const text = doc('scan.txt', 'text/plain', 'Invoice Number: INV-9\nTotal amount due: 10.50');
+    const [fromPdf, fromText] = await withLayer.extractAll([pdf, text], invoiceSchema, local);
+    expect(fromPdf!.prediction).toEqual(fromText!.prediction);
+    expect(fromPdf!.prediction).toMatchObject({ invoice_number: 'INV-9', total: 10.5 });
+    const [broken] = await withLayer.extractAll([doc('broken.pdf', 'application/pdf', new Uint8Array([1]))], invoiceSchema, local);
+    expect(broken!.metadata?.error).toContain('cannot read the text of "broken.pdf": bad xref');
+    expect(broken!.metadata?.error).not.toContain('attempts');
+  });
+
   it('gives every field null for a document it cannot read as text', async () => {
     const pdf = doc('scan.pdf', 'application/pdf', new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d]));
     const result = await runner.extractOne(pdf, invoiceSchema, local);
@@ -67,14 +90,15 @@ describe('localRulesExtractor', () => {
     expect(result.prediction.line_items).toBeNull();
   });
 
-  it('fails (without retrying) when a required, non-nullable field is not found, naming it', async () => {
+  it('never fails a readable document: a required, non-nullable field not found is null in the output it keeps', async () => {
     const schema: JsonObject = {
       type: 'object',
-      properties: { reference: { type: 'string' }, note: { type: 'string' } },
+      properties: { reference: { type: 'string' }, note: { type: 'string' }, total: { type: 'number' } },
       required: ['reference'],
     };
-    const result = await runner.extractAll([doc('a.txt', 'text/plain', 'Nothing here')], schema, local);
-    expect(result[0]!.metadata?.error).toContain("/reference must be string");
+    const result = await runner.extractAll([doc('a.txt', 'text/plain', 'Nothing here\nTotal: 12')], schema, local);
+    expect(result[0]!.metadata?.error).toBeUndefined();
+    expect(result[0]!.prediction).toEqual({ reference: null, total: 12 });
     const found = await runner.extractOne(doc('b.txt', 'text/plain', 'Reference: R-1'), schema, local);
     // An optional, non-nullable field that is not found is left out, so the output conforms.
     expect(found.prediction).toEqual({ reference: 'R-1' });

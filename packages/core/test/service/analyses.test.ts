@@ -43,27 +43,28 @@ async function seeded() {
 }
 
 describe('analyses through the service', () => {
-  it('compares two iterations: the regressed field first, exact document lists, failed documents apart', async () => {
+  it('compares two iterations: the regressed field first, exact document lists, a failed document counting 0', async () => {
     const { docevals, evaluation, base, head } = await seeded();
     const c = await docevals.evals.compare(ORG, { evaluation_id: evaluation.id, base: base.id, head: head.id });
     expect(c.base_iteration_id).toBe(base.id);
-    expect(c.compared_documents).toBe(2);
+    expect(c.compared_documents).toBe(3);
     expect(c.fields[0]!.field).toBe('total');
     expect(c.fields[0]!.delta!).toBeLessThan(0);
-    expect(c.regressed.map((d) => d.filename)).toEqual(['a.json']);
+    expect(c.regressed.map((d) => d.filename)).toEqual(['c.json', 'a.json']);
     expect(c.improved.map((d) => d.filename)).toEqual(['b.json']);
-    expect(c.excluded).toEqual([
-      { document_id: evaluation.documents[2]!.id, filename: 'c.json', base_status: 'succeeded', head_status: 'failed' },
-    ]);
-    expect(c.failures).toEqual({ base: 0, head: 1, delta: 1 });
+    expect(c.excluded).toEqual([]);
+    expect(c.head_counts).toEqual({ succeeded: 2, failed: 1, unlabeled: 0, pending: 0 });
+    expect(c.failures).toMatchObject({ base: 0, head: 1, delta: 1 });
   });
 
-  it('summarizes fields of one iteration worst first, counting only succeeded documents', async () => {
+  it('summarizes fields of one iteration worst first, a failed document counting 0 on each field', async () => {
     const { docevals, evaluation, head } = await seeded();
     const summary = await docevals.evals.iterations.fields(ORG, { evaluation_id: evaluation.id, iteration_id: head.id });
-    expect(summary.documents).toBe(2);
+    expect(summary.documents).toBe(3);
+    expect(summary.counts).toEqual({ succeeded: 2, failed: 1, unlabeled: 0, pending: 0 });
     expect(summary.fields.map((f) => f.field)).toEqual(['total', 'vendor']);
-    expect(summary.fields[1]).toMatchObject({ mean_similarity: 1, exact: 2 });
+    expect(summary.fields[1]).toMatchObject({ mean_similarity: 2 / 3, exact: 2, failed: 1, documents: 3 });
+    expect(summary.calibration).toBeNull();
   });
 
   it('ranks iterations with only the settings that differ', async () => {

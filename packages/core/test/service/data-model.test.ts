@@ -73,7 +73,7 @@ describe('the per-document data model', () => {
     expect(listed.data).toEqual([afterDelete]);
   });
 
-  it('marks an iteration whose every document failed as failed, with the first error, and averages no failure in', async () => {
+  it('marks an iteration whose every document failed as failed, with the first error, and counts every failure as 0', async () => {
     const docevals = makeService();
     const evaluation = await createInvoices(docevals, {
       name: 'fails',
@@ -90,16 +90,20 @@ describe('the per-document data model', () => {
     expect(summary.progress).toEqual({ total: 2, succeeded: 0, failed: 2, pending: 0 });
     expect(summary.metric_results.mean_similarity).toBe(0);
 
-    // One document that succeeds next to one that fails: the mean is that document's alone, the iteration completed.
+    // One document that succeeds next to one that fails: the failure counts 0 in the mean, the iteration completed.
     const mixed = await createInvoices(docevals, {
       name: 'mixed',
       documents: [invoiceDocument('ok.json', { total: 1 }, { total: 1 }), invoiceDocument('bad.json', { fail: true }, { total: 2 })],
     });
     const run = await docevals.evals.iterations.create(ORG, { evaluation_id: mixed.id });
     expect(run.metric_results.item_metrics.map((m) => m.similarity)).toEqual([1, 0]);
-    expect(run.metric_results.mean_similarity).toBe(1);
+    expect(run.metric_results).toMatchObject({ mean_similarity: 0.5, succeeded_mean_similarity: 1, coverage: 0.5, partial: false });
+    expect(run.metric_results.counts).toEqual({ documents: 2, succeeded: 1, failed: 1, unlabeled: 0, pending: 0 });
     const mixedSummary = await docevals.evals.iterations.get(ORG, { evaluation_id: mixed.id, iteration_id: run.id, view: 'summary' });
     expect(mixedSummary).toMatchObject({ status: 'completed', progress: { succeeded: 1, failed: 1, pending: 0 } });
+    // The summary (running totals) gives the same figures as the whole iteration (computed from the records).
+    const { item_metrics: _items, ...whole } = run.metric_results;
+    expect(mixedSummary.metric_results).toEqual(whole);
   });
 
   it('pages predictions with their metrics in document order, with an after cursor', async () => {

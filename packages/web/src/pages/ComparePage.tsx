@@ -89,8 +89,24 @@ const deltaColumns = deltaHelper.columns([
   figureColumn<FieldDelta>({ id: 'head_mean', header: 'Head mean', value: (field) => field.head_mean, first: 'asc', format: (value) => formatSimilarity(value, 3) }),
   figureColumn<FieldDelta>({ id: 'delta', header: 'Delta', value: (field) => field.delta, first: 'asc', format: (value) => signed(value) }),
   figureColumn<FieldDelta>({ id: 'aligned_delta', header: 'Aligned delta', value: (field) => field.aligned_delta, first: 'asc', format: (value) => signed(value) }),
+  deltaHelper.display({ id: 'significance', header: '95% interval', cell: ({ row }) => <Significance paired={row.original.paired} /> }),
   deltaHelper.accessor('documents', { header: 'Documents', meta: { numeric: true }, ...figureSorting('desc') }),
 ]);
+
+type Paired = FieldDelta['paired'];
+
+/** A paired delta's 95% interval, and whether it excludes 0 (marked, and said in words for screen readers). */
+function Significance({ paired }: { paired: Paired | undefined }) {
+  if (!paired) return <span className="muted">–</span>;
+  const range = `[${signed(paired.ci_low)}, ${signed(paired.ci_high)}]`;
+  return paired.significant ? (
+    <strong className="significant" title="The 95% paired bootstrap interval excludes 0">
+      {range} significant
+    </strong>
+  ) : (
+    <span className="muted">{range} not significant</span>
+  );
+}
 
 /** The field deltas, worst regression first (rows in `worstFirst` order); sortable by each column. */
 function FieldDeltasTable({ fields }: { fields: readonly FieldDelta[] }) {
@@ -111,6 +127,7 @@ function ComparisonView({ comparison, evalPath }: { comparison: Comparison; eval
               <th scope="col" className="number">Base</th>
               <th scope="col" className="number">Head</th>
               <th scope="col" className="number">Delta</th>
+              <th scope="col">95% interval</th>
             </tr>
           </thead>
           <tbody>
@@ -127,12 +144,14 @@ function ComparisonView({ comparison, evalPath }: { comparison: Comparison; eval
                 <td className="number">{figure.base === null ? '–' : figure.base.toFixed(digits)}</td>
                 <td className="number">{figure.head === null ? '–' : figure.head.toFixed(digits)}</td>
                 <td className="number">{signed(figure.delta, digits)}</td>
+                <td>{'paired' in figure && figure.paired !== undefined ? <Significance paired={figure.paired} /> : null}</td>
               </tr>
             ))}
           </tbody>
         </table>
         <p className="muted">
-          {comparison.compared_documents} documents compared (succeeded in both); threshold {comparison.threshold}.
+          {comparison.compared_documents} labeled documents compared (finished in both, a failure counting 0); head: {comparison.head_counts.failed} failed,{' '}
+          {comparison.head_counts.unlabeled} unlabeled, {comparison.head_counts.pending} pending; threshold {comparison.threshold}.
         </p>
       </section>
 

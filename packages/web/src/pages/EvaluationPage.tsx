@@ -50,6 +50,12 @@ export function EvaluationPage() {
           {evaluation.data.document_count} documents · {list.length} iterations · id <code>{evaluationId}</code>
         </p>
       )}
+      {evaluation.data && evaluation.data.unlabeled_count > 0 && (
+        <p role="status" className="unlabeled-note">
+          {evaluation.data.unlabeled_count} of {evaluation.data.document_count} documents have no ground truth: they are in no mean until
+          you annotate them (open a document below, or import annotations).
+        </p>
+      )}
 
       <RunSection evaluationId={evaluationId} iterations={list} />
 
@@ -164,6 +170,9 @@ function leaderboardColumns(selectedId: string | null, onSelect: (iterationId: s
     figureColumn<LeaderboardRow>({ id: 'aligned_mean_similarity', header: 'Aligned', value: (row) => row.aligned_mean_similarity, first: 'desc', format: threeDigits }),
     leaderboardHelper.accessor('succeeded', { header: 'Succeeded', meta: { numeric: true }, ...figureSorting('desc') }),
     leaderboardHelper.accessor('failed', { header: 'Failed', meta: { numeric: true }, ...figureSorting('desc') }),
+    // Failures count 0 in the mean: coverage and the mean over succeeded documents say how the mean is made.
+    figureColumn<LeaderboardRow>({ id: 'coverage', header: 'Coverage', value: (row) => row.coverage, first: 'desc', format: threeDigits }),
+    figureColumn<LeaderboardRow>({ id: 'succeeded_mean_similarity', header: 'Mean (succeeded)', value: (row) => row.succeeded_mean_similarity, first: 'desc', format: threeDigits }),
     figureColumn<LeaderboardRow>({ id: 'cost', header: 'Cost', value: (row) => row.cost, first: 'desc', format: (cost) => (cost === undefined ? '–' : `$${cost.toFixed(4)}`) }),
     leaderboardHelper.display({
       id: 'selected',
@@ -197,6 +206,7 @@ const fieldColumns = fieldHelper.columns([
   fieldHelper.accessor('partial', { header: 'Partial', meta: { numeric: true }, ...figureSorting('desc') }),
   fieldHelper.accessor('missing', { header: 'Missing', meta: { numeric: true }, ...figureSorting('desc') }),
   fieldHelper.accessor('unexpected', { header: 'Unexpected', meta: { numeric: true }, ...figureSorting('desc') }),
+  fieldHelper.accessor('failed', { header: 'Failed (as 0)', meta: { numeric: true }, ...figureSorting('desc') }),
 ]);
 
 /** The selected iteration's fields, worst mean first; sortable by each column. */

@@ -1,5 +1,4 @@
-import { ExtractionFailure, type Extractor, type ExtractionOutput } from '../../extractor.js';
-import { compileJsonSchema, describeSchemaErrors } from '../../json-schema/compile.js';
+import { ExtractionFailure, type ExtractionDocument, type Extractor, type ExtractionOutput } from '../../extractor.js';
 import type { JsonObject, JsonValue } from '../../json/assert-json.js';
 import { emptyObject } from './fill-fields.js';
 import { fillFromJson } from './fill-from-json.js';
@@ -16,6 +15,13 @@ export interface LocalRulesExtractorOptions {
    * @default ['local-rules']
    */
   models?: Array<string | RegExp>;
+  /**
+   * Reads the text layer of a document that is not text (a PDF): its text, or null when it has none to offer. The
+   * core reads no file format itself; `@docevals/openai` gives `pdfTextLayer` (unpdf), which the standalone server
+   * plugs in. A hook that throws makes the document unreadable: the call fails (not retried).
+   * @default none: such documents give every field null
+   */
+  textLayer?: (document: ExtractionDocument) => Promise<string | null>;
 }
 
 /**
@@ -25,12 +31,13 @@ export interface LocalRulesExtractorOptions {
  * `=`, ` - `, tabs, aligned columns), sections headed by a nested object's label, tables (CSV, Markdown, aligned)
  * for arrays of objects, and the keys of JSON documents. Values are converted to the field's type (numbers in
  * `1,234.56` / `1.234,56` / `(12.00)` forms, integers, yes/no booleans, dates to `YYYY-MM-DD` for `format: date`,
- * enums without case). Other document types give every field null.
+ * enums without case). Other document types are read through `textLayer` when given (PDF text layers), else give
+ * every field null.
  *
  * What it writes for a field it did not find (it never guesses): null when the schema allows null or the field is
- * required, nothing when the field is optional and not nullable. So its output conforms whenever the schema lets a
- * missing value be null or absent; when a required, non-nullable field is missing, the call fails (not retryable:
- * the same document gives the same output) with the schema's message, and the runner records that as the reason.
+ * required, nothing when the field is optional and not nullable. It never fails a readable document: when a
+ * required, non-nullable field is missing, the output (what was found) does not match the schema and the service
+ * keeps it as a malformed prediction (`schema_valid: false`, scored field by field; docs/spec/metrics.md section 5).
  *
  * @example
  * const runner = createExtractionRunner({ extractors: [localRulesExtractor()] });
@@ -45,21 +52,28 @@ export function localRulesExtractor(options: LocalRulesExtractorOptions = {}): E
     async extract(request): Promise<ExtractionOutput> {
       request.signal.throwIfAborted();
       const fields = readSchemaFields(request.json_schema);
-      const data = fields.kind === 'object' ? extractData(fields, request.document) : {};
-      const validate = compileJsonSchema(request.json_schema);
-      if (!validate(data)) {
-        throw new ExtractionFailure(
-          `local-rules could not fill the schema from "${request.document.filename}": ${describeSchemaErrors(validate.errors)}`,
-          { retryable: false },
-        );
-      }
+      const layer = fields.kind === 'object' ? await readTextLayer(options, request.document) : null;
+      request.signal.throwIfAborted();
+      const data = fields.kind === 'object' ? extractData(fields, request.document, layer) : {};
       // Running locally costs nothing: a known price of zero, not an unknown one.
       return { data, api_cost: { value: 0, currency: 'USD' }, likelihoods: null };
     },
   };
 }
 
-function extractData(fields: ObjectNode, document: { filename: string; mime_type: string; bytes: Uint8Array }): JsonObject {
+/** The text layer of a document that is not text, through the hook; null without one. */
+async function readTextLayer(options: LocalRulesExtractorOptions, document: ExtractionDocument): Promise<string | null> {
+  if (!options.textLayer || isTextDocument(document.mime_type, document.filename)) return null;
+  try {
+    return await options.textLayer(document);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ExtractionFailure(`local-rules cannot read the text of "${document.filename}": ${reason}`, { retryable: false });
+  }
+}
+
+function extractData(fields: ObjectNode, document: { filename: string; mime_type: string; bytes: Uint8Array }, layer: string | null): JsonObject {
+  if (layer !== null) return fillFromText(fields, readLayout(layer, { csv: false }));
   if (!isTextDocument(document.mime_type, document.filename)) return emptyObject(fields);
   let text = decodeText(document.bytes);
   const json = parseJson(text);

@@ -2,7 +2,7 @@ import { DocevalsError } from '../../errors.js';
 import type { IterationEvent, IterationSummary } from '../../schemas/index.js';
 import type { IterationEventRecord, IterationRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
-import { renderIterationSummary } from '../render.js';
+import { renderIterationSummary, tallyOf } from '../render.js';
 import { finalEventId, isActive, type JobContext } from './job-context.js';
 
 /** An iteration's events as a stream (docs/spec/jobs.md, Events): from the store, woken by this process's writes. */
@@ -32,8 +32,8 @@ export async function* iterationEvents(
   const org = iteration.organization_id;
   const job = iteration.job;
   const summaryEvent = async (record: IterationRecord): Promise<IterationEvent> => {
-    const total = (await ctx.storage.documents.totals(org, record.evaluation_id)).count;
-    const summary = await renderIterationSummary(ctx, record, total);
+    const tally = tallyOf(await ctx.storage.documents.totals(org, record.evaluation_id));
+    const summary = await renderIterationSummary(ctx, record, tally);
     const type = isActive(record.status) ? 'completed' : (record.status as 'completed' | 'failed' | 'cancelled');
     return { id: finalEventId(record.job?.id ?? record.id), type, data: summary };
   };

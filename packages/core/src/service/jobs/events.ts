@@ -2,7 +2,7 @@ import { asError } from '../../errors.js';
 import type { JsonObject } from '../../json/assert-json.js';
 import type { IterationEventRecord, IterationJob, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
-import { renderIterationSummary } from '../render.js';
+import { renderIterationSummary, tallyOf } from '../render.js';
 import { documentEventId, finalEventId, type JobContext } from './job-context.js';
 import { unregisterJob } from './registry.js';
 
@@ -13,8 +13,8 @@ import { unregisterJob } from './registry.js';
  * job from the active list.
  */
 export async function writeFinalEvent(ctx: ServiceContext, jobs: JobContext, iteration: IterationRecord, job: IterationJob): Promise<void> {
-  const total = (await ctx.storage.documents.totals(iteration.organization_id, iteration.evaluation_id)).count;
-  const summary = await renderIterationSummary(ctx, iteration, total);
+  const tally = tallyOf(await ctx.storage.documents.totals(iteration.organization_id, iteration.evaluation_id));
+  const summary = await renderIterationSummary(ctx, iteration, tally);
   const type = iteration.status as IterationEventRecord['type'];
   await ctx.storage.events.put(
     {
