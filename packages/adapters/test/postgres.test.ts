@@ -387,6 +387,8 @@ describe('postgresStorage query plans', () => {
       }
       const { rows } = await admin.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2', [schema, 'documents_order']);
       expect(rows[0]!.indexdef).toContain('ARRAY[organization_id, parent_id]');
+      const options = await admin.query('SELECT reloptions FROM pg_class WHERE oid = $1::regclass', [`"${schema}".predictions`]);
+      expect(options.rows[0].reloptions).toEqual(['fillfactor=85']);
       expect((await storage.documents.list('org_1', 'eval_1', { limit: 10, after: 'a' }))!.items.map((d) => d.id)).toEqual(['b', 'c']);
     } finally {
       await storage.close();
