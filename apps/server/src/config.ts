@@ -26,7 +26,7 @@ export interface StandaloneConfig {
   concurrency?: number;
   /** `DOCEVALS_MAX_RUNNING_ITERATIONS`: iterations running at once in this server; more wait (FIFO). @default 4 */
   maxRunningIterations?: number;
-  /** `DOCEVALS_LEASE_MS`: how long a server's hold on a running iteration lasts without renewal. @default 30000 */
+  /** `DOCEVALS_LEASE_MS`: how long a server's hold on a running iteration lasts without renewal (and a worker's BullMQ lock). @default 6000 (a worker's lock: 5000) */
   leaseMs?: number;
   /**
    * `DOCEVALS_QUEUE=bullmq`: iterations are enqueued on BullMQ in `REDIS_URL` and run by worker processes
@@ -75,7 +75,7 @@ export function readConfig(env: Env): StandaloneConfig {
   if (nonEmpty(env.DOCEVALS_MAX_RUNNING_ITERATIONS)) {
     config.maxRunningIterations = integer(env, 'DOCEVALS_MAX_RUNNING_ITERATIONS', 4, 1, 1_000);
   }
-  if (nonEmpty(env.DOCEVALS_LEASE_MS)) config.leaseMs = integer(env, 'DOCEVALS_LEASE_MS', 30_000, 300, 3_600_000);
+  if (nonEmpty(env.DOCEVALS_LEASE_MS)) config.leaseMs = integer(env, 'DOCEVALS_LEASE_MS', 6_000, 300, 3_600_000);
   const queue = nonEmpty(env.DOCEVALS_QUEUE);
   if (queue && queue !== 'bullmq' && queue !== 'in-process') {
     throw new Error(`DOCEVALS_QUEUE must be "bullmq" or "in-process" (received "${queue}").`);

@@ -14,6 +14,7 @@ import { invoiceDocuments, invoiceModel, SCHEMA, until } from './support/jobs-su
 
 const KEY = 'crash-key';
 const cwd = fileURLToPath(new URL('..', import.meta.url));
+const SLACK = Number(process.env.DOCEVALS_TEST_SLACK ?? 2);
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -137,8 +138,17 @@ describe('resume after kill -9 of the standalone server', () => {
       DOCEVALS_API_KEYS: `${KEY}:${organization}`,
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: model.fake.baseURL,
+      // The default lease (6 s, renewed every 2 s, expired leases looked for every 2 s): the takeover time is checked.
+      DOCEVALS_LEASE_MS: '',
     };
     const [a, b] = [await startServer(env), await startServer(env)];
+    let killedAt = 0;
+    let firstStartAfterKill = 0;
+    const handle = model.fake.handle;
+    model.fake.handle = (request, index) => {
+      if (killedAt > 0 && firstStartAfterKill === 0) firstStartAfterKill = Date.now();
+      return handle(request, index);
+    };
     const viaA = apiClient(a.url, KEY);
     const viaB = apiClient(b.url, KEY);
     const created = await viaA('POST', '/v1/evals', {
@@ -154,15 +164,19 @@ describe('resume after kill -9 of the standalone server', () => {
     await until(async () => (await savedInvoices(viaB, evaluationId, iterationId, names)).length >= 30, 20_000, '30 saved predictions');
     const finishedBeforeKill: number[] = await savedInvoices(viaB, evaluationId, iterationId, names);
     await kill(a);
-    const killedAt = Date.now();
+    killedAt = Date.now();
 
     await until(
       async () => (await viaB('GET', `/v1/evals/${evaluationId}/iterations/${iterationId}?view=summary`)).body.status === 'completed',
-      30_000,
+      60_000,
       'server B to complete the iteration',
     );
-    // B waited for A's lease to expire (1.5 s) before taking over.
-    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(1_000);
+    const takeoverMs = firstStartAfterKill - killedAt;
+    console.log(`[jobs-crash] server B's first call ${takeoverMs} ms after the kill of A`);
+    // B waited for A's lease to expire (6 s, renewed every 2 s: at least 4 s left at the kill) before taking over,
+    // and took over within 8 s (issue 31 asks <= 10 s; it was 31 s with the 30 s lease).
+    expect(takeoverMs).toBeGreaterThanOrEqual(3_000);
+    expect(takeoverMs).toBeLessThan(10_000 * SLACK);
     const page = await viaB('GET', `/v1/evals/${evaluationId}/iterations/${iterationId}/predictions?limit=1000`);
     expect(page.body.data).toHaveLength(120);
     expect(new Set(page.body.data.map((p: { document_id: string }) => p.document_id)).size).toBe(120);

@@ -34,7 +34,7 @@ async function fleet(options: { workers: number; latencyMs?: number; limits?: st
     OPENAI_BASE_URL: model.fake.baseURL,
     DOCEVALS_QUEUE: 'bullmq',
     DOCEVALS_MODEL_LIMITS: options.limits ?? '*=8',
-    DOCEVALS_LEASE_MS: '2000',
+    // BullMQ's locks at their default (5 s): the kill test below checks the recovery time they give.
     WORKER_CONCURRENCY: '8',
   };
   const start = async (script: string, pattern: RegExp) => {
@@ -94,10 +94,25 @@ describe('BullMQ workers as separate processes', () => {
     const { model, workers, api, summary } = await fleet({ workers: 3, latencyMs: 40 });
     const { id } = await evaluation(api, 300);
     const iterationId = (await api('POST', `/v1/evals/${id}/iterations/create`, { background: true })).body.id as string;
+    // When each call started: the last start after the kill is when the killed worker's batches were back at work
+    // (the other workers run the rest of the queue in ~1.2 s).
+    let lastStart = 0;
+    const handle = model.fake.handle;
+    model.fake.handle = (request, index) => {
+      lastStart = performance.now();
+      return handle(request, index);
+    };
     await until(() => sum(model.answered) >= 60, 60_000, '60 answers');
     await workers[0]!.kill();
+    const killedAt = performance.now();
     await until(async () => (await summary(id, iterationId)).status === 'completed', 90_000, 'the iteration to complete');
+    const completedMs = performance.now() - killedAt;
+    const recoveryMs = lastStart - killedAt;
+    console.log(`[workers] kill -9 of a worker: last call started ${Math.round(recoveryMs)} ms after it, iteration completed after ${Math.round(completedMs)} ms`);
     expect((await summary(id, iterationId)).progress).toEqual({ total: 300, succeeded: 300, failed: 0, pending: 0 });
+    // The killed worker's batches go back to work within 7.5 s (5 s locks, a stalled check every 2.5 s; issue 31
+    // asks <= 10 s). Was 49-53 s with 30 s locks.
+    expect(recoveryMs).toBeLessThan(10_000 * SLACK);
     const page = await api('GET', `/v1/evals/${id}/iterations/${iterationId}/predictions?limit=1000`);
     expect(page.body.data).toHaveLength(300);
     expect(new Set(page.body.data.map((p: { document_id: string }) => p.document_id)).size).toBe(300);

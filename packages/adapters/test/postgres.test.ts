@@ -60,7 +60,8 @@ afterAll(async () => {
   for (const { nspname } of rows) await admin.query(`DROP SCHEMA "${nspname}" CASCADE`);
   await hostPool.end();
   await admin.end();
-});
+  // Dropping every schema of the file takes more than the default 30 s on a loaded machine.
+}, 120_000);
 
 runStorageConformance({
   name: 'postgres (connectionString)',
@@ -322,6 +323,75 @@ describe('postgresStorage migrations', () => {
       expect((await migrate(pool, other)).applied).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await pool.end();
+    }
+  });
+});
+
+describe('postgresStorage query plans', () => {
+  /** The index the planner picks for a child's lookup by id, read from EXPLAIN (FORMAT JSON). */
+  async function lookupIndex(schema: string, table: string, parentId: string, id: string): Promise<string> {
+    const { rows } = await admin.query<{ 'QUERY PLAN': Array<{ Plan: { 'Index Name'?: string; 'Node Type': string } }> }>(
+      `EXPLAIN (FORMAT JSON) SELECT id, version, body FROM "${schema}".${table} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+      ['org_1', parentId, id],
+    );
+    const plan = rows[0]!['QUERY PLAN'][0]!.Plan;
+    return plan['Index Name'] ?? plan['Node Type'];
+  }
+  const reltuples = async (schema: string, table: string) =>
+    Number((await admin.query('SELECT reltuples FROM pg_class WHERE oid = $1::regclass', [`"${schema}".${table}`])).rows[0].reltuples);
+
+  it("looks a child up by its primary key with no statistics at all, and a large insertMany leaves the table analyzed", async () => {
+    const schema = freshSchema();
+    const storage = postgresStorage({ connectionString: url, schema });
+    try {
+      // Batches under the ANALYZE threshold: the tables are never analyzed (reltuples -1), as right after a bulk load.
+      for (let b = 0; b < 3; b++) {
+        const ids = Array.from({ length: 900 }, (_, i) => `d_${b}_${i}`);
+        await storage.documents.insertMany(ids.map((id) => pgDocument('org_1', 'eval_1', id)));
+        await storage.predictions.insertMany(ids.map((id) => pgPrediction('org_1', 'it_1', id)));
+      }
+      expect(await reltuples(schema, 'documents')).toBe(-1);
+      expect(await reltuples(schema, 'predictions')).toBe(-1);
+      expect(await lookupIndex(schema, 'documents', 'eval_1', 'd_1_450')).toBe('documents_pkey');
+      expect(await lookupIndex(schema, 'predictions', 'it_1', 'd_1_450')).toBe('predictions_pkey');
+      // Pages of a list still come from the order index, in order.
+      const page = await storage.documents.list('org_1', 'eval_1', { limit: 3, after: 'd_0_898' });
+      expect(page!.items.map((d) => d.id)).toEqual(['d_0_899', 'd_1_0', 'd_1_1']);
+
+      // 1,000 rows in one insertMany: analyzed before it returns.
+      await storage.predictions.insertMany(Array.from({ length: 1_000 }, (_, i) => pgPrediction('org_1', 'it_2', `d_${i}`)));
+      expect(await reltuples(schema, 'predictions')).toBeGreaterThan(3_000);
+      expect(await lookupIndex(schema, 'predictions', 'it_2', 'd_500')).toBe('predictions_pkey');
+      expect(await reltuples(schema, 'documents')).toBe(-1);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('migration 4 re-keys the order indexes of a store written by version 3, keeping its lists', async () => {
+    const schema = freshSchema();
+    const storage = postgresStorage({ connectionString: url, schema });
+    try {
+      await storage.documents.insertMany(['a', 'b', 'c'].map((id) => pgDocument('org_1', 'eval_1', id)));
+      // Back to version 3's indexes, as a store of the previous release left them.
+      for (const t of ['documents', 'predictions', 'events']) {
+        await admin.query(`DROP INDEX "${schema}".${t}_order; CREATE UNIQUE INDEX ${t}_order ON "${schema}".${t} (organization_id, parent_id, position)`);
+      }
+      await admin.query(`DROP INDEX "${schema}".documents_by_file; CREATE INDEX documents_by_file ON "${schema}".documents (organization_id, id)`);
+      await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version = 4`);
+      const pool = new Pool({ connectionString: url, max: 1 });
+      try {
+        expect(await migrate(pool, schema)).toEqual({ applied: [4], version: 4 });
+      } finally {
+        await pool.end();
+      }
+      const { rows } = await admin.query<{ indexdef: string }>('SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = $2', [schema, 'documents_order']);
+      expect(rows[0]!.indexdef).toContain('ARRAY[organization_id, parent_id]');
+      const options = await admin.query('SELECT reloptions FROM pg_class WHERE oid = $1::regclass', [`"${schema}".predictions`]);
+      expect(options.rows[0].reloptions).toEqual(['fillfactor=85']);
+      expect((await storage.documents.list('org_1', 'eval_1', { limit: 10, after: 'a' }))!.items.map((d) => d.id)).toEqual(['b', 'c']);
+    } finally {
+      await storage.close();
     }
   });
 });

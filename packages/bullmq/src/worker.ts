@@ -23,8 +23,11 @@ export interface DocevalsWorkerOptions extends QueueOptions {
   /** Documents run at once by this process, per model (BullMQ worker concurrency). @default 8 */
   concurrency?: number;
   /**
-   * BullMQ's lock on a document job, renewed while it runs; a worker that dies loses it and the stalled-job check
-   * (every `lockMs` too) puts the document back for another worker. @default 30_000
+   * BullMQ's lock on a document job, renewed every quarter of it while the job runs; a worker that dies loses it,
+   * and the stalled-job check (every half of it) puts the documents back for another worker: at most 1.5 x `lockMs`
+   * after the death (7.5 s by default). A worker whose event loop stalls for more than three quarters of `lockMs` (a
+   * machine overloaded many times over) loses its lock too, and its batch may run twice: raise it there.
+   * @default 5_000
    */
   lockMs?: number;
   /** Timeouts and retries of one extractor call (provider errors are retried with backoff there). */
@@ -100,7 +103,7 @@ export function batchesOf(documentIds: readonly string[], positions: readonly nu
 export async function createDocevalsWorker(options: DocevalsWorkerOptions): Promise<DocevalsWorker> {
   const fleet = new Fleet(options);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
-  const lockMs = options.lockMs ?? 30_000;
+  const lockMs = options.lockMs ?? 5_000;
   const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 4));
   const connection = bullConnection(options.connection);
   // The service (its operations enqueue on this fleet) and the job steps this worker runs, both answered by core.
@@ -221,7 +224,17 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     return cancelled ? 'cancelled' : `${data.document_ids.length} documents`;
   }
 
-  const workerOptions = { connection, prefix: fleet.prefix, lockDuration: lockMs, stalledInterval: lockMs, name: workerId };
+  // A dead worker's job is marked by the first stalled check after its last renewal and moved back by the first
+  // check after its lock expired: within lockMs + stalledInterval of the death. Renewing every quarter of the lock
+  // lets a live worker's event loop stall for three quarters of it (half with BullMQ's default) without losing it.
+  const workerOptions = {
+    connection,
+    prefix: fleet.prefix,
+    lockDuration: lockMs,
+    lockRenewTime: Math.floor(lockMs / 4),
+    stalledInterval: Math.floor(lockMs / 2),
+    name: workerId,
+  };
   const workers: Array<Worker<JobData, string> | Worker<DocumentJobData, string>> = [];
   const logFailure = (kind: string, job: Job | undefined, error: Error) =>
     fleet.log(`[docevals/worker] ${kind} ${job?.id ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`);

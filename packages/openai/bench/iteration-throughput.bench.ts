@@ -3,7 +3,8 @@
 // to it measures what routing, the concurrency limit, the OpenAI SDK and HTTP on loopback add.
 // The server runs in its own process (what a real provider looks like to the runner) and, once more, in the
 // runner's process (sharing its event loop, as in the tests). Baselines under the same limit of 8 — bare SDK calls,
-// bare fetch calls, a bare 20 ms timer — show what the SDK, HTTP and the machine allow without the runner. Rounds
+// bare fetch calls, a bare 20 ms timer — show what the SDK, HTTP and the machine allow without the runner; the
+// extractor with Node's own fetch instead of its default undiciFetch() shows what that transport saves. Rounds
 // are interleaved so that load from elsewhere on the machine hits every contender alike.
 // Not a test: nothing fails on slow figures. Run from the repository root: pnpm bench iteration-throughput
 import { fork, type ChildProcess } from 'node:child_process';
@@ -124,9 +125,9 @@ async function race(contenders: Contender[], server?: ServerHandle): Promise<Map
   return times;
 }
 
-function extractAllContender(label: string, server: ServerHandle): Contender {
+function extractAllContender(label: string, server: ServerHandle, fetch?: typeof globalThis.fetch): Contender {
   const runner = createExtractionRunner({
-    extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: server.baseURL })],
+    extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: server.baseURL, ...(fetch ? { fetch } : {}) })],
     concurrency: CONCURRENCY,
   });
   let failed = 0;
@@ -161,6 +162,7 @@ const client = new OpenAI({ apiKey: 'sk-bench', baseURL: child.baseURL, maxRetri
 const remote = await race(
   [
     extractAllContender('extractAll (server in another process)', child),
+    extractAllContender("extractAll, Node's fetch (same server)", child, globalThis.fetch),
     { label: 'bare SDK calls (same server)', run: () => runPool(() => client.chat.completions.create(request)) },
     {
       label: 'bare fetch calls (same server)',

@@ -7,6 +7,7 @@ import { likelihoodsFromLogprobs } from './likelihoods.js';
 import { modelModalities, samplingParams, supportsLogprobs } from './model-capabilities.js';
 import { computeCost, DEFAULT_PRICES, type ModelPrice } from './prices.js';
 import { allowsStrict, schemaName, systemPrompt } from './response-format.js';
+import { undiciFetch, type FetchFunction } from './undici-fetch.js';
 
 export interface OpenAIExtractorOptions {
   /** @default process.env.OPENAI_API_KEY (read by the SDK) */
@@ -32,6 +33,12 @@ export interface OpenAIExtractorOptions {
    * used: each request sets maxRetries 0. @default a client built from the options above on first use
    */
   client?: OpenAI;
+  /**
+   * The `fetch` the client sends requests with (not used with `client`). Pass `globalThis.fetch` for Node's own,
+   * or any fetch-compatible function (a test double, an instrumented fetch). The default, {@link undiciFetch},
+   * costs about half the CPU per call of Node's `fetch`. @default undiciFetch()
+   */
+  fetch?: FetchFunction;
   /** @default 'openai' */
   name?: string;
   /**
@@ -84,6 +91,7 @@ export function openaiExtractor(options: OpenAIExtractorOptions = {}): Extractor
       ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
       ...(options.organization !== undefined ? { organization: options.organization } : {}),
       ...(options.defaultHeaders ? { defaultHeaders: options.defaultHeaders } : {}),
+      fetch: options.fetch ?? undiciFetch(),
       maxRetries: 0,
     });
     return client;

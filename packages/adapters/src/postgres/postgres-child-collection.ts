@@ -1,6 +1,10 @@
 import type { ChildCollection, ChildRecordBase, ChildTotals } from '@docevals/core';
 import { addInto, checkPutManyShape, idRepeated, idTaken, mixedBatch, noTotals } from '@docevals/core/storage-kit';
+import { PARENT_KEY } from './migrations.js';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
+
+/** The smallest insert after which the table is analyzed at once (see `analyzeAfterBulkInsert`). */
+export const ANALYZE_AFTER = 1_000;
 
 interface ChildRow {
   id: string;
@@ -63,6 +67,24 @@ export function postgresChildCollection<T extends ChildRecordBase>(
     );
   }
 
+  /**
+   * After a large insert (>= {@link ANALYZE_AFTER} rows, and >= a tenth of the rows the table had at its last
+   * ANALYZE), analyzes the table at once instead of leaving the planner without statistics until autovacuum comes
+   * (about a minute). SKIP_LOCKED: an ANALYZE already running on the table is enough. A failure (a role that does
+   * not own the table) leaves the committed insert as it is: statistics are an optimisation.
+   */
+  async function analyzeAfterBulkInsert(inserted: number): Promise<void> {
+    if (inserted < ANALYZE_AFTER) return;
+    await connection
+      .run(`${label}.analyze`, async (db) => {
+        const { rows } = await db.query<{ reltuples: number }>('SELECT reltuples FROM pg_class WHERE oid = $1::regclass', [c]);
+        const known = rows[0]?.reltuples ?? -1;
+        if (known > 0 && inserted * 10 < known) return;
+        await db.query(`ANALYZE (SKIP_LOCKED) ${c}`);
+      })
+      .catch(() => undefined);
+  }
+
   return {
     get(organizationId, parentId, id) {
       return connection.run(`${label}.get`, async (db) => {
@@ -89,9 +111,9 @@ export function postgresChildCollection<T extends ChildRecordBase>(
       });
     },
 
-    insertMany(records) {
+    async insertMany(records) {
       if (records.length === 0) return connection.run(`${label}.insertMany`, async () => []);
-      return connection.transaction(`${label}.insertMany`, async (db) => {
+      const written = await connection.transaction(`${label}.insertMany`, async (db) => {
         const { organization_id: organizationId, parent_id: parentId } = records[0];
         const seen = new Set<string>();
         for (const record of records) {
@@ -130,6 +152,8 @@ export function postgresChildCollection<T extends ChildRecordBase>(
           return { value: row.body as T, version: row.version };
         });
       });
+      await analyzeAfterBulkInsert(records.length);
+      return written;
     },
 
     put(record, expectedVersion) {
@@ -284,7 +308,7 @@ export function postgresChildCollection<T extends ChildRecordBase>(
           from = rows[0].position;
         }
         const { rows } = await db.query<ChildRow>(
-          `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND position > $3
+          `SELECT id, version, body FROM ${c} WHERE ${PARENT_KEY} = ARRAY[$1, $2]::text[] AND position > $3
            ORDER BY position LIMIT $4`,
           [organizationId, parentId, from, limit + 1],
         );

@@ -95,7 +95,7 @@ export async function sweepOrphans(
       `UPDATE ${s}.files f SET refs = h.holders
        FROM (SELECT f2.organization_id, f2.file_id,
                     (SELECT count(*) FROM ${s}.documents d
-                     WHERE d.organization_id = f2.organization_id AND d.id = f2.file_id)::int AS holders
+                     WHERE ARRAY[d.organization_id, d.id] = ARRAY[f2.organization_id, f2.file_id])::int AS holders
              FROM ${s}.files f2 WHERE f2.touched_at < now() - $1::interval) h
        WHERE f.organization_id = h.organization_id AND f.file_id = h.file_id
          AND f.refs <> h.holders AND f.touched_at < now() - $1::interval

@@ -136,7 +136,11 @@ export interface JobWork {
 export interface JobOptions {
   /** Iterations running at once in this process; more wait in FIFO order. @default 4 */
   maxRunningIterations: number;
-  /** Lease duration; renewed every third of it. A runner that stops renewing loses the job after it. @default 30_000 */
+  /**
+   * Lease duration; renewed every third of it, and every runner looks for expired leases every third of it too: a
+   * dead runner's job is taken over within 4/3 of it (8 s by default). A runner whose event loop stalls longer than
+   * it loses the job to another runner sharing the store (the documents in flight then run twice). @default 6_000
+   */
   leaseMs: number;
   /** Resume the store's unfinished jobs on start and watch for expired leases. @default true */
   resume: boolean;
@@ -148,7 +152,7 @@ export interface JobOptions {
 
 export const DEFAULT_JOB_OPTIONS: Readonly<Omit<JobOptions, 'runner' | 'onError'>> = Object.freeze({
   maxRunningIterations: 4,
-  leaseMs: 30_000,
+  leaseMs: 6_000,
   resume: true,
 });
 
