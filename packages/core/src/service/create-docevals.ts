@@ -23,6 +23,8 @@ import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
+import { ATTR, inSpan, SPAN } from '../telemetry/index.js';
+import { tracedStorage } from './traced-storage.js';
 
 /** docs/spec/service.md, Limits. */
 export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
@@ -77,7 +79,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
   const jobOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobs };
   const onJobError = options.jobs?.onError ?? ((error: unknown) => console.error('[docevals/jobs]', error));
   const ctx: ServiceContext = {
-    storage: options.storage,
+    storage: tracedStorage(options.storage),
     runner: createExtractionRunner({ extractors, ...extraction }),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     concurrency: extraction.concurrency,
@@ -100,7 +102,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     ? jobOptions.runner(work)
     : inProcessJobRunner(work, { maxRunningIterations: jobOptions.maxRunningIterations, onError: onJobError });
   if (jobOptions.resume) void ctx.jobRunner.start().catch(onJobError);
-  return {
+  const docevals: Docevals = {
     evals: {
       ...(scoped(evaluationOperations(ctx)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
       compare: (organizationId, input) => analyses.compare(organizationId, input),
@@ -126,4 +128,26 @@ export function createDocevals(options: DocevalsOptions): Docevals {
       await options.storage.close();
     },
   };
+  traceOperations(docevals.evals, 'evals.');
+  traceOperations(docevals.processors, 'processors.');
+  return docevals;
+}
+
+/**
+ * Each operation of a group (and of its sub-groups) runs in a span named by the operation (`docevals
+ * evals.iterations.create`: the name of the operations table and of the tRPC procedure), whatever the transport. The
+ * event stream is left as it is: it answers an iterable, not a promise, and lives as long as its reader.
+ */
+function traceOperations(group: object, prefix: string): void {
+  const target = group as Record<string, unknown>;
+  for (const [name, value] of Object.entries(target)) {
+    const path = `${prefix}${name}`;
+    if (typeof value === 'object' && value !== null) traceOperations(value, `${path}.`);
+    if (typeof value !== 'function' || path === 'evals.iterations.events') continue;
+    const operation = value as (organizationId: string, input?: unknown) => Promise<unknown>;
+    target[name] = (organizationId: string, input?: unknown) =>
+      inSpan(SPAN.operation(path), { attributes: { [ATTR.operation]: path, [ATTR.organization]: String(organizationId) } }, () =>
+        operation(organizationId, input),
+      );
+  }
 }
