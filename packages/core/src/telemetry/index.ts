@@ -27,6 +27,8 @@ export const SPAN = {
   iteration: 'docevals iteration',
   /** One document's extraction (its consensus runs) and the start of its save. */
   document: 'docevals document',
+  /** An iteration's outcome recorded (`docevals.iteration.status`), by whichever process recorded it. */
+  iterationEnd: 'docevals iteration end',
   /** A queue job (a batch of documents) taken by a worker. */
   queueBatch: 'docevals queue batch',
 } as const;
@@ -38,6 +40,8 @@ export const ATTR = {
   iteration: 'docevals.iteration_id',
   job: 'docevals.job_id',
   background: 'docevals.background',
+  /** completed | failed | cancelled */
+  iterationStatus: 'docevals.iteration.status',
   file: 'docevals.file_id',
   /** succeeded | failed | skipped */
   documentStatus: 'docevals.document.status',
@@ -97,6 +101,18 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span) =
         span.end();
       }
     },
+  );
+}
+
+/**
+ * Starts a span without making it the active one (its end is the caller's): a span beside the work rather than
+ * around it, such as a queue job's, whose documents stay children of their iteration.
+ */
+export function startSpan(name: string, options: SpanOptions): Span {
+  return tracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    options.parent ?? context.active(),
   );
 }
 
