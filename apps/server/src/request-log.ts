@@ -9,7 +9,8 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** An `X-Request-Id` sent by a proxy is kept when it looks like an id; otherwise a new one is made. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const ITERATION_IN_PATH = /\/iterations\/([^/?]+)/;
+/** `/iterations/{iteration_id}...` (not `/iterations/create`): the iteration a request reads or changes. */
+const ITERATION_IN_PATH = /\/iterations\/(?!create(?:\/|$))([^/?]+)/;
 /** Probes and scrapes: logged at debug level, no span (a load balancer asks every few seconds). */
 const QUIET = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
 

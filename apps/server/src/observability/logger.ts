@@ -62,9 +62,9 @@ export function prettyLine(json: string): string {
     return json;
   }
   const time = typeof record.time === 'string' ? record.time.slice(11, 23) : '';
-  const level = String(record.level ?? '').toUpperCase().padEnd(5);
+  const level = (typeof record.level === 'string' ? record.level : '').toUpperCase().padEnd(5);
   const fields = Object.entries(record)
     .filter(([key]) => !OMITTED.has(key))
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  return `${time} ${level} ${String(record.msg ?? '')}${fields.length ? `  ${fields.join(' ')}` : ''}\n`;
+  return `${time} ${level} ${typeof record.msg === 'string' ? record.msg : ''}${fields.length ? `  ${fields.join(' ')}` : ''}\n`;
 }

@@ -1,5 +1,5 @@
 import { ATTR, SEMCONV, SPAN, TRACER_NAME, type Docevals } from '@docevals/core';
-import type { Context } from '@opentelemetry/api';
+import { SpanStatusCode, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { requestContext } from './request-context.js';
@@ -114,11 +114,15 @@ export class DocevalsMetrics {
   /** Reads the core's spans: a span's end is an observation. */
   readonly spanProcessor: SpanProcessor = {
     onStart: (span: Span, _parent: Context) => {
-      // An operation's span, in an HTTP request's context: the request's log line and metrics get its name.
+      // An operation's span, in an HTTP request's context: the request's log line and metrics get its name (and an
+      // iteration started by the request, its id).
       const operation = span.attributes[ATTR.operation];
-      if (typeof operation !== 'string') return;
+      const iteration = span.name === SPAN.iteration ? span.attributes[ATTR.iteration] : undefined;
+      if (typeof operation !== 'string' && typeof iteration !== 'string') return;
       const info = requestContext.getStore();
       if (!info) return;
+      if (typeof iteration === 'string') info.iterationId ??= iteration;
+      if (typeof operation !== 'string') return;
       info.operations.push(operation);
       const organization = span.attributes[ATTR.organization];
       if (typeof organization === 'string') info.organization ??= organization;
@@ -134,16 +138,16 @@ export class DocevalsMetrics {
   private observeSpan(span: ReadableSpan): void {
     const a = span.attributes;
     const seconds = span.duration[0] + span.duration[1] / 1e9;
-    const failed = span.status.code === 2;
+    const failed = span.status.code === SpanStatusCode.ERROR;
     const errorType = typeof a[SEMCONV.errorType] === 'string' ? (a[SEMCONV.errorType] as string) : 'error';
-    const model = String(a[SEMCONV.genAiRequestModel] ?? '');
+    const model = text(a[SEMCONV.genAiRequestModel], '');
     if (a[SEMCONV.dbOperation] !== undefined) {
       this.storage.observe(
-        { storage: String(a[SEMCONV.dbSystem]), collection: String(a[SEMCONV.dbCollection]), operation: String(a[SEMCONV.dbOperation]), outcome: failed ? errorType : 'ok' },
+        { storage: text(a[SEMCONV.dbSystem], ''), collection: text(a[SEMCONV.dbCollection], ''), operation: text(a[SEMCONV.dbOperation], ''), outcome: failed ? errorType : 'ok' },
         seconds,
       );
     } else if (a[SEMCONV.genAiOperation] !== undefined) {
-      const provider = String(a[SEMCONV.genAiProvider] ?? '');
+      const provider = text(a[SEMCONV.genAiProvider], '');
       this.calls.observe({ provider, model, outcome: failed ? errorType : 'ok' }, seconds);
       if (failed) this.callErrors.inc({ provider, model, error_type: errorType });
       const input = a[SEMCONV.genAiInputTokens];
@@ -151,20 +155,24 @@ export class DocevalsMetrics {
       if (typeof input === 'number') this.tokens.inc({ provider, model, type: 'input' }, input);
       if (typeof output === 'number') this.tokens.inc({ provider, model, type: 'output' }, output);
       const cost = a[ATTR.costValue];
-      if (typeof cost === 'number' && cost > 0) this.cost.inc({ provider, model, currency: String(a[ATTR.costCurrency] ?? '') }, cost);
+      if (typeof cost === 'number' && cost > 0) this.cost.inc({ provider, model, currency: text(a[ATTR.costCurrency], '') }, cost);
     } else if (span.name === SPAN.document) {
-      this.documents.inc({ model, status: String(a[ATTR.documentStatus] ?? 'failed') });
+      this.documents.inc({ model, status: text(a[ATTR.documentStatus], 'failed') });
       this.documentSeconds.observe({ model }, seconds);
     } else if (span.name === SPAN.iteration) {
       this.iterations.inc({ model, status: failed ? 'failed' : 'started' });
     } else if (span.name === SPAN.iterationEnd) {
-      this.iterations.inc({ model, status: String(a[ATTR.iterationStatus] ?? 'failed') });
+      this.iterations.inc({ model, status: text(a[ATTR.iterationStatus], 'failed') });
     } else if (span.name === SPAN.queueBatch) {
       const wait = a[ATTR.queueWaitMs];
       if (typeof wait === 'number') this.queueWait.observe({ model }, wait / 1000);
     }
   }
 }
+
+/** A label value from a span attribute: strings and numbers as they are, anything else the fallback. */
+const text = (value: unknown, fallback: string): string =>
+  typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : fallback;
 
 interface QueueStats {
   runner?: string;
