@@ -50,7 +50,7 @@ export class DocevalsMetrics {
       buckets: CALL_BUCKETS,
       registers,
     });
-    this.iterations = new Counter({ name: 'docevals_iterations_total', help: 'Iterations started here and ended (in this process), by status (started, completed, failed, cancelled).', labelNames: ['status', 'model'], registers });
+    this.iterations = new Counter({ name: 'docevals_iterations_total', help: 'Iterations started in this process (status started; failed when the start failed), by model.', labelNames: ['status', 'model'], registers });
     this.documents = new Counter({ name: 'docevals_documents_total', help: 'Documents extracted, by model and outcome (succeeded, failed, skipped): rate() is documents per second.', labelNames: ['model', 'status'], registers });
     this.documentSeconds = new Histogram({ name: 'docevals_document_duration_seconds', help: "A document's extraction (its consensus runs and retries), by model.", labelNames: ['model'], buckets: CALL_BUCKETS, registers });
     this.calls = new Histogram({
