@@ -7,7 +7,10 @@ import { createWebHandler } from '@docevals/web';
 import { loadApiKeys } from './api-keys.js';
 import { readConfig, type Env, type StandaloneConfig } from './config.js';
 import { configuredExtractors, queueRunner } from './queue.js';
-import { logRequests } from './request-log.js';
+import { createLogger, loggerOptions, type Logger } from './observability/logger.js';
+import { checkReadiness, listenOperations, serveOperationsEndpoint } from './observability/operations-endpoints.js';
+import { startTelemetry, type Telemetry } from './observability/telemetry.js';
+import { observeRequests } from './request-log.js';
 import { describeStorage, openStorage } from './storage.js';
 import { createTrpcHandler } from './trpc-handler.js';
 
@@ -20,6 +23,11 @@ export interface StandaloneServer {
   readonly server: Server;
   /** The generated key this start prints: created now, or left unshown by an earlier start that failed. */
   readonly generatedKey?: string;
+  readonly logger: Logger;
+  /** The process's tracer provider and metrics (set up by the first server or worker of the process). */
+  readonly telemetry: Telemetry;
+  /** The separate metrics address (`DOCEVALS_METRICS_PORT`) once listening. */
+  metricsUrl?: string;
   /** Starts listening on `HOST:PORT`; resolves with the base URL and prints it with a curl example. */
   listen(): Promise<string>;
   /**
@@ -30,8 +38,10 @@ export interface StandaloneServer {
 }
 
 export interface StandaloneOptions {
-  /** Where the start-up message and the request lines go. @default console.log */
+  /** Where the start-up message goes, line by line. @default the logger, at info level */
   log?: (line: string) => void;
+  /** Where request lines and errors go (JSON lines). @default `createLogger` on standard output, `LOG_LEVEL`, `LOG_FORMAT` */
+  logger?: Logger;
 }
 
 /**
@@ -46,8 +56,10 @@ export interface StandaloneOptions {
  * await app.close();
  */
 export async function createStandaloneServer(env: Env = process.env, options: StandaloneOptions = {}): Promise<StandaloneServer> {
-  const log = options.log ?? ((line: string) => console.log(line));
   const config = readConfig(env);
+  const logger = options.logger ?? createLogger(loggerOptions(env));
+  const log = options.log ?? ((line: string) => logger.info(line));
+  const telemetry = await startTelemetry(env, { serviceName: 'docevals-server' });
   const apiKeys = await loadApiKeys({ dataDir: config.dataDir, fromEnv: config.apiKeys });
   const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
 
@@ -62,17 +74,19 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
       ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
       ...(await queueRunner(config, log)),
-      onError: (error) => console.error('[docevals/jobs]', error),
+      onError: (error) => logger.error({ err: error }, 'background job failed'),
     },
   });
 
-  const rest = createRestHandler({ docevals, authenticate, onError: (error) => console.error('[docevals]', error) });
+  if (config.queue) telemetry.metrics.watchQueue(docevals);
+  const reportError = (error: unknown) => logger.error({ err: error }, 'request failed');
+  const rest = createRestHandler({ docevals, authenticate, onError: reportError });
   const trpc = createTrpcHandler({
     docevals,
     authenticate,
     endpoint: TRPC_ENDPOINT,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    onError: (error) => console.error('[docevals]', error),
+    onError: reportError,
   });
   // The web app (packages/web, built by `pnpm start` / `pnpm build`): every path the APIs do not serve.
   // DOCEVALS_WEB_DIR: where its built files are (scripts/start.mjs sets it: the bundled server cannot find them).
@@ -86,19 +100,28 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   };
   const handler = toNodeHandler(route);
   let closing: Promise<void> | undefined;
+  const readiness = () => checkReadiness({ storage, ...(config.queue ? { queue: docevals } : {}), closing: () => closing !== undefined });
+  const endpoints = { metrics: telemetry.metrics, readiness, ...(config.metricsToken ? { token: config.metricsToken } : {}) };
   const server = createServer(
-    logRequests((req, res) => {
-      // While shutting down, a kept-alive connection must not wait for another request after this one.
-      if (closing) res.setHeader('connection', 'close');
-      handler(req, res);
-    }, log),
+    observeRequests(
+      (req, res) => {
+        // While shutting down, a kept-alive connection must not wait for another request after this one.
+        if (closing) res.setHeader('connection', 'close');
+        if (serveOperationsEndpoint(req, res, endpoints)) return;
+        handler(req, res);
+      },
+      { logger, metrics: telemetry.metrics },
+    ),
   );
+  let metricsServer: Server | undefined;
 
-  return {
+  const app: StandaloneServer = {
     config,
     docevals,
     server,
     generatedKey: apiKeys.generated,
+    logger,
+    telemetry,
     async listen() {
       await new Promise<void>((resolve, reject) => {
         const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
@@ -109,7 +132,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
         });
       });
       const { port } = server.address() as AddressInfo;
-      const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+      const url = baseUrl(config.host, port);
       const key = apiKeys.generated ?? '<your key>';
       log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
       log(`API reference: ${url}/docs`);
@@ -123,6 +146,11 @@ export async function createStandaloneServer(env: Env = process.env, options: St
         log(`API keys: ${apiKeys.file}`);
       }
       log(`try: curl -H 'Api-Key: ${key}' ${url}/v1/evals`);
+      if (config.metricsPort !== undefined) {
+        metricsServer = await listenOperations({ ...endpoints, port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1' });
+        app.metricsUrl = baseUrl(config.metricsHost ?? '127.0.0.1', (metricsServer.address() as AddressInfo).port);
+        log(`metrics and probes: ${app.metricsUrl}/metrics, /health/live, /health/ready`);
+      }
       return url;
     },
     close(graceMs = 10_000) {
@@ -137,12 +165,16 @@ export async function createStandaloneServer(env: Env = process.env, options: St
           await stopped;
           clearTimeout(timer);
         }
+        if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
         await docevals.close();
       })();
       return closing;
     },
   };
+  return app;
 }
+
+const baseUrl = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 /** A listen failure that says what to do: a taken port names the port and how to choose another. */
 function listenError(error: NodeJS.ErrnoException, config: Pick<StandaloneConfig, 'port' | 'host'>): Error {

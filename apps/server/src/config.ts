@@ -42,6 +42,17 @@ export interface StandaloneConfig {
   workerConcurrency?: number;
   /** `WORKER_MAX_BATCH` (`pnpm worker`): most documents in one queue job (1: a job per document). @default 4 */
   workerMaxBatch?: number;
+  /**
+   * `DOCEVALS_METRICS_TOKEN`: `GET /metrics` on the server's port answers with `Authorization: Bearer <token>` (and
+   * the metrics port asks for it too). Not a tenant's API key. Unset: `/metrics` only on `DOCEVALS_METRICS_PORT`.
+   */
+  metricsToken?: string;
+  /**
+   * `DOCEVALS_METRICS_PORT`: a second address serving `/metrics`, `/health/live` and `/health/ready` only (a
+   * worker's only HTTP address), on `DOCEVALS_METRICS_HOST` (default 127.0.0.1). 0 picks a free port.
+   */
+  metricsPort?: number;
+  metricsHost?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -88,6 +99,15 @@ export function readConfig(env: Env): StandaloneConfig {
   if (modelLimits) config.modelLimits = modelLimits;
   if (nonEmpty(env.WORKER_CONCURRENCY)) config.workerConcurrency = integer(env, 'WORKER_CONCURRENCY', 8, 1, 1_000);
   if (nonEmpty(env.WORKER_MAX_BATCH)) config.workerMaxBatch = integer(env, 'WORKER_MAX_BATCH', 4, 1, 100);
+  const metricsToken = nonEmpty(env.DOCEVALS_METRICS_TOKEN);
+  if (metricsToken) {
+    if (config.apiKeys && metricsToken in config.apiKeys) throw new Error('DOCEVALS_METRICS_TOKEN must not be one of the API keys.');
+    config.metricsToken = metricsToken;
+  }
+  if (nonEmpty(env.DOCEVALS_METRICS_PORT)) {
+    config.metricsPort = integer(env, 'DOCEVALS_METRICS_PORT', 0, 0, 65_535);
+    config.metricsHost = nonEmpty(env.DOCEVALS_METRICS_HOST) ?? '127.0.0.1';
+  }
   return config;
 }
 

@@ -3,8 +3,10 @@
 // `node --import tsx apps/server/src/server.ts` straight from the sources.
 // Configuration by environment: see the README's "Standalone server settings" (PORT, HOST, DATA_DIR, REDIS_URL,
 // DATABASE_URL, DOCEVALS_API_KEYS, OPENAI_API_KEY, OPENAI_BASE_URL, DOCEVALS_CONCURRENCY,
-// DOCEVALS_MAX_RUNNING_ITERATIONS, DOCEVALS_LEASE_MS, REDIS_KEY_PREFIX). Iterations left running by a crash are
-// resumed at start (docs/spec/jobs.md).
+// DOCEVALS_MAX_RUNNING_ITERATIONS, DOCEVALS_LEASE_MS, REDIS_KEY_PREFIX), and for operations (docs/operations.md):
+// LOG_LEVEL, LOG_FORMAT, DOCEVALS_METRICS_TOKEN, DOCEVALS_METRICS_PORT, DOCEVALS_METRICS_HOST,
+// DOCEVALS_METRICS_ORGANIZATION_LABEL, OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_* variables. Iterations left
+// running by a crash are resumed at start (docs/spec/jobs.md).
 // Ctrl-C (SIGINT) or SIGTERM: finish the requests in flight, close the storage, exit 0. A second Ctrl-C exits at once.
 import { createStandaloneServer } from './app.js';
 
@@ -41,15 +43,19 @@ try {
         onRelay();
         return;
       }
-      console.error(`${signal} again: exiting without waiting for the requests in flight`);
+      app.logger.warn(`${signal} again: exiting without waiting for the requests in flight`);
       process.exit(1);
     }
     stop = { signal, at: Date.now(), relayed: false };
-    console.log(`${signal}: finishing the requests in flight, then closing the storage`);
-    app.close().then(exitAfterRelay, (error: unknown) => {
-      console.error('docevals: shutdown failed', error);
-      process.exit(1);
-    });
+    app.logger.info(`${signal}: finishing the requests in flight, then closing the storage`);
+    // The spans not yet exported leave before the exit.
+    app
+      .close()
+      .then(() => app.telemetry.shutdown())
+      .then(exitAfterRelay, (error: unknown) => {
+        app.logger.error({ err: error }, 'docevals: shutdown failed');
+        process.exit(1);
+      });
   };
   // Before listening: a Ctrl-C that comes right after the "listening" line must find the handlers in place.
   process.on('SIGTERM', shutdown);

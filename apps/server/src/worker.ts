@@ -2,19 +2,29 @@
 // `node --import tsx apps/server/src/worker.ts`. It reads the same environment as the server: REDIS_URL (the
 // queue and the store), REDIS_KEY_PREFIX, OPENAI_API_KEY / OPENAI_BASE_URL (the same models), DOCEVALS_MODEL_LIMITS,
 // DOCEVALS_LEASE_MS (BullMQ's lock on a document job), WORKER_CONCURRENCY (documents at once, per model) and
-// WORKER_MAX_BATCH (most documents in one queue job).
+// WORKER_MAX_BATCH (most documents in one queue job); for operations (docs/operations.md) LOG_LEVEL, LOG_FORMAT,
+// DOCEVALS_METRICS_PORT / DOCEVALS_METRICS_HOST (its /metrics and probes), DOCEVALS_METRICS_TOKEN and the OTEL_*
+// variables (OTEL_EXPORTER_OTLP_ENDPOINT: its spans, children of the API servers' iterations).
 // SIGINT / SIGTERM: stop taking jobs, finish the documents in flight, exit 0.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readConfig } from './config.js';
+import { createLogger, loggerOptions } from './observability/logger.js';
+import { checkReadiness, listenOperations } from './observability/operations-endpoints.js';
+import { startTelemetry } from './observability/telemetry.js';
 import { configuredExtractors, modelLimits, queuePrefix } from './queue.js';
 import { openStorage } from './storage.js';
 
 try {
   const config = readConfig(process.env);
   if (!config.redisUrl) throw new Error('a worker needs REDIS_URL: the queue and the store the API servers use.');
+  const logger = createLogger(loggerOptions(process.env));
+  const telemetry = await startTelemetry(process.env, { serviceName: 'docevals-worker' });
   const { createDocevalsWorker } = await import('@docevals/bullmq');
   const limits = await modelLimits(config);
+  const storage = await openStorage(config);
   const worker = await createDocevalsWorker({
-    storage: await openStorage(config),
+    storage,
     extractors: await configuredExtractors(config),
     connection: config.redisUrl,
     prefix: queuePrefix(config),
@@ -23,20 +33,33 @@ try {
     ...(config.leaseMs ? { lockMs: config.leaseMs } : {}),
     ...(config.concurrency ? { extraction: { concurrency: config.concurrency } } : {}),
     ...(limits ? { limits } : {}),
+    log: (line, fields) => logger.info(fields ?? {}, line),
   });
-  console.log(`docevals worker ready (pid ${process.pid}, ${config.workerConcurrency ?? 8} documents at once per model; models: ${worker.docevals.models().join(', ')})`);
   let stopping = false;
+  telemetry.metrics.watchQueue(worker.docevals);
+  let metricsServer: Server | undefined;
+  if (config.metricsPort !== undefined) {
+    const readiness = () => checkReadiness({ storage, queue: worker.docevals, closing: () => stopping });
+    const host = config.metricsHost ?? '127.0.0.1';
+    metricsServer = await listenOperations({ metrics: telemetry.metrics, readiness, port: config.metricsPort, host, ...(config.metricsToken ? { token: config.metricsToken } : {}) });
+    logger.info(`metrics and probes: http://${host}:${(metricsServer.address() as AddressInfo).port}/metrics, /health/live, /health/ready`);
+  }
+  logger.info(`docevals worker ready (pid ${process.pid}, ${config.workerConcurrency ?? 8} documents at once per model; models: ${worker.docevals.models().join(', ')})`);
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
-    console.log(`${signal}: finishing the documents in flight`);
-    worker.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('docevals worker: shutdown failed', error);
-        process.exit(1);
-      },
-    );
+    logger.info(`${signal}: finishing the documents in flight`);
+    worker
+      .close()
+      .then(() => new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve())))
+      .then(() => telemetry.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'docevals worker: shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

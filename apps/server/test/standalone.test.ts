@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { apiClient as client } from './support/api-client.js';
 import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
+import { createLogger } from '../src/observability/logger.js';
 
 const INVOICE_URL = `data:text/plain;base64,${Buffer.from('Invoice number: INV-7\nTotal: 70\n').toString('base64')}`;
 const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
@@ -26,10 +27,13 @@ afterEach(async () => {
 
 async function start(env: Record<string, string> = {}) {
   const lines: string[] = [];
-  const app = await createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: (l) => lines.push(l) });
+  /** The JSON log lines (requests, errors), parsed. */
+  const logs: Array<Record<string, unknown> & { msg: string }> = [];
+  const logger = createLogger({ pretty: false, write: (line) => logs.push(JSON.parse(line)) });
+  const app = await createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: (l) => lines.push(l), logger });
   running.push(app);
   const url = await app.listen();
-  return { app, url, lines };
+  return { app, url, lines, logs };
 }
 
 
@@ -118,8 +122,8 @@ describe('the standalone server', () => {
       iterations: (await call('GET', `/v1/evals/${evaluation.id}/iterations`)).body,
       processor: (await call('GET', `/v1/processors/${processor.id}`)).body,
     };
-    expect(first.lines.filter((l) => LOG_LINE.test(l)).length).toBeGreaterThanOrEqual(10);
-    expect(first.lines).toContain(first.lines.find((l) => /^POST \/v1\/evals 200 \d+\.\dms$/.test(l)));
+    expect(first.logs.filter((l) => LOG_LINE.test(l.msg)).length).toBeGreaterThanOrEqual(10);
+    expect(first.logs.find((l) => /^POST \/v1\/evals 200 \d+\.\dms$/.test(l.msg))).toMatchObject({ level: 'info', operation: 'evals.create', status: 200 });
     await first.app.close();
 
     const second = await start();

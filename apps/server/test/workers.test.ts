@@ -84,8 +84,13 @@ describe('BullMQ workers as separate processes', () => {
     expect(model.fake.maxInFlight).toBeGreaterThanOrEqual(4);
     // The precise figure belongs in `pnpm bench bullmq`; this bound catches a stall.
     expect(wallMs).toBeLessThan(boundMs * 8 * SLACK);
-    // The workers logged one line per document with its duration, 300 in all (the share of each is BullMQ's race).
-    const lines = workers.map((w) => w.output().split('\n').filter((l) => /^\[docevals\/worker\] gpt-4o-mini \S+ \S+ succeeded \d+ ms/.test(l)).length);
+    // The workers logged one JSON line per document with its duration, 300 in all (the share of each is BullMQ's race).
+    const documentLine = (l: string) => {
+      if (!l.startsWith('{')) return false;
+      const record = JSON.parse(l) as { msg: string; outcome?: string; duration_ms?: number; iteration_id?: string };
+      return /^\[docevals\/worker\] gpt-4o-mini \S+ \S+ succeeded \d+ ms/.test(record.msg) && record.outcome === 'succeeded' && record.iteration_id === iterationId;
+    };
+    const lines = workers.map((w) => w.output().split('\n').filter(documentLine).length);
     console.log(`[workers] documents per worker: ${lines.join(', ')}`);
     expect(lines.reduce((a, b) => a + b, 0)).toBe(300);
   }, 180_000);

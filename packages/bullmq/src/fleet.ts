@@ -35,16 +35,22 @@ export interface QueueOptions {
    */
   limits?: ModelLimits;
   /**
-   * Log lines (a warning when no worker is connected; workers: one line per document).
+   * Log lines (a warning when no worker is connected; workers: one line per document, with `fields`: model,
+   * iteration_id, document_id, outcome, duration_ms, attempt, trace_id, for a structured logger).
    * @default standard output, the lines of one tick in one write
    */
-  log?: (line: string) => void;
+  log?: (line: string, fields?: Record<string, string | number>) => void;
 }
 
 export interface JobData {
   organization_id: string;
   evaluation_id: string;
   iteration_id: string;
+  /**
+   * The trace context of the iteration's span (W3C `traceparent`), when the API server traces: a document's span in
+   * a worker is its child.
+   */
+  trace?: Record<string, string>;
 }
 /** A document job: a small batch of one docevals job's documents, run one after the other (docs/workers.md). */
 export interface DocumentJobData extends JobData {
@@ -117,7 +123,7 @@ export class Fleet {
   readonly prefix: string;
   readonly redis: Redis & FleetScripts;
   readonly plans: Queue<JobData>;
-  readonly log: (line: string) => void;
+  readonly log: (line: string, fields?: Record<string, string | number>) => void;
   private readonly documentQueues = new Map<string, Queue<DocumentJobData>>();
   private readonly limited = new Map<string, Promise<void>>();
 

@@ -1,4 +1,4 @@
-import type { IterationRef, JobRunner, JobRunnerStats, JobWork } from '@docevals/core';
+import { traceCarrier, type IterationRef, type JobRunner, type JobRunnerStats, type JobWork } from '@docevals/core';
 import { ATTEMPTS, Fleet, planJobId, type JobData, type QueueOptions } from './fleet.js';
 
 /** How long a cancel waits for the calls in flight on every worker to be aborted (as the in-process runner does). */
@@ -33,7 +33,9 @@ export function queueRunner(fleet: Fleet, work: JobWork): JobRunner & { stats():
     // takes one of its documents, and workers learn the model from the set.
     await fleet.documents(job.model);
     await fleet.addModel(job.model);
-    await fleet.plans.add('plan', toRef(ref), { jobId: planJobId(job.job_id), ...JOB_OPTIONS });
+    // The iteration's span is the active one here: its context travels with the job to the workers.
+    const trace = traceCarrier();
+    await fleet.plans.add('plan', { ...toRef(ref), ...(trace ? { trace } : {}) }, { jobId: planJobId(job.job_id), ...JOB_OPTIONS });
     const workers = await fleet.plans.getWorkersCount();
     if (workers === 0 && !warned) {
       warned = true;

@@ -1,6 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
-import { createDocevalsWithJobs, type Docevals, type DocevalsOptions, type Extractor, type Storage } from '@docevals/core';
+import {
+  activeTraceId,
+  ATTR,
+  createDocevalsWithJobs,
+  SEMCONV,
+  SPAN,
+  startSpan,
+  withTraceCarrier,
+  type Docevals,
+  type DocevalsOptions,
+  type Extractor,
+  type Storage,
+} from '@docevals/core';
 import {
   ATTEMPTS,
   bullConnection,
@@ -151,7 +163,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     for (let i = 0; i < batches.length; i += ADD_CHUNK) {
       const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds]) => ({
         name: 'documents',
-        data: { ...ref, job_id: jobId, document_ids: documentIds, model },
+        data: { ...ref, job_id: jobId, document_ids: documentIds, model, ...(job.data.trace ? { trace: job.data.trace } : {}) },
         opts: { jobId: documentJobId(jobId, batch), ...JOB_OPTIONS },
       }));
       const queuedKey = fleet.key('queued', jobId);
@@ -177,7 +189,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     let inCall: string | null = null;
     let done: Array<readonly [string, string]> = [];
     let finished = false;
-    const lines: string[] = [];
+    const lines: Array<[string, Record<string, string | number>]> = [];
     const batchStarted = performance.now();
     const callStarted = new Map<string, number>();
     const step = async (enter: string | null): Promise<boolean> => {
@@ -194,31 +206,57 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
       return entered;
     };
     let cancelled = false;
+    // Under the iteration's trace context (from the API server): each document's span is a child of the iteration's.
+    // The batch's own span is their sibling: it says how long the job waited in the queue.
+    const lineFields = (documentId: string, outcome: string, ms: number) => ({
+      model: data.model,
+      iteration_id: data.iteration_id,
+      document_id: documentId,
+      outcome,
+      duration_ms: ms,
+      attempt,
+      ...(traceId ? { trace_id: traceId } : {}),
+    });
+    let traceId: string | undefined;
+    let batchSpan: ReturnType<typeof startSpan> | undefined;
     try {
-      await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
-        beforeCall: async (documentId) => {
-          callStarted.set(documentId, performance.now());
-          // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
-          // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
-          return step(`${workerId}:${job.id}:${attempt}:${documentId}`);
-        },
-        afterDocument: (documentId, outcome) => {
-          const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
-          if (outcome.status === 'skipped' && (aborted.aborted || outcome.error === 'cancelled')) {
-            cancelled = true;
-            lines.push(`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} skipped (cancelled) ${ms} ms (attempt ${attempt})`);
-            return;
-          }
-          done.push([documentId, outcome.status]);
-          const what = outcome.status === 'failed' ? `failed: ${outcome.error}` : outcome.status;
-          lines.push(`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} ${what} ${ms} ms (attempt ${attempt})`);
-        },
+      await withTraceCarrier(data.trace, async () => {
+        traceId = activeTraceId();
+        batchSpan = startSpan(SPAN.queueBatch, {
+          attributes: {
+            [SEMCONV.genAiRequestModel]: data.model,
+            [ATTR.iteration]: data.iteration_id,
+            [ATTR.batchSize]: data.document_ids.length,
+            // The wait of the job's first attempt (a retry's includes its backoff).
+            ...(attempt === 1 ? { [ATTR.queueWaitMs]: Math.max(0, Date.now() - job.timestamp) } : {}),
+          },
+        });
+        await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
+          beforeCall: async (documentId) => {
+            callStarted.set(documentId, performance.now());
+            // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
+            // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
+            return step(`${workerId}:${job.id}:${attempt}:${documentId}`);
+          },
+          afterDocument: (documentId, outcome) => {
+            const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
+            if (outcome.status === 'skipped' && (aborted.aborted || outcome.error === 'cancelled')) {
+              cancelled = true;
+              lines.push([`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} skipped (cancelled) ${ms} ms (attempt ${attempt})`, lineFields(documentId, 'cancelled', ms)]);
+              return;
+            }
+            done.push([documentId, outcome.status]);
+            const what = outcome.status === 'failed' ? `failed: ${outcome.error}` : outcome.status;
+            lines.push([`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} ${what} ${ms} ms (attempt ${attempt})`, lineFields(documentId, outcome.status, ms)]);
+          },
+        });
       });
     } finally {
+      batchSpan?.end();
       try {
         if (inCall !== null || done.length > 0) await step(null);
       } finally {
-        for (const line of lines) fleet.log(line);
+        for (const [line, fields] of lines) fleet.log(line, fields);
       }
     }
     return cancelled ? 'cancelled' : `${data.document_ids.length} documents`;

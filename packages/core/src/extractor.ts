@@ -35,6 +35,8 @@ export interface ExtractionOutput {
   /** Per-field confidences, when the provider gave log-probabilities. */
   likelihoods?: JsonObject | null;
   extraction_id?: string;
+  /** Why the model stopped (`stop`, `length`, ...), one per choice: traced as `gen_ai.response.finish_reasons`. */
+  finish_reasons?: readonly string[];
 }
 
 /**

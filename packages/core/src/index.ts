@@ -33,3 +33,4 @@ export {
   type JobRunner,
   type JobWork,
 } from './service/jobs/index.js';
+export * from './telemetry/index.js';

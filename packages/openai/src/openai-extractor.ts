@@ -195,5 +195,6 @@ function readCompletion(completion: ChatCompletion, model: string, prices: Recor
     api_cost: cost,
     likelihoods: likelihoodsFromLogprobs(content, choice?.logprobs?.content),
     ...(typeof completion.id === 'string' ? { extraction_id: completion.id } : {}),
+    ...(typeof choice?.finish_reason === 'string' ? { finish_reasons: [choice.finish_reason] } : {}),
   };
 }

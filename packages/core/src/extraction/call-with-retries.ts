@@ -6,6 +6,8 @@ import { findJsonProblem, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
 import type { ExtractionOptions } from './extraction-options.js';
 import { backoffDelay, sleep } from './backoff.js';
+import { ATTR, inSpan, SEMCONV, SpanKind } from '../telemetry/index.js';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
 
 /** What one extractor attempt reported, for `extractAll`'s `onCall` hook (progress, logs, tests). */
 export interface ExtractionCallEvent {
@@ -70,7 +72,7 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
       // Checked again once a slot is free: a call queued behind the limit never starts after a cancel.
       if (context.signal?.aborted) return { result: { ok: false, error: CANCELLED, retryable: false } as Attempt, duration: 0 };
       const started = Date.now();
-      const outcome = await attemptOnce(context);
+      const outcome = await tracedAttempt(context, attempt);
       return { result: outcome, duration: Date.now() - started };
     });
     const malformed = result.ok && result.schemaError !== undefined;
@@ -99,6 +101,64 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
 
 /** The error of a document whose work was cancelled. */
 export const CANCELLED = 'cancelled';
+
+/**
+ * One attempt in a CLIENT span named by the generative-AI conventions (`chat <model>`): the provider (the extractor's
+ * name) and the model asked, the tokens used, the finish reasons and the cost (`docevals.cost.*`: the conventions have
+ * none) when the extractor reports them; a failure as `error.type` (`timeout`, `cancelled`, `invalid_output`,
+ * `provider_error`, `extractor_error`). Each attempt is a span of its own, timed inside the concurrency limit: a retry
+ * is a second span, and the wait for a slot is no part of a call's time.
+ */
+function tracedAttempt(context: RunContext, attempt: number): Promise<Attempt> {
+  const provider = context.extractor.name;
+  const model = context.settings.model;
+  return inSpan(
+    `chat ${model}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [SEMCONV.genAiOperation]: 'chat',
+        [SEMCONV.genAiSystem]: provider,
+        [SEMCONV.genAiProvider]: provider,
+        [SEMCONV.genAiRequestModel]: model,
+        [ATTR.file]: context.document.id,
+        [ATTR.attempts]: attempt,
+      },
+    },
+    async (span) => {
+      const outcome = await attemptOnce(context);
+      if (span.isRecording()) describeAttempt(span, outcome);
+      return outcome;
+    },
+  );
+}
+
+function describeAttempt(span: Span, outcome: Attempt): void {
+  if (!outcome.ok) {
+    const type = outcome.error === CANCELLED
+      ? 'cancelled'
+      : outcome.error.startsWith('the extractor call timed out')
+        ? 'timeout'
+        : outcome.error.startsWith('the output does not match') || outcome.error.startsWith('the extractor output is not')
+          ? 'invalid_output'
+          : outcome.retryable
+            ? 'provider_error'
+            : 'extractor_error';
+    span.setAttribute(SEMCONV.errorType, type);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: type });
+    return;
+  }
+  const { usage, api_cost: cost, finish_reasons: reasons } = outcome.output;
+  if (usage) {
+    span.setAttribute(SEMCONV.genAiInputTokens, usage.prompt_tokens);
+    span.setAttribute(SEMCONV.genAiOutputTokens, usage.completion_tokens);
+  }
+  if (cost) {
+    span.setAttribute(ATTR.costValue, cost.value);
+    span.setAttribute(ATTR.costCurrency, cost.currency);
+  }
+  if (reasons && reasons.length > 0) span.setAttribute(SEMCONV.genAiFinishReasons, [...reasons]);
+}
 
 async function attemptOnce(context: RunContext): Promise<Attempt> {
   const { timeoutMs } = context.options;

@@ -10,6 +10,7 @@ import type { ExtractionOptions } from './extraction-options.js';
 import { callWithRetries, type ExtractionCallEvent, type RunResult } from './call-with-retries.js';
 import { describeModelPattern, findExtractor } from './model-routing.js';
 import { reconcile } from './reconcile.js';
+import { ATTR, inSpan, SEMCONV, SPAN } from '../telemetry/index.js';
 
 /** The defaults of {@link ExtractionOptions} (docs/spec/service.md, Limits). */
 export const DEFAULT_EXTRACTION_OPTIONS: Readonly<ExtractionOptions> = Object.freeze({
@@ -105,28 +106,33 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     // One limit per call, over documents and consensus runs together (docs/spec/service.md, Iterations).
     const limit = pLimit(config.concurrency);
     return Promise.all(
-      documents.map(async (document, documentIndex) => {
-        const results = await Promise.all(
-          Array.from({ length: runs }, (_, run) =>
-            callWithRetries({
-              extractor,
-              document,
-              documentIndex,
-              run,
-              jsonSchema,
-              settings,
-              validate,
-              limit,
-              options: config,
-              ...(callOptions.signal ? { signal: callOptions.signal } : {}),
-              ...(callOptions.onCall ? { onCall: callOptions.onCall } : {}),
-            }),
-          ),
-        );
-        const result = runs === 1 ? single(results[0]!) : consensus(results);
-        if (callOptions.onDocument && !callOptions.signal?.aborted) await callOptions.onDocument(documentIndex, result);
-        return result;
-      }),
+      documents.map((document, documentIndex) =>
+        // One span per document: its consensus runs' calls, then the start of its save, are its children.
+        inSpan(SPAN.document, { attributes: { [ATTR.file]: document.id, [SEMCONV.genAiRequestModel]: settings.model } }, async (span) => {
+          const results = await Promise.all(
+            Array.from({ length: runs }, (_, run) =>
+              callWithRetries({
+                extractor,
+                document,
+                documentIndex,
+                run,
+                jsonSchema,
+                settings,
+                validate,
+                limit,
+                options: config,
+                ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+                ...(callOptions.onCall ? { onCall: callOptions.onCall } : {}),
+              }),
+            ),
+          );
+          const result = runs === 1 ? single(results[0]!) : consensus(results);
+          const stopped = callOptions.signal?.aborted === true;
+          span.setAttribute(ATTR.documentStatus, stopped ? 'skipped' : typeof result.metadata?.error === 'string' ? 'failed' : 'succeeded');
+          if (callOptions.onDocument && !stopped) await callOptions.onDocument(documentIndex, result);
+          return result;
+        }),
+      ),
     );
   }
 

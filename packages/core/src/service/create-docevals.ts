@@ -10,6 +10,8 @@ import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
+import { ATTR, inSpan, SPAN } from '../telemetry/index.js';
+import { tracedStorage } from './traced-storage.js';
 
 /** docs/spec/service.md, Limits. */
 export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
@@ -76,7 +78,7 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
   const onJobError = options.jobs?.onError ?? ((error: unknown) => console.error('[docevals/jobs]', error));
   // Built bottom up, each whole: the context, the job steps over it, the runner over them, then the operations.
   const ctx: ServiceContext = {
-    storage: options.storage,
+    storage: tracedStorage(options.storage),
     runner: createExtractionRunner({ extractors, ...extraction }),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     concurrency: extraction.concurrency,
@@ -102,7 +104,7 @@ function assemble(
 ): Docevals {
   const analyses = scoped(analysisOperations(ctx));
   const jobRunner = operations.jobRunner;
-  return {
+  const docevals: Docevals = {
     evals: {
       ...(scoped(evaluationOperations(operations)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
       compare: (organizationId, input) => analyses.compare(organizationId, input),
@@ -128,4 +130,26 @@ function assemble(
       await options.storage.close();
     },
   };
+  traceOperations(docevals.evals, 'evals.');
+  traceOperations(docevals.processors, 'processors.');
+  return docevals;
+}
+
+/**
+ * Each operation of a group (and of its sub-groups) runs in a span named by the operation (`docevals
+ * evals.iterations.create`: the name of the operations table and of the tRPC procedure), whatever the transport. The
+ * event stream is left as it is: it answers an iterable, not a promise, and lives as long as its reader.
+ */
+function traceOperations(group: object, prefix: string): void {
+  const target = group as Record<string, unknown>;
+  for (const [name, value] of Object.entries(target)) {
+    const path = `${prefix}${name}`;
+    if (typeof value === 'object' && value !== null) traceOperations(value, `${path}.`);
+    if (typeof value !== 'function' || path === 'evals.iterations.events') continue;
+    const operation = value as (organizationId: string, input?: unknown) => Promise<unknown>;
+    target[name] = (organizationId: string, input?: unknown) =>
+      inSpan(SPAN.operation(path), { attributes: { [ATTR.operation]: path, [ATTR.organization]: String(organizationId) } }, () =>
+        operation(organizationId, input),
+      );
+  }
 }

@@ -41,6 +41,7 @@ import { documentTally, renderIteration, renderIterationSummary, renderPredictio
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
 import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
+import { ATTR, inSpan, SEMCONV, SPAN } from '../telemetry/index.js';
 import { invalidRequest, parseInput } from './validate.js';
 
 const refOf = (iteration: IterationRecord): IterationRef => ({
@@ -54,7 +55,21 @@ export function iterationOperations(ctx: OperationContext) {
    * Hands the job to the runner. Background: answers with the summary at once. Otherwise waits for the job's final
    * event and answers the whole iteration; every document failed is a 502 naming the kept iteration.
    */
-  async function startJob(record: IterationRecord, background: boolean): Promise<Iteration | IterationSummary> {
+  function startJob(record: IterationRecord, background: boolean): Promise<Iteration | IterationSummary> {
+    // The iteration's span: where it was started. Its documents are its children wherever they run (a queue carries
+    // the trace context to the workers); a background start ends it once the job is handed over.
+    const attributes = {
+      [ATTR.organization]: record.organization_id,
+      [ATTR.evaluation]: record.evaluation_id,
+      [ATTR.iteration]: record.id,
+      [ATTR.job]: record.job?.id ?? '',
+      [ATTR.background]: background,
+      [SEMCONV.genAiRequestModel]: record.inference_settings.model,
+    };
+    return inSpan(SPAN.iteration, { attributes }, () => runJob(record, background));
+  }
+
+  async function runJob(record: IterationRecord, background: boolean): Promise<Iteration | IterationSummary> {
     const ref = refOf(record);
     const job = record.job!;
     if (background) {
