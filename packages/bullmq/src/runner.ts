@@ -1,5 +1,5 @@
 import type { IterationRef, JobRunner, JobRunnerStats, JobWork } from '@docevals/core';
-import { ATTEMPTS, Fleet, planJobId, type JobData, type QueueOptions } from './fleet.js';
+import { ATTEMPTS, Fleet, planJobId, PRIORITY_LIMIT, type JobData, type QueueOptions } from './fleet.js';
 
 /** How long a cancel waits for the calls in flight on every worker to be aborted (as the in-process runner does). */
 const CANCEL_WAIT_MS = 2_000;
@@ -33,7 +33,9 @@ export function queueRunner(fleet: Fleet, work: JobWork): JobRunner & { stats():
     // takes one of its documents, and workers learn the model from the set.
     await fleet.documents(job.model);
     await fleet.addModel(job.model);
-    await fleet.plans.add('plan', toRef(ref), { jobId: planJobId(job.job_id), ...JOB_OPTIONS });
+    // Plans take turns between organizations too: one organization's backlog of plans does not hold another's.
+    const priority = Math.min(PRIORITY_LIMIT, await fleet.fairPriorities(fleet.plans, ref.organization_id, 1));
+    await fleet.plans.add('plan', toRef(ref), { jobId: planJobId(job.job_id), priority, ...JOB_OPTIONS });
     const workers = await fleet.plans.getWorkersCount();
     if (workers === 0 && !warned) {
       warned = true;
