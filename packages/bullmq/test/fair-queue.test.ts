@@ -83,8 +83,9 @@ describe('fair turns between organizations (BullMQ)', () => {
     console.log(`[fair-queue] B alone ${Math.round(idleMs)} ms, beside A's backlog ${Math.round(busyMs)} ms; A calls before B's first: ${aCallsFirst}; A's calls still to run: ${aLeft}`);
     // A's backlog is still there when B is done (B did not just wait for it to end)...
     expect(aLeft).toBeGreaterThan(100);
-    // ...and B's first call came after at most a few rounds of A's batches in flight (4 slots, batches of <= 2).
-    expect(aCallsFirst).toBeLessThanOrEqual(16);
+    // ...and B's first call came after a few rounds of A's calls (4 slots): those in flight and those made while B's
+    // plan ran, not A's whole backlog of ~580 (what FIFO queues gave).
+    expect(aCallsFirst).toBeLessThanOrEqual(60);
     expect(busyMs).toBeLessThanOrEqual(2 * idleMs * SLACK);
   });
 });
