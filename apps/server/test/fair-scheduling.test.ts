@@ -76,6 +76,12 @@ describe('fair scheduling between organizations (standalone server, in process)'
     expect(statuses.slice(0, 20)).toEqual(Array(20).fill(202));
     expect(statuses.slice(20)).toEqual(Array(180).fill(429));
     expect(rest[0]!.body.error).toMatchObject({ code: 'rate_limited', retry_after: 5 });
+    const refused = await fetch(`${url}/v1/evals/${aEval}/iterations/create`, {
+      method: 'POST',
+      headers: { 'api-key': 'key-a', 'content-type': 'application/json' },
+      body: JSON.stringify({ background: true }),
+    });
+    expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, '5']);
     release();
     await until(() => calls.filter((c) => c.n < 1000).length >= 8, 30_000, "A's backlog running");
     const busy = await runB();
