@@ -12,6 +12,7 @@ import { checkReadiness, listenOperations, serveOperationsEndpoint } from './obs
 import { startTelemetry, type Telemetry } from './observability/telemetry.js';
 import { observeRequests } from './request-log.js';
 import { describeStorage, openStorage } from './storage.js';
+import { openRateLimit } from './rate-limit.js';
 import { createTrpcHandler } from './trpc-handler.js';
 
 /** Where the tRPC router is served. */
@@ -73,6 +74,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     jobs: {
       ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
       ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}),
+      ...(config.maxIterationsPerOrganization ? { maxIterationsPerOrganization: config.maxIterationsPerOrganization } : {}),
       ...(await queueRunner(config, log)),
       onError: (error) => logger.error({ err: error }, 'background job failed'),
     },
@@ -92,10 +94,20 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   // DOCEVALS_WEB_DIR: where its built files are (scripts/start.mjs sets it: the bundled server cannot find them).
   const web = createWebHandler(env.DOCEVALS_WEB_DIR ? { directory: env.DOCEVALS_WEB_DIR } : {});
   const under = (pathname: string, prefix: string) => pathname === prefix || pathname.startsWith(`${prefix}/`);
+  const rateLimit = await openRateLimit(config);
+  /** The APIs behind the per-key rate limit; its `RateLimit-*` headers on what they answer. */
+  const limited = async (request: Request, transport: 'rest' | 'trpc', handle: (request: Request) => Promise<Response>) => {
+    const decision = rateLimit ? await rateLimit.limit(request, transport) : null;
+    if (decision && 'refused' in decision) return decision.refused;
+    const response = await handle(request);
+    if (decision) for (const [name, value] of Object.entries(decision.headers)) response.headers.set(name, value);
+    return response;
+  };
   const route = (request: Request) => {
     const { pathname } = new URL(request.url);
-    if (under(pathname, TRPC_ENDPOINT)) return trpc(request);
-    if (under(pathname, '/v1') || pathname.startsWith('/docs') || pathname === '/health') return rest(request);
+    if (under(pathname, TRPC_ENDPOINT)) return limited(request, 'trpc', trpc);
+    if (under(pathname, '/v1')) return limited(request, 'rest', rest);
+    if (pathname.startsWith('/docs') || pathname === '/health') return rest(request);
     return web(request);
   };
   const handler = toNodeHandler(route);
@@ -167,6 +179,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
         }
         if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
         await docevals.close();
+        rateLimit?.close();
       })();
       return closing;
     },

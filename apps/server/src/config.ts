@@ -53,6 +53,14 @@ export interface StandaloneConfig {
    */
   metricsPort?: number;
   metricsHost?: string;
+  /**
+   * `DOCEVALS_RATE_LIMIT` (requests per second per API key, `0`: off) and `DOCEVALS_RATE_BURST` (requests beyond it
+   * per 10 s): a token bucket per key, in Redis when `REDIS_URL` is set (every server shares it). Null: off.
+   * @default { perSecond: 100, burst: 200 }
+   */
+  rateLimit: { perSecond: number; burst: number } | null;
+  /** `DOCEVALS_MAX_ITERATIONS_PER_ORG`: queued + running iterations per organization; one more is a 429. @default 20 */
+  maxIterationsPerOrganization?: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -69,6 +77,7 @@ export function readConfig(env: Env): StandaloneConfig {
     port: integer(env, 'PORT', 3000, 0, 65_535),
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     dataDir: resolve(nonEmpty(env.INIT_CWD) ?? process.cwd(), nonEmpty(env.DATA_DIR) ?? '.docevals-data'),
+    rateLimit: null,
   };
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl) config.redisUrl = redisUrl;
@@ -107,6 +116,11 @@ export function readConfig(env: Env): StandaloneConfig {
   if (nonEmpty(env.DOCEVALS_METRICS_PORT)) {
     config.metricsPort = integer(env, 'DOCEVALS_METRICS_PORT', 0, 0, 65_535);
     config.metricsHost = nonEmpty(env.DOCEVALS_METRICS_HOST) ?? '127.0.0.1';
+  }
+  const perSecond = integer(env, 'DOCEVALS_RATE_LIMIT', 100, 0, 1_000_000);
+  if (perSecond > 0) config.rateLimit = { perSecond, burst: integer(env, 'DOCEVALS_RATE_BURST', 200, 0, 1_000_000) };
+  if (nonEmpty(env.DOCEVALS_MAX_ITERATIONS_PER_ORG)) {
+    config.maxIterationsPerOrganization = integer(env, 'DOCEVALS_MAX_ITERATIONS_PER_ORG', 20, 1, 100_000);
   }
   return config;
 }

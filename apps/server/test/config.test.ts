@@ -44,4 +44,14 @@ describe('readConfig', () => {
     expect(() => readConfig({ WORKER_CONCURRENCY: '0' })).toThrow(/WORKER_CONCURRENCY must be an integer from 1/);
     expect(() => readConfig({ WORKER_MAX_BATCH: '0' })).toThrow(/WORKER_MAX_BATCH must be an integer from 1/);
   });
+
+  it('reads the rate limit (on by default, 0: off) and the per-organization cap on iterations', () => {
+    expect(readConfig({}).rateLimit).toEqual({ perSecond: 100, burst: 200 });
+    expect(readConfig({ DOCEVALS_RATE_LIMIT: '10', DOCEVALS_RATE_BURST: '0' }).rateLimit).toEqual({ perSecond: 10, burst: 0 });
+    expect(readConfig({ DOCEVALS_RATE_LIMIT: '0' }).rateLimit).toBeNull();
+    expect(() => readConfig({ DOCEVALS_RATE_LIMIT: 'fast' })).toThrow(/DOCEVALS_RATE_LIMIT must be an integer/);
+    expect(readConfig({}).maxIterationsPerOrganization).toBeUndefined();
+    expect(readConfig({ DOCEVALS_MAX_ITERATIONS_PER_ORG: '5' }).maxIterationsPerOrganization).toBe(5);
+    expect(() => readConfig({ DOCEVALS_MAX_ITERATIONS_PER_ORG: '0' })).toThrow(/DOCEVALS_MAX_ITERATIONS_PER_ORG must be an integer from 1/);
+  });
 });

@@ -99,10 +99,32 @@ if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
 end
 return {entered, tonumber(redis.call('GET', KEYS[4]) or '0')}`;
 
+/**
+ * Lua, fair shares between organizations by start-time fair queuing over BullMQ's priorities (lower runs first,
+ * FIFO within one): `count` jobs of organization ARGV[1] get the priorities from max(virtual time, the
+ * organization's last priority) + 1 on. The virtual time is the priority of the latest job a worker took, so an
+ * organization with nothing queued starts at the front, level with the others' next jobs, and a backlog takes turns.
+ * KEYS: virtual time, the organizations' last priorities. ARGV: organization, count, ttl. Returns the first priority.
+ */
+const FAIR = `local vt = tonumber(redis.call('GET', KEYS[1]) or '0')
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+local first = math.max(vt, last) + 1
+redis.call('HSET', KEYS[2], ARGV[1], first + tonumber(ARGV[2]) - 1) redis.call('EXPIRE', KEYS[2], ARGV[3])
+return first`;
+/** Lua: a worker took a job of priority ARGV[1]: the virtual time moves up to it (never back). */
+const ADVANCE = `if tonumber(ARGV[1]) > tonumber(redis.call('GET', KEYS[1]) or '0') then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+end
+return 1`;
+/** BullMQ's lowest priority: past it (after ~2 million turns without the queue ever empty) jobs share it, FIFO. */
+export const PRIORITY_LIMIT = 2 ** 21;
+
 /** The scripts, sent by hash (ioredis `defineCommand`: EVALSHA, EVAL once when Redis lacks it). */
 interface FleetScripts {
   docevalsFleetCancel(cancel: string, channel: string, ttl: number, jobId: string): Promise<number>;
   docevalsFleetStep(...keysAndArgs: Array<string | number>): Promise<[number, number]>;
+  docevalsFleetFair(virtualTime: string, last: string, organization: string, count: number, ttl: number): Promise<number>;
+  docevalsFleetAdvance(virtualTime: string, priority: number, ttl: number): Promise<number>;
 }
 
 /** Lines to standard output, those of one tick in one write (a worker logs a line per document). */
@@ -132,6 +154,8 @@ export class Fleet {
     const redis = newRedis(options.connection);
     redis.defineCommand('docevalsFleetCancel', { numberOfKeys: 2, lua: CANCEL });
     redis.defineCommand('docevalsFleetStep', { numberOfKeys: 5, lua: STEP });
+    redis.defineCommand('docevalsFleetFair', { numberOfKeys: 2, lua: FAIR });
+    redis.defineCommand('docevalsFleetAdvance', { numberOfKeys: 1, lua: ADVANCE });
     this.redis = redis as Redis & FleetScripts;
     this.log = options.log ?? stdoutLines();
     this.plans = new Queue<JobData>(PLANS_QUEUE, { connection: bullConnection(options.connection), prefix: this.prefix });
@@ -194,6 +218,20 @@ export class Fleet {
     const keys = [this.key('cancel', jobId), this.key('inflight', jobId), this.key('done', jobId), this.key('remaining', jobId), this.key('stats', model)];
     const [entered, left] = await this.redis.docevalsFleetStep(...keys, KEY_TTL_SECONDS, leave ?? '', enter ?? '', ...done.flat());
     return { entered: entered === 1, left: Number(left) };
+  }
+  /**
+   * The priorities of `count` new jobs of `organization` on `queue` (see {@link FAIR}): consecutive, from the one
+   * returned. A queue with nothing waiting or running starts its turns over (the priorities stay small).
+   */
+  async fairPriorities(queue: Pick<Queue, 'name' | 'getJobCounts'>, organization: string, count: number): Promise<number> {
+    const name = queue.name;
+    const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+    if (Object.values(counts).every((n) => !n)) await this.redis.del(this.key('vt', name), this.key('turns', name));
+    return this.redis.docevalsFleetFair(this.key('vt', name), this.key('turns', name), organization, count, KEY_TTL_SECONDS);
+  }
+  /** A worker took a job of `priority` from `queue`: the queue's virtual time moves up to it. */
+  async advance(queueName: string, priority: number | undefined): Promise<void> {
+    if (priority) await this.redis.docevalsFleetAdvance(this.key('vt', queueName), priority, KEY_TTL_SECONDS);
   }
   async cancelled(jobId: string): Promise<boolean> {
     return (await this.redis.exists(this.key('cancel', jobId))) === 1;

@@ -1,5 +1,5 @@
 import { traceCarrier, type IterationRef, type JobRunner, type JobRunnerStats, type JobWork } from '@docevals/core';
-import { ATTEMPTS, Fleet, planJobId, type JobData, type QueueOptions } from './fleet.js';
+import { ATTEMPTS, Fleet, planJobId, PRIORITY_LIMIT, type JobData, type QueueOptions } from './fleet.js';
 
 /** How long a cancel waits for the calls in flight on every worker to be aborted (as the in-process runner does). */
 const CANCEL_WAIT_MS = 2_000;
@@ -35,7 +35,9 @@ export function queueRunner(fleet: Fleet, work: JobWork): JobRunner & { stats():
     await fleet.addModel(job.model);
     // The iteration's span is the active one here: its context travels with the job to the workers.
     const trace = traceCarrier();
-    await fleet.plans.add('plan', { ...toRef(ref), ...(trace ? { trace } : {}) }, { jobId: planJobId(job.job_id), ...JOB_OPTIONS });
+    // Plans take turns between organizations too: one organization's backlog of plans does not hold another's.
+    const priority = Math.min(PRIORITY_LIMIT, await fleet.fairPriorities(fleet.plans, ref.organization_id, 1));
+    await fleet.plans.add('plan', { ...toRef(ref), ...(trace ? { trace } : {}) }, { jobId: planJobId(job.job_id), priority, ...JOB_OPTIONS });
     const workers = await fleet.plans.getWorkersCount();
     if (workers === 0 && !warned) {
       warned = true;

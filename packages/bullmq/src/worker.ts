@@ -21,6 +21,7 @@ import {
   Fleet,
   KEY_TTL_SECONDS,
   PLANS_QUEUE,
+  PRIORITY_LIMIT,
   type DocumentJobData,
   type JobData,
   type QueueOptions,
@@ -137,6 +138,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   }
 
   async function plan(job: Job<JobData>): Promise<string> {
+    await fleet.advance(PLANS_QUEUE, job.opts.priority);
     const ref = refOf(job.data);
     const planned = await jobs.plan(ref);
     if (!planned) return 'nothing to run';
@@ -160,11 +162,13 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     const count = Number(written?.[2]?.[1]);
     if (!Number.isInteger(count) || count < 1) throw new Error(`job ${jobId}: no batch count in Redis`);
     const batches = [...batchesOf(planned.document_ids, planned.document_positions, planned.selected, count)];
+    // Fair turns between organizations (docs/workers.md): the batches' priorities follow the others' queued ones.
+    const first = await fleet.fairPriorities(queue, ref.organization_id, batches.length);
     for (let i = 0; i < batches.length; i += ADD_CHUNK) {
-      const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds]) => ({
+      const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds], k) => ({
         name: 'documents',
         data: { ...ref, job_id: jobId, document_ids: documentIds, model, ...(job.data.trace ? { trace: job.data.trace } : {}) },
-        opts: { jobId: documentJobId(jobId, batch), ...JOB_OPTIONS },
+        opts: { jobId: documentJobId(jobId, batch), priority: Math.min(PRIORITY_LIMIT, first + i + k), ...JOB_OPTIONS },
       }));
       const queuedKey = fleet.key('queued', jobId);
       await fleet.redis.multi().sadd(queuedKey, ...chunk.map((c) => c.opts.jobId)).expire(queuedKey, KEY_TTL_SECONDS).exec();
@@ -183,6 +187,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
    */
   async function runBatch(job: Job<DocumentJobData>, _token: string | undefined, signal: AbortSignal | undefined): Promise<string> {
     const data = job.data;
+    await fleet.advance(documentQueueName(data.model), job.opts.priority);
     const attempt = job.attemptsMade + 1;
     // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
     const aborted = signal ?? new AbortController().signal;

@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'payload_too_large', // 413
   'unsupported_media_type', // 415
   'validation_error', // 422, with issues and their paths
+  'rate_limited', // 429: a per-key request rate or a per-organization cap; `retry_after` seconds (REST: Retry-After)
   'extractor_error', // 502: a processor submit whose extraction failed
   'storage_error', // 503: the store is unreachable or refused
   'internal_error', // 500: a bug; never carries internals
@@ -39,12 +40,19 @@ export class DocevalsError extends Error {
   readonly issues?: ErrorIssue[];
   /** The iteration the error is about, when one was kept (a failed iteration: 502 `extractor_error`). */
   readonly iteration_id?: string;
+  /** `rate_limited`: seconds after which a retry may pass (REST sends it as `Retry-After`). */
+  readonly retry_after?: number;
 
-  constructor(code: ErrorCode, message: string, options: { issues?: ErrorIssue[]; cause?: unknown; iteration_id?: string } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { issues?: ErrorIssue[]; cause?: unknown; iteration_id?: string; retry_after?: number } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.issues && options.issues.length > 0) this.issues = options.issues;
     if (options.iteration_id !== undefined) this.iteration_id = options.iteration_id;
+    if (options.retry_after !== undefined) this.retry_after = Math.max(1, Math.ceil(options.retry_after));
   }
 
   /**
@@ -58,14 +66,18 @@ export class DocevalsError extends Error {
     return PUBLIC_MESSAGES.get(this) ?? GENERIC_STORAGE_MESSAGE;
   }
 
-  /** The body every transport sends: `{ error: { code, message, issues?, iteration_id? } }`, with {@link publicMessage}. */
-  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; iteration_id?: string } } {
+  /**
+   * The body every transport sends: `{ error: { code, message, issues?, iteration_id?, retry_after? } }`, with
+   * {@link publicMessage}.
+   */
+  toJSON(): { error: { code: ErrorCode; message: string; issues?: ErrorIssue[]; iteration_id?: string; retry_after?: number } } {
     return {
       error: {
         code: this.code,
         message: this.publicMessage,
         ...(this.issues ? { issues: this.issues } : {}),
         ...(this.iteration_id !== undefined ? { iteration_id: this.iteration_id } : {}),
+        ...(this.retry_after !== undefined ? { retry_after: this.retry_after } : {}),
       },
     };
   }

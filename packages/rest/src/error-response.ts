@@ -13,6 +13,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_error: 422,
+  rate_limited: 429,
   extractor_error: 502,
   storage_error: 503,
   internal_error: 500,
@@ -47,6 +48,10 @@ export function errorResponse(error: unknown, headers?: HeadersInit): Response {
   if (status === 413) response.headers.set('connection', 'close');
   // RFC 9110 15.5.2: a 401 names the schemes it accepts.
   if (status === 401 && !response.headers.has('www-authenticate')) response.headers.set('www-authenticate', wwwAuthenticate(false));
+  // RFC 9110 10.2.3: a 429 says when to come back.
+  if (status === 429 && isDocevalsError(error) && error.retry_after !== undefined && !response.headers.has('retry-after')) {
+    response.headers.set('retry-after', String(error.retry_after));
+  }
   return response;
 }
 

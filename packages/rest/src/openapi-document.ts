@@ -24,6 +24,14 @@ const ERRORS: Record<number, { name: string; description: string; code: string; 
     code: 'validation_error',
     message: 'Invalid request: name: name must not be empty.',
   },
+  429: {
+    name: 'RateLimited',
+    description:
+      'Too many requests for this key, or the organization already has as many queued and running iterations as ' +
+      'the host allows (`rate_limited`); the `Retry-After` header and `retry_after` say when to retry.',
+    code: 'rate_limited',
+    message: 'This organization already has 20 queued or running iterations; retry once one has finished.',
+  },
   500: { name: 'InternalError', description: 'An unexpected failure, logged by the host; the body says nothing more (`internal_error`).', code: 'internal_error', message: INTERNAL_ERROR_MESSAGE },
   502: { name: 'ExtractorError', description: 'The extraction failed: the model\'s provider refused, timed out or answered invalid data (`extractor_error`).', code: 'extractor_error', message: 'The extraction failed: the provider answered 503.' },
   503: { name: 'StorageError', description: 'The store is unreachable or refused (`storage_error`); retry later.', code: 'storage_error', message: 'The store is unavailable; retry later.' },
@@ -254,7 +262,8 @@ function docOf(endpoint: Endpoint): OperationDoc {
 
 /** The error statuses an endpoint may answer. */
 function errorStatuses(endpoint: Endpoint): number[] {
-  const statuses = [401, 404, 422, 500, 503];
+  // 429: a host's per-key rate limit may refuse any request (docs/spec/limits.md).
+  const statuses = [401, 404, 422, 429, 500, 503];
   if (endpoint.body) statuses.push(400, 413, 415);
   if (endpoint.operationId.startsWith('create') || endpoint.operationId.startsWith('update')) statuses.push(409);
   if (endpoint.operationId === 'submitToProcessor' || endpoint.background) statuses.push(502);

@@ -150,7 +150,9 @@ export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODES), {
     'What went wrong, one code per HTTP status: `bad_request` 400 (malformed JSON), `unauthorized` 401, ' +
     '`not_found` 404 (another organization\'s object included), `method_not_allowed` 405 (the `Allow` header ' +
     'lists the methods of the path), `conflict` 409, `payload_too_large` 413, `unsupported_media_type` 415, ' +
-    '`validation_error` 422, `internal_error` 500, `extractor_error` 502, `storage_error` 503.',
+    '`validation_error` 422, `rate_limited` 429 (a per-key request rate or the organization\'s cap on queued and ' +
+    'running iterations; `Retry-After` says when to retry), `internal_error` 500, `extractor_error` 502, ' +
+    '`storage_error` 503.',
 });
 
 export const ErrorIssueSchema = named('ErrorIssue', z
@@ -171,6 +173,11 @@ export const ErrorSchema = named('Error', z
           .array(ErrorIssueSchema)
           .optional()
           .meta({ description: 'Every problem found, with its path: `validation_error` only.' }),
+        retry_after: z
+          .number()
+          .int()
+          .optional()
+          .meta({ description: 'Seconds after which a retry may pass (the `Retry-After` header\'s value): `rate_limited` only.' }),
       })
       .meta({ description: 'The error.' }),
   }), {

@@ -1,11 +1,12 @@
 import { assertJsonContainersWithin, DocevalsError, LIMITS, readBodyAtMost, type Authenticate, type Docevals } from '@docevals/core';
+import type { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import { createDocevalsContext } from './create-docevals-context.js';
 import { createDocevalsRouter } from './create-docevals-router.js';
 import { formatDocevalsError } from './error-formatter.js';
-import { toTRPCError } from './error-table.js';
+import { docevalsErrorOf, toTRPCError } from './error-table.js';
 
 export interface DocevalsFetchHandlerLimits {
   /** Largest request body, counted while it streams in (413 past it). @default 33_554_432 (32 MiB, as REST) */
@@ -68,11 +69,22 @@ export function createDocevalsFetchHandler(options: DocevalsFetchHandlerOptions)
       router,
       createContext,
       maxBatchSize,
+      responseMeta: ({ errors }) => retryAfterMeta(errors),
       onError: ({ error }) => {
         if (getHTTPStatusCodeFromError(error) >= 500) onError(error.cause ?? error);
       },
     });
   };
+}
+
+/** A 429's `Retry-After` (RFC 9110 10.2.3), the longest wait of the call's `rate_limited` errors. */
+function retryAfterMeta(errors: readonly TRPCError[]): { headers?: Record<string, string> } {
+  let seconds: number | undefined;
+  for (const error of errors) {
+    const cause = docevalsErrorOf(error);
+    if (cause?.retry_after !== undefined) seconds = Math.max(seconds ?? 0, cause.retry_after);
+  }
+  return seconds === undefined ? {} : { headers: { 'retry-after': String(seconds) } };
 }
 
 /** The body as text: 413 as soon as more than `maxBytes` are declared or have arrived, 400 when not UTF-8. */

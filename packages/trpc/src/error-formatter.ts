@@ -16,6 +16,8 @@ export interface DocevalsErrorData {
   issues?: ErrorIssue[];
   /** The kept iteration of a run whose every document failed (`extractor_error` from `iterations.create`/`process`). */
   iteration_id?: string;
+  /** Seconds after which a retry may pass: `rate_limited` only. */
+  retry_after?: number;
 }
 
 /** The error shape of the docevals router: tRPC's JSON-RPC shape with {@link DocevalsErrorData}. */
@@ -52,6 +54,7 @@ export function formatDocevalsError({ shape, error }: { shape: DefaultShape; err
     ...(shape.data.path === undefined ? {} : { path: shape.data.path }),
     ...(cause?.issues ? { issues: cause.issues } : {}),
     ...(cause?.iteration_id !== undefined ? { iteration_id: cause.iteration_id } : {}),
+    ...(cause?.retry_after !== undefined ? { retry_after: cause.retry_after } : {}),
   };
   return { message: internal ? INTERNAL_ERROR_MESSAGE : shape.message, code: shape.code, data };
 }

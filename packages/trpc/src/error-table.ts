@@ -13,6 +13,7 @@ export const TRPC_CODE_BY_ERROR_CODE = {
   not_found: 'NOT_FOUND',
   method_not_allowed: 'METHOD_NOT_SUPPORTED',
   conflict: 'CONFLICT',
+  rate_limited: 'TOO_MANY_REQUESTS',
   payload_too_large: 'PAYLOAD_TOO_LARGE',
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
   extractor_error: 'BAD_GATEWAY',
@@ -25,7 +26,7 @@ export { INTERNAL_ERROR_MESSAGE };
 
 /**
  * The docevals code a caller sees for an error tRPC raised by itself (or a host threw as a TRPCError): the first
- * table entry mapping to its tRPC code, else `bad_request` for another 4xx (`PARSE_ERROR`, `TOO_MANY_REQUESTS`, ...)
+ * table entry mapping to its tRPC code, else `bad_request` for another 4xx (`PARSE_ERROR`, `TIMEOUT`, ...)
  * and `internal_error` for another 5xx.
  *
  * @example

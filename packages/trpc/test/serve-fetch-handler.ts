@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { memoryStorage } from '@docevals/adapters/memory';
-import { apiKeyAuthenticator, createDocevals, type Docevals } from '@docevals/core';
+import { apiKeyAuthenticator, createDocevals, type Docevals, type DocevalsOptions } from '@docevals/core';
 import { createDocevalsFetchHandler } from '../src/index.js';
 import { faultyStorage } from '../../../test-support/faulty-storage.js';
 
@@ -18,9 +18,9 @@ export interface Served {
 }
 
 /** `createDocevalsFetchHandler` behind a plain node server on 127.0.0.1: the request body streams in as a web ReadableStream. */
-export async function serve(): Promise<Served> {
+export async function serve(options: Partial<DocevalsOptions> = {}): Promise<Served> {
   const storage = faultyStorage(memoryStorage());
-  const docevals = createDocevals({ storage });
+  const docevals = createDocevals({ storage, ...options });
   const errors: unknown[] = [];
   const handler = createDocevalsFetchHandler({
     docevals,

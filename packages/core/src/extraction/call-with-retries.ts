@@ -1,5 +1,4 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { LimitFunction } from 'p-limit';
 import { ExtractionFailure, type ExtractionDocument, type ExtractionOutput, type Extractor } from '../extractor.js';
 import { describeSchemaErrors } from '../json-schema/compile.js';
 import { findJsonProblem, type JsonObject } from '../json/assert-json.js';
@@ -40,7 +39,8 @@ export interface RunContext {
   settings: InferenceSettings;
   validate: ValidateFunction;
   /** Shared by every call of one `extractAll`: the only place concurrency is bounded. */
-  limit: LimitFunction;
+  /** Runs one attempt when a slot is free (p-limit, or p-limit then a host's shared slot). */
+  limit: <T>(fn: () => Promise<T>) => Promise<T>;
   options: ExtractionOptions;
   /** Aborted when the work is cancelled: no attempt starts after it, and it reaches the extractor's call. */
   signal?: AbortSignal;

@@ -41,6 +41,11 @@ export interface ExtractAllOptions {
    * `onDocument` is not called for them.
    */
   signal?: AbortSignal;
+  /**
+   * A slot outside this call's own limit that every extractor attempt also takes (the host's slots shared fairly
+   * between organizations: docs/spec/jobs.md, Fair scheduling). Waiting for it is not part of the call's timeout.
+   */
+  slot?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export interface ExtractionRunner {
@@ -104,7 +109,9 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     const validate = compileJsonSchema(jsonSchema, 'json_schema');
     const runs = Math.max(1, Math.floor(settings.n_consensus ?? 1));
     // One limit per call, over documents and consensus runs together (docs/spec/service.md, Iterations).
-    const limit = pLimit(config.concurrency);
+    const perCall = pLimit(config.concurrency);
+    const slot = callOptions.slot;
+    const limit = slot ? <T>(fn: () => Promise<T>) => perCall(() => slot(fn)) : perCall;
     return Promise.all(
       documents.map((document, documentIndex) =>
         // One span per document: its consensus runs' calls, then the start of its save, are its children.

@@ -3,7 +3,7 @@ import { JOBS_SCOPE } from '../storage.js';
 import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
 import { analysisOperations } from './analyses.js';
 import type { OperationContext, ServiceContext } from './context.js';
-import { createJobWork, DEFAULT_JOB_OPTIONS, inProcessJobRunner, LocalSignals, type JobRunner, type JobWork } from './jobs/index.js';
+import { createJobWork, DEFAULT_JOB_OPTIONS, FairSlots, inProcessJobRunner, LocalSignals, type JobRunner, type JobWork } from './jobs/index.js';
 import { nanoid } from 'nanoid';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
@@ -83,7 +83,14 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     concurrency: extraction.concurrency,
     now: () => now().toISOString(),
-    jobs: { owner: `runner_${nanoid()}`, leaseMs: jobOptions.leaseMs, signals: new LocalSignals(), waiting: new Map() },
+    jobs: {
+      owner: `runner_${nanoid()}`,
+      leaseMs: jobOptions.leaseMs,
+      maxPerOrganization: Math.max(1, Math.floor(jobOptions.maxIterationsPerOrganization)),
+      slots: new FairSlots(Math.max(1, Math.floor(jobOptions.maxRunningIterations)) * extraction.concurrency),
+      signals: new LocalSignals(),
+      waiting: new Map(),
+    },
   };
   const work = createJobWork(ctx);
   const jobRunner: JobRunner = jobOptions.runner

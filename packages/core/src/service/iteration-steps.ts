@@ -106,6 +106,8 @@ export async function runDocuments(
     onSaved?: (prediction: PredictionRecord) => Promise<void>;
     /** Called when a document's extraction is over, before its prediction is saved (a queue starts its next call). */
     onExtracted?: (document: DocumentRecord) => void;
+    /** A slot each extractor attempt also takes (the in-process runner's fair slots). */
+    slot?: <T>(fn: () => Promise<T>) => Promise<T>;
   } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
@@ -128,6 +130,7 @@ export async function runDocuments(
     next = start + chunkSize < documents.length ? load(start + chunkSize) : null;
     await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
       ...(job.signal ? { signal: job.signal } : {}),
+      ...(job.slot ? { slot: job.slot } : {}),
       onDocument: (index, result) => {
         if (failure) return;
         const document = chunk[index]!;

@@ -35,7 +35,7 @@ import type { DocumentRecord, IterationRecord } from '../storage.js';
 import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
 import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
-import { cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
+import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -137,6 +137,7 @@ export function iterationOperations(ctx: OperationContext) {
       ctx.runner.assertServed(settings.model, 'inference_settings.model');
       const schema = resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema');
       if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
+      await assertBelowCap(ctx, organizationId);
 
       const now = ctx.now();
       const job = { id: newJobId(), selection: 'all' as const, started_at: now };
@@ -223,6 +224,7 @@ export function iterationOperations(ctx: OperationContext) {
         });
       }
       const selection = input.document_ids ? { document_ids: documents.map((d) => d.id) } : input.only_missing ? ('missing' as const) : ('all' as const);
+      await assertBelowCap(ctx, organizationId);
       const job = { id: newJobId(), selection, started_at: ctx.now() };
       const queued = await updateRecord(ctx.storage.iterations, organizationId, found.iteration.id, (current) => {
         if (isActive(current.status) && current.job) {

@@ -134,8 +134,17 @@ export interface JobWork {
 
 /** How the service runs jobs (DocevalsOptions.jobs). */
 export interface JobOptions {
-  /** Iterations running at once in this process; more wait in FIFO order. @default 4 */
+  /**
+   * Iterations of one organization running at once in this process; more wait in FIFO order. Organizations run side
+   * by side: their extractor calls share `maxRunningIterations` x `extraction.concurrency` slots, taken round-robin
+   * across the organizations that wait for one (docs/spec/jobs.md, Fair scheduling). @default 4
+   */
   maxRunningIterations: number;
+  /**
+   * Queued and running iterations one organization may have at once (every server of the store together): one more
+   * is refused with a 429 `rate_limited` before anything is written. @default 20
+   */
+  maxIterationsPerOrganization: number;
   /**
    * Lease duration; renewed every third of it, and every runner looks for expired leases every third of it too: a
    * dead runner's job is taken over within 4/3 of it (8 s by default). A runner whose event loop stalls longer than
@@ -152,6 +161,7 @@ export interface JobOptions {
 
 export const DEFAULT_JOB_OPTIONS: Readonly<Omit<JobOptions, 'runner' | 'onError'>> = Object.freeze({
   maxRunningIterations: 4,
+  maxIterationsPerOrganization: 20,
   leaseMs: 6_000,
   resume: true,
 });

@@ -6,7 +6,9 @@ const CANCEL_WAIT_MS = 2_000;
 const keyOf = (ref: IterationRef) => `${ref.organization_id}\u0000${ref.iteration_id}`;
 
 /**
- * The embedded runner: FIFO, at most `maxRunningIterations` jobs at once in this process. `start()` resumes the
+ * The embedded runner: at most `maxRunningIterations` jobs of one organization at once in this process, the others
+ * waiting in FIFO order; organizations side by side, started in turn, their extractor calls sharing the service's
+ * fair slots (docs/spec/jobs.md, Fair scheduling). `start()` resumes the
  * store's unfinished jobs and scans again every third of the lease, so a job whose runner died is taken over.
  *
  * @example
@@ -24,8 +26,11 @@ export function inProcessJobRunner(
 class InProcessRunner implements JobRunner {
   private readonly max: number;
   private readonly onError: (error: unknown) => void;
-  private readonly queue: IterationRef[] = [];
+  /** Waiting jobs by organization; the Map's order is the turn (an organization served goes to the back). */
+  private readonly queue = new Map<string, IterationRef[]>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Running jobs by organization. */
+  private readonly perOrganization = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private scanning: Promise<void> | undefined;
   private closed = false;
@@ -41,15 +46,19 @@ class InProcessRunner implements JobRunner {
   enqueue(ref: IterationRef): void {
     if (this.closed) return;
     const key = keyOf(ref);
-    if (this.running.has(key) || this.queue.some((q) => keyOf(q) === key)) return;
-    this.queue.push(ref);
+    const waiting = this.queue.get(ref.organization_id);
+    if (this.running.has(key) || waiting?.some((q) => keyOf(q) === key)) return;
+    if (waiting) waiting.push(ref);
+    else this.queue.set(ref.organization_id, [ref]);
     this.pump();
   }
 
   async cancel(ref: IterationRef): Promise<void> {
     const key = keyOf(ref);
-    const index = this.queue.findIndex((q) => keyOf(q) === key);
-    if (index >= 0) this.queue.splice(index, 1);
+    const waiting = this.queue.get(ref.organization_id) ?? [];
+    const index = waiting.findIndex((q) => keyOf(q) === key);
+    if (index >= 0) waiting.splice(index, 1);
+    if (waiting.length === 0) this.queue.delete(ref.organization_id);
     const run = this.running.get(key);
     if (!run) return;
     run.controller.abort('cancelled');
@@ -68,28 +77,45 @@ class InProcessRunner implements JobRunner {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    this.queue.length = 0;
+    this.queue.clear();
     await this.scanning;
     const all = [...this.running.values()];
     for (const { controller } of all) controller.abort('closing');
     await Promise.all(all.map((r) => r.done));
   }
 
+  /** Starts waiting jobs, the organizations in turn, each up to `max` running. */
   private pump(): void {
-    while (!this.closed && this.running.size < this.max && this.queue.length > 0) {
-      const ref = this.queue.shift()!;
-      const key = keyOf(ref);
-      if (this.running.has(key)) continue;
-      const controller = new AbortController();
-      const done = this.work
-        .run(ref, controller.signal)
-        .catch(this.onError)
-        .finally(() => {
-          this.running.delete(key);
-          this.pump();
-        });
-      this.running.set(key, { controller, done });
+    let started = true;
+    while (!this.closed && started) {
+      started = false;
+      for (const [org, waiting] of [...this.queue]) {
+        if ((this.perOrganization.get(org) ?? 0) >= this.max) continue;
+        const ref = waiting.shift()!;
+        this.queue.delete(org);
+        if (waiting.length > 0) this.queue.set(org, waiting);
+        if (!this.running.has(keyOf(ref))) this.startRun(ref);
+        started = true;
+      }
     }
+  }
+
+  private startRun(ref: IterationRef): void {
+    const key = keyOf(ref);
+    const org = ref.organization_id;
+    this.perOrganization.set(org, (this.perOrganization.get(org) ?? 0) + 1);
+    const controller = new AbortController();
+    const done = this.work
+      .run(ref, controller.signal)
+      .catch(this.onError)
+      .finally(() => {
+        this.running.delete(key);
+        const left = (this.perOrganization.get(org) ?? 1) - 1;
+        if (left > 0) this.perOrganization.set(org, left);
+        else this.perOrganization.delete(org);
+        this.pump();
+      });
+    this.running.set(key, { controller, done });
   }
 
   private scan(): Promise<void> {

@@ -16,7 +16,8 @@
 export * from './contract.js';
 export { inProcessJobRunner } from './in-process-runner.js';
 export { createJobWork } from './work.js';
+export { FairSlots } from './fair-slots.js';
 export { isActive, LocalSignals, newJobId, type JobContext } from './job-context.js';
-export { registerJob } from './registry.js';
+export { assertBelowCap, registerJob } from './registry.js';
 export { cancelJob } from './outcomes.js';
 export { iterationEvents } from './event-stream.js';

@@ -1,11 +1,16 @@
 import { nanoid } from 'nanoid';
 import type { IterationStatus } from '../../storage.js';
+import type { FairSlots } from './fair-slots.js';
 
 /** What running jobs need besides the service context. */
 export interface JobContext {
   /** This process's runner id, on the leases it takes. */
   owner: string;
   leaseMs: number;
+  /** Extractor calls of in-process runs, shared round-robin between organizations. */
+  slots: FairSlots;
+  /** JobOptions.maxIterationsPerOrganization. */
+  maxPerOrganization: number;
   /** Wakes local event streams when this process writes an event (other processes are polled). */
   signals: LocalSignals;
   /**

@@ -33,3 +33,22 @@ export async function unregisterJob(ctx: ServiceContext, organizationId: string,
   const found = await ctx.storage.jobs.get(JOBS_SCOPE, jobRecordId(organizationId, iterationId));
   if (found && found.value.job_id === jobId) await ctx.storage.jobs.delete(JOBS_SCOPE, found.value.id, found.version);
 }
+
+/** How long a refused organization is told to wait: about one short job's time. */
+export const CAP_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Refuses a new job (429 `rate_limited`) when the organization already has `jobs.maxPerOrganization` queued or
+ * running iterations, counted from the `jobs` collection (every server of the store). Checked before the job is
+ * written: requests of one organization racing each other may pass it together (bounded by a per-key rate limit).
+ */
+export async function assertBelowCap(ctx: ServiceContext, organizationId: string): Promise<void> {
+  const cap = ctx.jobs.maxPerOrganization;
+  const page = await ctx.storage.jobs.list(JOBS_SCOPE, { limit: cap, order: 'asc', where: { iteration_organization_id: organizationId } });
+  if ((page?.items.length ?? 0) < cap) return;
+  throw new DocevalsError(
+    'rate_limited',
+    `This organization already has ${cap} queued or running iterations; retry once one has finished (or cancel one).`,
+    { retry_after: CAP_RETRY_AFTER_SECONDS },
+  );
+}

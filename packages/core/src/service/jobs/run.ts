@@ -35,6 +35,7 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
       save: (record) => predictions.save(record),
       onSaved: async (prediction) => events.add(prediction, job.id),
       jobId: job.id,
+      slot: (fn) => jobs.slots.run(ref.organization_id, fn, controller.signal),
     });
     await events.flush();
     clearInterval(heartbeat);
