@@ -26,4 +26,10 @@ export {
   type LeaderboardSortKey,
 } from './leaderboard.js';
 export { csvHeader, csvLines, EXPORT_COLUMNS, exportRows, jsonLines, type ExportRow } from './export-rows.js';
-export { parseAnnotations, type AnnotationFormat, type AnnotationRow } from './import-annotations.js';
+export {
+  parseAnnotations,
+  parseAnnotationsPaced,
+  type AnnotationFormat,
+  type AnnotationRow,
+  type PacedParseOptions,
+} from './import-annotations.js';
