@@ -145,24 +145,45 @@ export async function parseAnnotationsPaced(
 }
 
 /**
- * The records (non-empty lines outside quotes) of a CSV text and the columns of its first one, by one pass over the
- * characters: RFC 4180 quotes toggle the quoted state (`""` toggles twice). What the parser finds can only be fewer.
+ * The records (non-empty lines outside quotes) of a CSV text and the columns of its first one, found with `indexOf`
+ * (native, far cheaper than parsing): RFC 4180 quotes toggle the quoted state (`""` toggles twice). What the parser
+ * finds can only be fewer.
  */
 async function csvShape(text: string, pace: () => Promise<void> | void): Promise<{ records: number; columns: number }> {
-  let records = 0;
   let columns = 1;
   let quoted = false;
-  let lineHasText = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) quoted = !quoted;
-    else if (!quoted && c === 10) {
-      if (lineHasText) records += 1;
-      lineHasText = false;
+    else if (!quoted && c === 44) columns += 1;
+    else if (!quoted && c === 10 && text.slice(0, i).trim() !== '') break;
+  }
+  let records = 0;
+  let lineHasText = false;
+  let nextQuote = text.indexOf('"');
+  quoted = false;
+  for (let i = 0; i < text.length; ) {
+    if (quoted) {
+      const close = text.indexOf('"', i);
+      if (close < 0) break;
+      quoted = false;
+      i = close + 1;
+      nextQuote = text.indexOf('"', i);
       continue;
-    } else if (!quoted && c === 44 && records === 0) columns += 1;
-    if (c !== 13) lineHasText = true;
-    if ((i & 0xfffff) === 0xfffff) await pace();
+    }
+    let end = text.indexOf('\n', i);
+    if (end < 0) end = text.length;
+    if (nextQuote >= 0 && nextQuote < end) {
+      quoted = true;
+      lineHasText = true;
+      i = nextQuote + 1;
+      continue;
+    }
+    if (end - i > 1 || (end - i === 1 && text.charCodeAt(i) !== 13)) lineHasText = true;
+    if (lineHasText) records += 1;
+    lineHasText = false;
+    i = end + 1;
+    if ((records & 0xfff) === 0) await pace();
   }
   if (lineHasText) records += 1;
   return { records, columns };

@@ -25,7 +25,16 @@ export {
   type LeaderboardRow,
   type LeaderboardSortKey,
 } from './leaderboard.js';
-export { csvHeader, csvLines, EXPORT_COLUMNS, exportRows, jsonLines, type ExportRow } from './export-rows.js';
+export {
+  csvHeader,
+  csvLines,
+  EXPORT_COLUMNS,
+  exportRows,
+  jsonLines,
+  neutralizeCell,
+  type CsvOptions,
+  type ExportRow,
+} from './export-rows.js';
 export {
   parseAnnotations,
   parseAnnotationsPaced,

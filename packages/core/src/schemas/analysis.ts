@@ -176,6 +176,11 @@ export const exportInputSchema = z.object({
   evaluation_id: idParam,
   iteration_id: idParam,
   format: exportFormatSchema.default('csv'),
+  /**
+   * CSV only: true writes text cells exactly as stored; by default a cell beginning with `=`, `+`, `-`, `@`, a tab or
+   * a carriage return gets a leading `'` (OWASP, CSV injection). `"true"`/`"false"` as a query parameter.
+   */
+  raw: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
 });
 export type ExportInput = z.input<typeof exportInputSchema>;
 

@@ -187,11 +187,14 @@ export function analysisOperations(ctx: ServiceContext) {
       const input = parseInput(exportInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       const format = input.format;
+      const rawCells = input.raw === true || input.raw === 'true';
+      const pace = pacer();
       async function* chunks(): AsyncGenerator<string> {
         if (format === 'csv') yield csvHeader();
         for await (const page of outcomePages(ctx, evaluation, [iteration])) {
           const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
-          const text = format === 'csv' ? csvLines(rows) : jsonLines(rows);
+          const text = format === 'csv' ? csvLines(rows, { raw: rawCells }) : jsonLines(rows);
+          await pace();
           if (text.length > 0) yield text;
         }
       }
@@ -231,6 +234,7 @@ export function analysisOperations(ctx: ServiceContext) {
       const batches = [...edits.values()];
       for (let start = 0; start < batches.length; start += IMPORT_BATCH) {
         for (const id of await writeAnnotations(ctx, organizationId, evaluation.id, batches.slice(start, start + IMPORT_BATCH))) missing.add(id);
+        await pace();
       }
       const final = results.map((result, i) =>
         result.status === 'updated' && missing.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,

@@ -12,6 +12,7 @@ import {
   leaderboard,
   parseAnnotations,
   parseAnnotationsPaced,
+  neutralizeCell,
   schemaLeafFields,
   type AnalysisPrediction,
   type LeaderboardIteration,
@@ -290,5 +291,29 @@ describe('annotation files', () => {
     expect(await parseAnnotationsPaced('', 'csv', schema, { maxRows: 5 })).toEqual({ rows: [], over: null });
     const cells = await parseAnnotationsPaced(csv, 'csv', schema, { maxRows: 10_000, maxCells: 6 * 1_000 });
     expect(cells).toEqual({ rows: [], over: expect.stringMatching(/at most 6000 cells .* 3000 rows of 6 columns/) });
+  });
+});
+
+describe('CSV exports are safe to open in a spreadsheet', () => {
+  const formulas = ['=1+1', '+1', '-1+2', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://evil","x")'];
+
+  it('neutralizes text cells beginning with = + - @ tab or CR with a leading quote, unless raw; JSONL and numbers stay raw', () => {
+    expect(formulas.map(neutralizeCell)).toEqual(formulas.map((f) => `'${f}`));
+    expect(['a=1', ' =1', "'=1", '', '1'].map(neutralizeCell)).toEqual(['a=1', ' =1', "'=1", '', '1']);
+    const rows = exportRows(
+      { id: 'file_1', filename: '=cmd.pdf', annotation: { '-f': '=1+1', n: -5 } },
+      succeeded({ '-f': '=1+1', n: -5 }, { '-f': '@x', n: -5 }),
+    );
+    const cells = parse(csvLines(rows)) as string[][];
+    expect(cells.map((r) => [r[1], r[3], r[4], r[5]])).toEqual([
+      ["'=cmd.pdf", "'-f", "'=1+1", "'@x"],
+      ["'=cmd.pdf", 'n', '-5', '-5'],
+    ]);
+    const raw = parse(csvLines(rows, { raw: true })) as string[][];
+    expect(raw.map((r) => [r[1], r[3], r[4], r[5]])).toEqual([
+      ['=cmd.pdf', '-f', '=1+1', '@x'],
+      ['=cmd.pdf', 'n', '-5', '-5'],
+    ]);
+    expect(JSON.parse(jsonLines(rows).split('\n')[0]!)).toMatchObject({ filename: '=cmd.pdf', annotation: '=1+1', prediction: '@x' });
   });
 });
