@@ -25,6 +25,11 @@ export const LIMITS = Object.freeze({
   maxImportListItems: 1_000,
   /** Cells (rows x header columns) of one CSV annotation import: past it the import is refused before more is parsed. */
   maxImportCells: 1_000_000,
+  /**
+   * Heavy reads of one organization running at once (a whole evaluation with its documents, an export streaming);
+   * more wait their turn (docs/spec/limits.md).
+   */
+  maxHeavyReadsPerOrganization: 2,
   /** Calls in one tRPC batch. */
   maxBatchSize: 16,
 });

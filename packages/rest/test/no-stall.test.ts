@@ -180,3 +180,39 @@ describe('exports are safe to open', () => {
     expect((await api.call('GET', `${path}?raw=maybe`)).status).toBe(422);
   });
 });
+
+describe('ids no store accepts', () => {
+  it('answers 422 to a NUL character in an id or a cursor, before any store call (PostgreSQL refused it: a 503)', async () => {
+    const calls: string[] = [];
+    for (const path of ['/v1/evals/eval%00x', '/v1/evals?after=eval%00x', '/v1/evals/eval_1/documents/file%00', '/v1/processors/p%00']) {
+      const r = await api.call('GET', path);
+      calls.push(`${path} ${r.status}`);
+      expect(r.status, path).toBe(422);
+      expect(r.body.error.issues[0].message).toMatch(/NUL/);
+    }
+    expect(calls).toHaveLength(4);
+  });
+});
+
+describe('heavy reads: two at a time per organization', () => {
+  it('serves 4 parallel CSV exports and 4 whole reads of a 1,000-document evaluation while B is answered', async () => {
+    const evaluation = await evaluationOfA(1_000);
+    const iteration = (await api.call('GET', `/v1/evals/${evaluation.id}?view=summary`)).body.iterations[0].id as string;
+    const exportOnce = async () => {
+      const response = await fetch(`${api.url}/v1/evals/${evaluation.id}/iterations/${iteration}/export?format=csv`, { headers: { 'api-key': KEY_A } });
+      return { status: response.status, lines: (await response.text()).trim().split('\n').length };
+    };
+    const { result, probeMaxMs } = await underAttack(() =>
+      Promise.all([
+        ...Array.from({ length: 4 }, exportOnce),
+        ...Array.from({ length: 4 }, async () => {
+          const r = await api.call('GET', `/v1/evals/${evaluation.id}`);
+          return { status: r.status, lines: r.body.documents.length as number };
+        }),
+      ]),
+    );
+    expect(result.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(result.map((r) => r.lines)).toEqual([1_001, 1_001, 1_001, 1_001, 1_000, 1_000, 1_000, 1_000]);
+    expect(probeMaxMs).toBeLessThan(PROBE_BOUND_MS);
+  });
+});

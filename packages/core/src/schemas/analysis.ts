@@ -134,7 +134,7 @@ export const matrixInputSchema = z.object({
   evaluation_id: idParam,
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   /** A document id: the page starts just after it. */
-  after: z.string().min(1).max(256).optional(),
+  after: idParam.optional(),
 });
 export type MatrixInput = z.input<typeof matrixInputSchema>;
 

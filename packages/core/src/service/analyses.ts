@@ -190,12 +190,18 @@ export function analysisOperations(ctx: ServiceContext) {
       const rawCells = input.raw === true || input.raw === 'true';
       const pace = pacer();
       async function* chunks(): AsyncGenerator<string> {
-        if (format === 'csv') yield csvHeader();
-        for await (const page of outcomePages(ctx, evaluation, [iteration])) {
-          const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
-          const text = format === 'csv' ? csvLines(rows, { raw: rawCells }) : jsonLines(rows);
-          await pace();
-          if (text.length > 0) yield text;
+        // One of the organization's heavy-read slots while it streams (given back when it ends or is cancelled).
+        const release = await ctx.heavyReads.acquire(organizationId);
+        try {
+          if (format === 'csv') yield csvHeader();
+          for await (const page of outcomePages(ctx, evaluation, [iteration])) {
+            const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
+            const text = format === 'csv' ? csvLines(rows, { raw: rawCells }) : jsonLines(rows);
+            await pace();
+            if (text.length > 0) yield text;
+          }
+        } finally {
+          release();
         }
       }
       return { filename: `${iteration.id}.${format}`, content_type: CONTENT_TYPES[format], chunks: chunks() };

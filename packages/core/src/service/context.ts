@@ -1,6 +1,7 @@
 import type { ExtractionRunner } from '../extraction/index.js';
 import type { Storage } from '../storage.js';
 import type { JobContext, JobRunner } from './jobs.js';
+import type { OrganizationGate } from './organization-gate.js';
 import type { DocevalsLimits } from './types.js';
 
 /** What every operation of the service works with. */
@@ -13,6 +14,8 @@ export interface ServiceContext {
   /** ISO 8601 UTC with milliseconds. */
   now(): string;
   jobs: JobContext;
+  /** Heavy reads (a whole evaluation, an export) in flight per organization (`LIMITS.maxHeavyReadsPerOrganization`). */
+  heavyReads: OrganizationGate;
   /** Runs iterations' jobs; set right after the context is built. */
   jobRunner: JobRunner;
 }

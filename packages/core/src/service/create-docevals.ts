@@ -23,6 +23,8 @@ import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
+import { OrganizationGate } from './organization-gate.js';
+import { LIMITS } from '../limits.js';
 
 /** docs/spec/service.md, Limits. */
 export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
@@ -83,6 +85,7 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     concurrency: extraction.concurrency,
     now: () => now().toISOString(),
     jobs: { owner: `runner_${nanoid()}`, leaseMs: jobOptions.leaseMs, signals: new LocalSignals(), waiting: new Map() },
+    heavyReads: new OrganizationGate(LIMITS.maxHeavyReadsPerOrganization),
     jobRunner: undefined as unknown as JobRunner,
   };
   const analyses = scoped(analysisOperations(ctx));

@@ -149,7 +149,9 @@ export function iterationOperations(ctx: ServiceContext) {
       const input = parseInput(getIterationInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentCount(ctx, evaluation));
-      return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
+      return ctx.heavyReads.run(organizationId, async () =>
+        renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id)),
+      );
     },
 
     async predictions(organizationId: string, raw: ListPredictionsInput): Promise<PredictionPage> {
