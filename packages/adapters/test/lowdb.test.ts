@@ -59,6 +59,24 @@ function deadPid(): number {
 }
 
 describe('lowdb storage on disk', () => {
+  it('keeps its data to its owner: files 0600, folders 0700 (a folder made 0755 before is closed too)', async () => {
+    const dir = freshDir();
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const storage = open(dir);
+    await storage.evaluations.insert(evaluationRecord(ORG, 'eval_1'));
+    await storage.documents.insertMany([documentRecord(ORG, 'eval_1', 'file_0123456789abcdef', 3)]);
+    await storage.files.retain(ORG, 'file_0123456789abcdef', { bytes: Uint8Array.from([1]), mime_type: 'application/pdf' });
+    const modes: string[] = [];
+    const walk = (path: string): void => {
+      const stat = statSync(path);
+      modes.push(`${stat.isDirectory() ? 'd' : 'f'} ${(stat.mode & 0o777).toString(8)}`);
+      if (stat.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    };
+    walk(dir);
+    expect(modes.length).toBeGreaterThan(4);
+    expect(new Set(modes)).toEqual(new Set(['d 700', 'f 600']));
+  });
+
   it('writes one file per record, child and file reference, and bytes to <dir>/files/<org>/<file_id>', async () => {
     const dir = freshDir();
     const storage = open(dir);

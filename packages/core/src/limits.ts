@@ -18,6 +18,18 @@ export const LIMITS = Object.freeze({
   maxAlignmentWork: 250_000,
   /** Levenshtein work of one document (docs/spec/metrics.md section 4): character pairs, n x m per distance computed. */
   maxTextWork: 1_000_000_000,
+  /**
+   * Items of one list in an annotation import's CSV (docs/spec/analysis.md): a column's list index is below it (and
+   * below the schema's `maxItems`), checked before the list is built.
+   */
+  maxImportListItems: 1_000,
+  /** Cells (rows x header columns) of one CSV annotation import: past it the import is refused before more is parsed. */
+  maxImportCells: 1_000_000,
+  /**
+   * Heavy reads of one organization running at once (a whole evaluation with its documents, an export streaming);
+   * more wait their turn (docs/spec/limits.md).
+   */
+  maxHeavyReadsPerOrganization: 2,
   /** Calls in one tRPC batch. */
   maxBatchSize: 16,
 });

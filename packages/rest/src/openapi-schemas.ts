@@ -935,6 +935,7 @@ export const LeaderboardQuerySchema = documented(leaderboardInputSchema.omit({ e
 
 export const ExportQuerySchema = documented(exportInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
   format: '`csv` (the default) or `jsonl`.',
+  raw: 'CSV only. By default a text cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `\'` so that a spreadsheet cannot run it as a formula (OWASP, CSV injection); `true` writes every cell exactly as stored. JSONL is always raw.',
 });
 
 export const ImportAnnotationsBodySchema = named('ImportAnnotationsRequest', documented(importAnnotationsInputSchema.omit({ evaluation_id: true }), {

@@ -57,6 +57,53 @@ describe('fuzz: every REST operation answers random input with a documented stat
     }
   }, 120_000);
 
+  it('random CSV and JSON Lines annotation files (list indexes, deep paths, quotes, __proto__), then every export', async () => {
+    const { evaluationId, documentId, iterationId } = served.ids;
+    const segment = fc.oneof(
+      fc.constantFrom('invoice_number', 'total', '__proto__', 'items', '0', '99999', '1000', 'a~1b', ''),
+      fc.string({ maxLength: 6 }),
+    );
+    const column = fc.array(segment, { minLength: 1, maxLength: 70 }).map((parts) => parts.join('.'));
+    const cell = fc.oneof(fc.constantFrom('', 'null', '1', '-1', '=1+1', '"', documentId, 'x,y', 'a\nb'), fc.string({ maxLength: 8 }));
+    const quote = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+    const csv = fc
+      .tuple(fc.array(column, { maxLength: 6 }), fc.array(fc.array(cell, { maxLength: 8 }), { maxLength: 6 }), fc.boolean())
+      .map(([columns, rows, byFilename]) =>
+        [[byFilename ? 'filename' : 'document_id', ...columns], ...rows.map((r) => [r[0] ?? documentId, ...r.slice(1)])]
+          .map((r) => r.map(quote).join(','))
+          .join('\n'),
+      );
+    const jsonl = fc
+      .array(fc.oneof(fc.record({ document_id: fc.constantFrom(documentId, 'file_nope', ''), annotation: bodyArbitrary }), bodyArbitrary), { maxLength: 5 })
+      .map((rows) => rows.map((r) => JSON.stringify(r)).join('\n'));
+    const file = fc.oneof(
+      csv.map((text) => ({ text, type: 'text/csv' })),
+      jsonl.map((text) => ({ text, type: 'application/x-ndjson' })),
+      fc.string({ maxLength: 200 }).map((text) => ({ text, type: 'text/csv' })),
+    );
+    await fc.assert(
+      fc.asyncProperty(file, fc.boolean(), async ({ text, type }, validate) => {
+        const r = await served.api.call('POST', `/v1/evals/${evaluationId}/documents/import${validate ? '' : '?validate=false'}`, {
+          raw: text,
+          headers: { 'content-type': type },
+        });
+        expectDocumented(r, `import ${type}`);
+        // Whatever was imported, every read of the evaluation still answers.
+        const exported = await served.api.call('GET', `/v1/evals/${evaluationId}/iterations/${iterationId}/export?format=csv`);
+        expect(exported.status).toBe(200);
+        expect((await served.api.call('GET', `/v1/evals/${evaluationId}`)).status).toBe(200);
+      }),
+      { ...runOptions, numRuns: 100, interruptAfterTimeLimit: 20_000 },
+    );
+    await fc.assert(
+      fc.asyncProperty(queryArbitrary, fc.constantFrom('csv', 'jsonl', 'xlsx', ''), fc.constantFrom('true', 'false', 'yes', ''), async (query, format, raw) => {
+        const r = await served.api.call('GET', `/v1/evals/${evaluationId}/iterations/${iterationId}/export?format=${format}&raw=${raw}&${query}`);
+        expectDocumented(r, 'export');
+      }),
+      runOptions,
+    );
+  }, 180_000);
+
   afterAll(async () => {
     // Only documented failures reached the host's log: extractor and storage errors, no bug.
     for (const error of served.api.unexpected) {

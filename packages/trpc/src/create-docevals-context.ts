@@ -20,9 +20,11 @@ export interface DocevalsContextRequest {
   req: { headers: Headers | NodeRequestHeaders };
   /**
    * tRPC's call info: its `connectionParams` carry the key for a client that cannot send headers (a browser's
-   * `EventSource` for `httpSubscriptionLink`, websockets): `{ apiKey: '<key>' }`, read when no header carries one.
+   * `EventSource` for `httpSubscriptionLink`, websockets): `{ apiKey: '<key>' }`, read when no header carries one,
+   * and only for a subscription (`type: 'subscription'`): a query or mutation authenticates with its headers, so a
+   * key in a URL (where `connectionParams` travel) never opens anything but an events stream.
    */
-  info?: { connectionParams?: Record<string, string | undefined> | null } | undefined;
+  info?: { type?: string; connectionParams?: Record<string, string | undefined> | null } | undefined;
 }
 
 export interface CreateDocevalsContextOptions {
@@ -50,7 +52,7 @@ export function createDocevalsContext(options: CreateDocevalsContextOptions): (o
   const { authenticate } = options;
   return async ({ req, info }) => {
     let organizationId: string | null;
-    const headers = withConnectionKey(toHeaders(req.headers), info?.connectionParams);
+    const headers = withConnectionKey(toHeaders(req.headers), info?.type === 'subscription' ? info.connectionParams : null);
     try {
       organizationId = await authenticate(headers);
     } catch (error) {

@@ -1,4 +1,4 @@
-import { assertJsonContainersWithin, DocevalsError, LIMITS, readBodyAtMost, type Authenticate, type Docevals } from '@docevals/core';
+import { assertJsonContainersWithin, DocevalsError, LIMITS, readBodyTextAtMost, type Authenticate, type Docevals } from '@docevals/core';
 import type { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
@@ -27,7 +27,6 @@ export interface DocevalsFetchHandlerOptions {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The docevals router as a fetch handler (`Request` in, `Response` out) that reads bodies the way the REST API does
@@ -89,12 +88,7 @@ function retryAfterMeta(errors: readonly TRPCError[]): { headers?: Record<string
 
 /** The body as text: 413 as soon as more than `maxBytes` are declared or have arrived, 400 when not UTF-8. */
 async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  const bytes = await readBodyAtMost(request, maxBytes);
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    throw new DocevalsError('bad_request', 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
-  }
+  return readBodyTextAtMost(request, maxBytes, 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
 }
 
 /** A refusal before tRPC runs, in the shape tRPC itself answers errors with (`{ error: { message, code, data } }`). */

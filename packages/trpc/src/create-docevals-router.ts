@@ -87,9 +87,14 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
               iteration_id: input.iteration_id,
               ...(input.lastEventId ? { last_event_id: input.lastEventId } : {}),
             });
-            for await (const event of events) {
-              if (signal?.aborted) return;
-              yield tracked(event.id, event);
+            try {
+              for await (const event of events) {
+                if (signal?.aborted) return;
+                yield tracked(event.id, event);
+              }
+            } catch (error) {
+              // tRPC would report anything thrown inside a subscription as INTERNAL_SERVER_ERROR: keep its code.
+              throw toTRPCError(error);
             }
           }),
       },

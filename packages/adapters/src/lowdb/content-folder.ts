@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ByOrganization, FileMeta } from './state.js';
 import { syncFolder, writeAndSync } from './durable-write.js';
 import { safeName } from './safe-name.js';
+import { PRIVATE_FOLDER } from './file-modes.js';
 
 /**
  * File contents, one file per (organization, file_id): `<root>/<organization>/<file_id>`. Written once through a
@@ -27,7 +28,7 @@ export class ContentFolder {
    */
   async stage(organizationId: string, fileId: string, bytes: Uint8Array): Promise<string> {
     const folder = join(this.root, safeName(organizationId));
-    await mkdir(folder, { recursive: true });
+    await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER });
     // A leading dot: no content file name starts with one (see safeName), and the open-time sweep removes leftovers.
     const temp = join(folder, `.${safeName(fileId)}.${process.pid}.${++this.#staged}.tmp`);
     await writeAndSync(temp, bytes);
@@ -61,7 +62,7 @@ export class ContentFolder {
    * Runs at open, while the folder lock is held, so no other writer can be mid-way.
    */
   sweep(files: ByOrganization<FileMeta>): void {
-    mkdirSync(this.root, { recursive: true });
+    mkdirSync(this.root, { recursive: true, mode: PRIVATE_FOLDER });
     const expected = new Map<string, Set<string>>();
     for (const [org, metas] of files) expected.set(safeName(org), new Set(Array.from(metas.keys(), safeName)));
     for (const folder of readdirSync(this.root, { withFileTypes: true })) {

@@ -1,5 +1,6 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { PRIVATE_FILE } from './file-modes.js';
 
 /**
  * Writes `data` to `path` so that a caller told "done" keeps it: into `tempPath`, fsync, rename over `path`, fsync
@@ -20,7 +21,7 @@ export async function writeFileDurably(path: string, tempPath: string, data: str
 
 /** Creates or truncates `path`, writes `data` and fsyncs it before closing. */
 export async function writeAndSync(path: string, data: string | Uint8Array): Promise<void> {
-  const handle = await open(path, 'w');
+  const handle = await open(path, 'w', PRIVATE_FILE);
   try {
     await handle.writeFile(data);
     await handle.sync();

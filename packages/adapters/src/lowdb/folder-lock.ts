@@ -2,6 +2,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, sta
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DocevalsError } from '@docevals/core';
+import { PRIVATE_FILE } from './file-modes.js';
 
 /** What the lock file says about its owner. */
 interface LockOwner {
@@ -88,7 +89,7 @@ export function acquireFolderLock(dir: string, lockPath: string): FolderLock {
 function tryCreate(lockPath: string, content: string): boolean {
   let fd: number;
   try {
-    fd = openSync(lockPath, 'wx');
+    fd = openSync(lockPath, 'wx', PRIVATE_FILE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;

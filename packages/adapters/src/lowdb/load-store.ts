@@ -6,6 +6,7 @@ import { CHILD_COLLECTIONS, type ChildCollectionName, FORMAT, type Layout, RECOR
 import { flushSync, type DiskLog, type JournalEntry } from './record-disk.js';
 import { migrateLegacyFile } from './migrate-v1.js';
 import { emptyState, getItem, type LowdbState, setItem } from './state.js';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
 
 /** What an open found: the state, the highest `gen` on disk, and what the sweep reclaimed. */
 export interface LoadedStore {
@@ -46,7 +47,7 @@ interface DiskFile {
  */
 export function loadStore(layout: Layout, sweepOrphans: boolean, log: DiskLog): LoadedStore {
   const swept: SweepReport = { tempFiles: 0, tombstones: 0, journalsReplayed: 0, orphanChildren: 0, orphanIterations: 0, fileReferencesFixed: 0 };
-  mkdirSync(layout.dir, { recursive: true });
+  mkdirSync(layout.dir, { recursive: true, mode: PRIVATE_FOLDER });
   if (!existsSync(layout.marker)) {
     if (existsSync(layout.legacy)) migrateLegacyFile(layout, log);
     writeMarker(layout);
@@ -114,7 +115,7 @@ export function loadStore(layout: Layout, sweepOrphans: boolean, log: DiskLog): 
 
 function writeMarker(layout: Layout): void {
   const temp = `${layout.marker}.tmp`;
-  writeFileSync(temp, JSON.stringify({ format: FORMAT }));
+  writeFileSync(temp, JSON.stringify({ format: FORMAT }), { mode: PRIVATE_FILE });
   flushSync(layout.dir, [temp]);
   renameSync(temp, layout.marker);
   flushSync(layout.dir, [layout.dir]);
@@ -146,15 +147,15 @@ function replayJournals(layout: Layout, swept: SweepReport): number {
     for (const move of entry.moves) {
       const from = layout.fromRelative(move.from);
       if (existsSync(from)) {
-        mkdirSync(dirname(layout.fromRelative(move.to)), { recursive: true });
+        mkdirSync(dirname(layout.fromRelative(move.to)), { recursive: true, mode: PRIVATE_FOLDER });
         renameSync(from, layout.fromRelative(move.to));
         touched.push(layout.fromRelative(move.to));
       }
     }
     const put = (target: string, text: string) => {
       if (genOf(target) >= entry.gen) return;
-      mkdirSync(dirname(target), { recursive: true });
-      writeFileSync(`${target}.replay.tmp`, text);
+      mkdirSync(dirname(target), { recursive: true, mode: PRIVATE_FOLDER });
+      writeFileSync(`${target}.replay.tmp`, text, { mode: PRIVATE_FILE });
       renameSync(`${target}.replay.tmp`, target);
       touched.push(target);
     };
@@ -236,7 +237,7 @@ function sweep(layout: Layout, state: LowdbState, gen: number, swept: SweepRepor
       }
       const next = { ...meta, references: holders };
       setItem(state.refs, org, fileId, next);
-      writeFileSync(`${path}.sweep.tmp`, JSON.stringify({ gen: ++gen, organization_id: org, file_id: fileId, ...next }));
+      writeFileSync(`${path}.sweep.tmp`, JSON.stringify({ gen: ++gen, organization_id: org, file_id: fileId, ...next }), { mode: PRIVATE_FILE });
       renameSync(`${path}.sweep.tmp`, path);
       removed.push(path);
     }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DocevalsError,
@@ -22,6 +22,7 @@ import { type LoadedStore, loadStore, type SweepReport } from './load-store.js';
 import { type LowdbContext, lowdbChildCollection, lowdbRecordCollection } from './lowdb-collections.js';
 import { lowdbFileStore } from './lowdb-file-store.js';
 import { RecordDisk } from './record-disk.js';
+import { PRIVATE_FOLDER } from './file-modes.js';
 
 /** Options of {@link lowdbStorage}. */
 export interface LowdbStorageOptions {
@@ -91,7 +92,13 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
 
   let folderLock: FolderLock;
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER });
+    // A folder made before (0755): its data is closed to other users too (nothing inside is reachable through it).
+    try {
+      chmodSync(dir, PRIVATE_FOLDER);
+    } catch {
+      // not ours to change (another owner): left as the host made it
+    }
     folderLock = acquireFolderLock(dir, join(dir, '.lock'));
   } catch (error) {
     if (isDocevalsError(error)) throw error;

@@ -11,6 +11,7 @@ import {
 } from '../shared/legacy-records.js';
 import { FORMAT, type Layout } from './layout.js';
 import { flushSync, type DiskLog } from './record-disk.js';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
 
 /** The format of `docevals.json`, the single-file layout of the previous release. */
 export const LEGACY_FORMAT = 'docevals-lowdb/1';
@@ -40,8 +41,8 @@ export function migrateLegacyFile(layout: Layout, log: DiskLog): void {
   const gen = 1;
   const written: string[] = [];
   const write = (path: string, body: object) => {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(`${path}.migrate.tmp`, JSON.stringify({ gen, ...body }));
+    mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_FOLDER });
+    writeFileSync(`${path}.migrate.tmp`, JSON.stringify({ gen, ...body }), { mode: PRIVATE_FILE });
     renameSync(`${path}.migrate.tmp`, path);
     written.push(path);
   };

@@ -7,6 +7,7 @@ import type { Mutex } from '../shared/mutex.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
+import { PRIVATE_FOLDER } from './file-modes.js';
 
 /** One file a batch writes: its path and the body (without `gen`, which the commit adds). */
 export interface BatchWrite {
@@ -291,7 +292,7 @@ export class RecordDisk {
 
   async #folder(folder: string): Promise<void> {
     if (this.#folders.has(folder)) return;
-    await mkdir(folder, { recursive: true });
+    await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER });
     this.#folders.add(folder);
   }
 

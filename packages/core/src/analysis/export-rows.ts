@@ -93,10 +93,24 @@ function leafPaths(value: JsonObject): string[] {
   return out;
 }
 
-/** A value in a CSV cell: text as it is, null as an empty cell, numbers and booleans as JSON, containers as JSON. */
-function cell(value: JsonValue | null): string {
+/**
+ * A text cell a spreadsheet would read as a formula, made inert as OWASP recommends ("CSV injection"): text beginning
+ * with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'`. Everything else is left as it is.
+ *
+ * @example
+ * neutralizeCell('=HYPERLINK("http://x")'); // "'=HYPERLINK(\"http://x\")"
+ */
+export function neutralizeCell(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+/**
+ * A value in a CSV cell: text as it is (neutralized unless `raw`), null as an empty cell, numbers and booleans as
+ * JSON, containers as JSON (they begin with `[` or `{`). A JSON number is never neutralized: `-5` stays a number.
+ */
+function cell(value: JsonValue | null, raw: boolean): string {
   if (value === null) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return raw ? value : neutralizeCell(value);
   return JSON.stringify(value);
 }
 
@@ -105,17 +119,25 @@ export function csvHeader(): string {
   return stringify([[...EXPORT_COLUMNS]]);
 }
 
-/** CSV text of rows (RFC 4180 quoting by csv-stringify; every line ends with `\n`). */
-export function csvLines(rows: readonly ExportRow[]): string {
+/** How CSV cells are written. */
+export interface CsvOptions {
+  /** true: text cells exactly as stored, formula-like ones included (`?raw=true`). Default false: neutralized. */
+  raw?: boolean;
+}
+
+/** CSV text of rows (RFC 4180 quoting by csv-stringify; every line ends with `\n`); text cells neutralized unless `raw`. */
+export function csvLines(rows: readonly ExportRow[], options: CsvOptions = {}): string {
   if (rows.length === 0) return '';
+  const raw = options.raw === true;
+  const text = (value: string) => (raw ? value : neutralizeCell(value));
   return stringify(
     rows.map((r) => [
-      r.document_id,
-      r.filename,
+      text(r.document_id),
+      text(r.filename),
       r.status,
-      r.field,
-      cell(r.annotation),
-      cell(r.prediction),
+      text(r.field),
+      cell(r.annotation, raw),
+      cell(r.prediction, raw),
       r.similarity === null ? '' : String(r.similarity),
       r.aligned_similarity === null ? '' : String(r.aligned_similarity),
       r.outcome,

@@ -28,5 +28,20 @@ export {
   type LeaderboardRow,
   type LeaderboardSortKey,
 } from './leaderboard.js';
-export { csvHeader, csvLines, EXPORT_COLUMNS, exportRows, jsonLines, type ExportRow } from './export-rows.js';
-export { parseAnnotations, type AnnotationFormat, type AnnotationRow } from './import-annotations.js';
+export {
+  csvHeader,
+  csvLines,
+  EXPORT_COLUMNS,
+  exportRows,
+  jsonLines,
+  neutralizeCell,
+  type CsvOptions,
+  type ExportRow,
+} from './export-rows.js';
+export {
+  parseAnnotations,
+  parseAnnotationsPaced,
+  type AnnotationFormat,
+  type AnnotationRow,
+  type PacedParseOptions,
+} from './import-annotations.js';

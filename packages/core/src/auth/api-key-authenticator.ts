@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Authenticate } from './authenticate.js';
 import { readApiKey } from './read-api-key.js';
+import { JOBS_SCOPE } from '../storage.js';
 
 export interface ApiKeyAuthenticatorOptions {
   /**
@@ -30,6 +31,11 @@ export function apiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): Authen
     }
     if (typeof organizationId !== 'string' || organizationId === '') {
       throw new TypeError('apiKeyAuthenticator: every API key must map to a non-empty organization id.');
+    }
+    if (organizationId === JOBS_SCOPE) {
+      throw new TypeError(
+        `apiKeyAuthenticator: the organization "${JOBS_SCOPE}" is reserved (docevals keeps its job records there); map the key to another organization.`,
+      );
     }
     return { digest: digestOf(key), organizationId };
   });

@@ -198,7 +198,7 @@ export const matrixInputSchema = z.object({
   evaluation_id: idParam,
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   /** A document id: the page starts just after it. */
-  after: z.string().min(1).max(256).optional(),
+  after: idParam.optional(),
 });
 export type MatrixInput = z.input<typeof matrixInputSchema>;
 
@@ -242,6 +242,11 @@ export const exportInputSchema = z.object({
   evaluation_id: idParam,
   iteration_id: idParam,
   format: exportFormatSchema.default('csv'),
+  /**
+   * CSV only: true writes text cells exactly as stored; by default a cell beginning with `=`, `+`, `-`, `@`, a tab or
+   * a carriage return gets a leading `'` (OWASP, CSV injection). `"true"`/`"false"` as a query parameter.
+   */
+  raw: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
 });
 export type ExportInput = z.input<typeof exportInputSchema>;
 

@@ -220,7 +220,7 @@ export type IterationSummary = z.infer<typeof iterationSummarySchema>;
 export const listPredictionsInputSchema = iterationRefInputSchema.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   /** A document id: the page starts just after it (with `document_ids`, one of them). */
-  after: z.string().min(1).max(256).optional(),
+  after: idParam.optional(),
   /**
    * Only these documents' predictions, in this order (an id given twice is answered once, at its first place), read
    * by id: `limit` and `after` page through them. An id that is not a document of the evaluation is a 422 at

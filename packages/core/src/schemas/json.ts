@@ -18,5 +18,12 @@ export const clientId = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,128}$/, 'an id is 1 to 128 letters, digits, "_" or "-"');
 
-/** Any id in a path or reference; long or odd ids are simply not found. */
-export const idParam = z.string().min(1, 'an id is required').max(256);
+/**
+ * Any id in a path or reference, or a list cursor (an id): long or odd ids are simply not found (404). A NUL
+ * character, which no store keeps in a key (PostgreSQL refuses it in text), is a 422 before any store call.
+ */
+export const idParam = z
+  .string()
+  .min(1, 'an id is required')
+  .max(256)
+  .refine((id) => !id.includes('\u0000'), 'an id never holds a NUL character');

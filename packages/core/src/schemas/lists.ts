@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { idParam } from './json.js';
 
 /** Cursor pagination (docs/spec/service.md, Lists). `limit` arrives as a string in a query, so it is coerced. */
 export const listQueryFields = {
   limit: z.coerce.number().int().min(1).max(100).default(10),
   order: z.enum(['asc', 'desc']).default('desc'),
-  before: z.string().min(1).max(256).optional(),
-  after: z.string().min(1).max(256).optional(),
+  before: idParam.optional(),
+  after: idParam.optional(),
 };
 
 export const listMetadataSchema = z.object({ before: z.string().nullable(), after: z.string().nullable() });

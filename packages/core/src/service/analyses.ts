@@ -6,15 +6,16 @@ import {
   IterationComparer,
   jsonLines,
   leaderboard,
-  parseAnnotations,
+  parseAnnotationsPaced,
   type AnalysisDocument,
   type AnalysisPrediction,
   type AnnotationRow,
 } from '../analysis/index.js';
-import { DocevalsError, notFound } from '../errors.js';
+import { notFound, validationError, type DocevalsError } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
-import { assertAnnotations } from '../json-schema/annotation.js';
+import { annotationValidator, assertAnnotations } from '../json-schema/annotation.js';
 import { isLabeled } from '../metrics/index.js';
+import { pacer } from '../time-slice.js';
 import {
   compareInputSchema,
   exportInputSchema,
@@ -204,12 +205,21 @@ export function analysisOperations(ctx: ServiceContext) {
       const input = parseInput(exportInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       const format = input.format;
+      const rawCells = input.raw === true || input.raw === 'true';
+      const pace = pacer();
       async function* chunks(): AsyncGenerator<string> {
-        if (format === 'csv') yield csvHeader();
-        for await (const page of outcomePages(ctx, evaluation, [iteration])) {
-          const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
-          const text = format === 'csv' ? csvLines(rows) : jsonLines(rows);
-          if (text.length > 0) yield text;
+        // One of the organization's heavy-read slots while it streams (given back when it ends or is cancelled).
+        const release = await ctx.heavyReads.acquire(organizationId);
+        try {
+          if (format === 'csv') yield csvHeader();
+          for await (const page of outcomePages(ctx, evaluation, [iteration])) {
+            const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
+            const text = format === 'csv' ? csvLines(rows, { raw: rawCells }) : jsonLines(rows);
+            await pace();
+            if (text.length > 0) yield text;
+          }
+        } finally {
+          release();
         }
       }
       return { filename: `${iteration.id}.${format}`, content_type: CONTENT_TYPES[format], chunks: chunks() };
@@ -224,12 +234,20 @@ export function analysisOperations(ctx: ServiceContext) {
     async importAnnotations(organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> {
       const input = parseInput(importAnnotationsInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const rows = parseAnnotations(input.content, input.format, evaluation.json_schema);
-      if (rows.length > MAX_IMPORT_ROWS) {
-        throw invalidRequest([{ path: 'content', message: `at most ${MAX_IMPORT_ROWS} rows per import; this file has ${rows.length}` }]);
-      }
+      const pace = pacer();
+      const { rows, over } = await parseAnnotationsPaced(input.content, input.format, evaluation.json_schema, {
+        maxRows: MAX_IMPORT_ROWS,
+        pace,
+      });
+      if (over !== null) throw invalidRequest([{ path: 'content', message: over }]);
       const byFilename = rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
-      const results = rows.map((row) => checkRow(row));
+      // Every row is checked before the first write (one compiled validator for all of them, yielding between rows).
+      const check = input.validate === false ? null : annotationValidator(evaluation.json_schema);
+      const results: ImportRowResult[] = [];
+      for (const row of rows) {
+        results.push(checkRow(row));
+        await pace();
+      }
       // The last valid row of each document is the one written.
       const edits = new Map<string, { document_id: string; annotation: JsonObject }>();
       rows.forEach((row, i) => {
@@ -240,6 +258,7 @@ export function analysisOperations(ctx: ServiceContext) {
       const batches = [...edits.values()];
       for (let start = 0; start < batches.length; start += IMPORT_BATCH) {
         for (const id of await writeAnnotations(ctx, organizationId, evaluation.id, batches.slice(start, start + IMPORT_BATCH))) missing.add(id);
+        await pace();
       }
       const final = results.map((result, i) =>
         result.status === 'updated' && missing.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
@@ -264,12 +283,8 @@ export function analysisOperations(ctx: ServiceContext) {
           documentId = ids[0]!;
         }
         const resolved = { ...base, document_id: documentId };
-        try {
-          assertAnnotations(evaluation.json_schema, [{ annotation: row.annotation, path: 'annotation' }], input.validate);
-        } catch (error) {
-          if (!(error instanceof DocevalsError)) throw error;
-          return refusedBy(row, resolved, error);
-        }
+        const issues = check ? check(row.annotation, 'annotation') : [];
+        if (issues.length > 0) return refusedBy(row, resolved, validationError('the annotation does not match the schema', issues));
         return { ...resolved, status: 'updated', issues: [] };
       }
     },

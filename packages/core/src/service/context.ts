@@ -2,6 +2,7 @@ import type { ExtractionRunner } from '../extraction/index.js';
 import type { Storage } from '../storage.js';
 import type { JobRunner } from './jobs/contract.js';
 import type { JobContext } from './jobs/job-context.js';
+import type { OrganizationGate } from './organization-gate.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
@@ -23,6 +24,8 @@ export interface ServiceContext {
   /** ISO 8601 UTC with milliseconds. */
   now(): string;
   jobs: JobContext;
+  /** Heavy reads (a whole evaluation, an export) in flight per organization (`LIMITS.maxHeavyReadsPerOrganization`). */
+  heavyReads: OrganizationGate;
 }
 
 /**

@@ -12,6 +12,8 @@ import { processorOperations } from './processors.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
 import { ATTR, inSpan, SPAN } from '../telemetry/index.js';
 import { tracedStorage } from './traced-storage.js';
+import { OrganizationGate } from './organization-gate.js';
+import { LIMITS } from '../limits.js';
 
 /** docs/spec/service.md, Limits. */
 export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
@@ -91,6 +93,7 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
       signals: new LocalSignals(),
       waiting: new Map(),
     },
+    heavyReads: new OrganizationGate(LIMITS.maxHeavyReadsPerOrganization),
   };
   const work = createJobWork(ctx);
   const jobRunner: JobRunner = jobOptions.runner

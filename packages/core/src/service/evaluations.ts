@@ -198,7 +198,7 @@ export function evaluationOperations(ctx: OperationContext) {
       const input = parseInput(getEvaluationInputSchema, raw);
       const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
-      return renderEvaluation(ctx, found.value);
+      return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
     },
 
     /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */

@@ -168,7 +168,9 @@ export function iterationOperations(ctx: OperationContext) {
       const input = parseInput(getIterationInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentTally(ctx, evaluation));
-      return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
+      return ctx.heavyReads.run(organizationId, async () =>
+        renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id)),
+      );
     },
 
     async predictions(organizationId: string, raw: ListPredictionsInput): Promise<PredictionPage> {

@@ -11,6 +11,8 @@ import {
   jsonLines,
   leaderboard,
   parseAnnotations,
+  parseAnnotationsPaced,
+  neutralizeCell,
   schemaLeafFields,
   BOOTSTRAP_RESAMPLES,
   CalibrationBuilder,
@@ -20,6 +22,7 @@ import {
 } from '../../src/analysis/index.js';
 import type { JsonObject } from '../../src/json/assert-json.js';
 import { compareDocuments } from '../../src/metrics/index.js';
+import { LIMITS } from '../../src/limits.js';
 
 const schema: JsonObject = {
   type: 'object',
@@ -327,5 +330,76 @@ describe('annotation files', () => {
 
   it('refuses a CSV without a document column', () => {
     expect(parseAnnotations('vendor\nx\n', 'csv', schema)[0]!.issues[0]!.message).toMatch(/document_id or a filename/);
+  });
+
+  it('refuses a CSV list index past the schema\'s maxItems or the import bound before building the list', () => {
+    const bounded: JsonObject = { type: 'object', properties: { items: { type: 'array', maxItems: 3, items: { type: 'string' } }, line_items: schema.properties!['line_items' as never] } };
+    const text = `document_id,items.2,items.3,line_items.99999.sku,line_items.${LIMITS.maxImportListItems - 1}.sku\nfile_1,a,b,c,d\nfile_2,a,,,d\n`;
+    const rows = parseAnnotations(text, 'csv', bounded);
+    expect(rows[0]!.annotation).toBeUndefined();
+    expect(rows[0]!.issues.map((i) => i.path)).toEqual(['1.items.3', '1.line_items.99999.sku']);
+    expect(rows[0]!.issues[0]!.message).toMatch(/at most 3 items/);
+    expect(rows[1]!.issues).toEqual([]);
+    expect((rows[1]!.annotation!.line_items as unknown[]).length).toBe(LIMITS.maxImportListItems);
+  });
+
+  it('refuses annotations no reader would take: nested past 64 levels, a __proto__ key, a column path deeper than 64', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 70; i++) deep = { a: deep };
+    const jsonl = `{"document_id":"file_1","annotation":${JSON.stringify(deep)}}\n{"document_id":"file_2","annotation":{"x":{"__proto__":{"y":1}}}}\n`;
+    const rows = parseAnnotations(jsonl, 'jsonl', schema);
+    expect(rows.map((r) => r.annotation)).toEqual([undefined, undefined]);
+    expect(rows[0]!.issues[0]!.message).toMatch(/deeper than 64/);
+    expect(rows[1]!.issues[0]).toEqual({ path: '2.annotation.x.__proto__', message: expect.stringMatching(/__proto__/) });
+    const csv = `document_id,${Array.from({ length: 65 }, () => 'a').join('.')},__proto__.b\nfile_1,1,2\n`;
+    const [row] = parseAnnotations(csv, 'csv', schema);
+    expect(row!.annotation).toBeUndefined();
+    expect(row!.issues.map((i) => i.message)).toEqual([expect.stringMatching(/deeper than 64/), expect.stringMatching(/__proto__/)]);
+  });
+
+  it('parses paced (a slice at a time) to the same rows as at once, and stops after maxRows', async () => {
+    const csvBody = Array.from({ length: 3_000 }, (_, i) => `d${i}.pdf,"V, ${i}",${i},true,S${i},${i}`).join('\n');
+    const csv = `filename,vendor,total,paid,line_items.0.sku,line_items.1.amount\n${csvBody}\n`;
+    expect(csv.length).toBeGreaterThan(64 * 1024); // several slices
+    let paces = 0;
+    const pace = () => {
+      paces += 1;
+    };
+    const paced = await parseAnnotationsPaced(csv, 'csv', schema, { maxRows: 10_000, pace });
+    expect(paced).toEqual({ rows: parseAnnotations(csv, 'csv', schema), over: null });
+    expect(paces).toBeGreaterThan(1);
+    const jsonl = Array.from({ length: 50 }, (_, i) => JSON.stringify({ document_id: `file_${i}`, annotation: { total: i } })).join('\r\n');
+    expect((await parseAnnotationsPaced(jsonl, 'jsonl', schema, { maxRows: 50 })).rows).toEqual(parseAnnotations(jsonl, 'jsonl', schema));
+    expect(await parseAnnotationsPaced(jsonl, 'jsonl', schema, { maxRows: 49 })).toMatchObject({ over: expect.stringMatching(/rows per import/) });
+    expect(await parseAnnotationsPaced(csv, 'csv', schema, { maxRows: 2_999 })).toMatchObject({ over: expect.stringMatching(/rows per import/) });
+    expect((await parseAnnotationsPaced('a,"b\n', 'csv', schema, { maxRows: 5 })).rows[0]!.issues[0]!.message).toMatch(/cannot be read/);
+    expect((await parseAnnotationsPaced('vendor\nx\n', 'csv', schema, { maxRows: 5 })).rows[0]!.issues[0]!.path).toBe('header');
+    expect(await parseAnnotationsPaced('', 'csv', schema, { maxRows: 5 })).toEqual({ rows: [], over: null });
+    const cells = await parseAnnotationsPaced(csv, 'csv', schema, { maxRows: 10_000, maxCells: 6 * 1_000 });
+    expect(cells).toEqual({ rows: [], over: expect.stringMatching(/at most 6000 cells .* 3000 rows of 6 columns/) });
+  });
+});
+
+describe('CSV exports are safe to open in a spreadsheet', () => {
+  const formulas = ['=1+1', '+1', '-1+2', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://evil","x")'];
+
+  it('neutralizes text cells beginning with = + - @ tab or CR with a leading quote, unless raw; JSONL and numbers stay raw', () => {
+    expect(formulas.map(neutralizeCell)).toEqual(formulas.map((f) => `'${f}`));
+    expect(['a=1', ' =1', "'=1", '', '1'].map(neutralizeCell)).toEqual(['a=1', ' =1', "'=1", '', '1']);
+    const rows = exportRows(
+      { id: 'file_1', filename: '=cmd.pdf', annotation: { '-f': '=1+1', n: -5 } },
+      succeeded({ '-f': '=1+1', n: -5 }, { '-f': '@x', n: -5 }),
+    );
+    const cells = parse(csvLines(rows)) as string[][];
+    expect(cells.map((r) => [r[1], r[3], r[4], r[5]])).toEqual([
+      ["'=cmd.pdf", "'-f", "'=1+1", "'@x"],
+      ["'=cmd.pdf", 'n', '-5', '-5'],
+    ]);
+    const raw = parse(csvLines(rows, { raw: true })) as string[][];
+    expect(raw.map((r) => [r[1], r[3], r[4], r[5]])).toEqual([
+      ['=cmd.pdf', '-f', '=1+1', '@x'],
+      ['=cmd.pdf', 'n', '-5', '-5'],
+    ]);
+    expect(JSON.parse(jsonLines(rows).split('\n')[0]!)).toMatchObject({ filename: '=cmd.pdf', annotation: '=1+1', prediction: '@x' });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiKeyAuthenticator } from '../../src/auth/api-key-authenticator.js';
+import { JOBS_SCOPE } from '../../src/storage.js';
 
 const authenticate = apiKeyAuthenticator({ keys: { sk_alpha: 'org_a', sk_beta: 'org_b', 'sk_ünïcode': 'org_u' } });
 
@@ -22,6 +23,10 @@ describe('apiKeyAuthenticator', () => {
 
   it('authenticates nobody when no keys are configured', async () => {
     expect(await apiKeyAuthenticator({ keys: {} })(new Headers({ 'Api-Key': 'anything' }))).toBeNull();
+  });
+
+  it('refuses at construction a key mapped to the reserved jobs organization, saying so', () => {
+    expect(() => apiKeyAuthenticator({ keys: { sk_fine: 'org', sk_jobs: JOBS_SCOPE } })).toThrow(/"docevals-jobs" is reserved/);
   });
 
   it('rejects empty keys and empty organizations at construction', () => {

@@ -22,6 +22,8 @@ export interface ArrayNode {
   kind: 'array';
   nullable: boolean;
   items: FieldNode;
+  /** The schema's `maxItems`, when it is a non-negative integer. */
+  maxItems?: number;
 }
 
 export type ScalarType = 'string' | 'number' | 'integer' | 'boolean';
@@ -78,7 +80,8 @@ function readNode(schema: JsonValue, context: ReadContext, depth: number): Field
     };
   }
   if (types.includes('array') || (types.length === 0 && s.items !== undefined)) {
-    return { kind: 'array', nullable, items: readNode(s.items ?? {}, context, depth + 1) };
+    const maxItems = typeof s.maxItems === 'number' && Number.isInteger(s.maxItems) && s.maxItems >= 0 ? s.maxItems : undefined;
+    return { kind: 'array', nullable, items: readNode(s.items ?? {}, context, depth + 1), ...(maxItems !== undefined ? { maxItems } : {}) };
   }
   const scalarTypes = types.filter((t): t is ScalarType => ['string', 'number', 'integer', 'boolean'].includes(t));
   return {
