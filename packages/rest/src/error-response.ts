@@ -39,7 +39,7 @@ const INTERNAL_ERROR = internalError();
  * errorResponse(new DocevalsError('conflict', 'The id "eval_1" is taken.')); // 409 {"error":{"code":"conflict",...}}
  * errorResponse(new TypeError('x is undefined'));                            // 500 internal_error, no details
  */
-export function errorResponse(error: unknown, headers?: HeadersInit): Response {
+export function errorResponse(error: unknown, headers?: Record<string, string>): Response {
   const status = isDocevalsError(error) ? statusOf(error.code) : 500;
   const body = status === 500 || !isDocevalsError(error) ? INTERNAL_ERROR.toJSON() : error.toJSON();
   const response = Response.json(body, { status, headers });
