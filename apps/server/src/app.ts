@@ -66,7 +66,13 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     },
   });
 
-  const rest = createRestHandler({ docevals, authenticate, onError: (error) => console.error('[docevals]', error) });
+  // DOCEVALS_REDOC_BUNDLE: the API reference's renderer (scripts/start.mjs sets it: the bundle cannot resolve redoc).
+  const rest = createRestHandler({
+    docevals,
+    authenticate,
+    onError: (error) => console.error('[docevals]', error),
+    ...(env.DOCEVALS_REDOC_BUNDLE ? { docs: { redocBundle: env.DOCEVALS_REDOC_BUNDLE } } : {}),
+  });
   const trpc = createTrpcHandler({
     docevals,
     authenticate,

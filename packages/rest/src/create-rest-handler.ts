@@ -61,10 +61,11 @@ export interface RestHandlerOptions {
   /**
    * Serve the API reference for people at `GET /docs` (no key: it holds no data), rendered by Redoc from this
    * handler's own OpenAPI document with every asset served from here (no CDN). Needs the optional peer dependency
-   * `redoc`; without it, or with `false`, `/docs` answers 404.
+   * `redoc`; without it, or with `false`, `/docs` answers 404. `{ redocBundle }` names the file
+   * `redoc/bundles/redoc.standalone.js` where the package cannot be resolved from this module (a bundled server).
    * @default true
    */
-  docs?: boolean;
+  docs?: boolean | { redocBundle: string };
   /** How often an event stream sends a comment line, so proxies keep it open. @default 15_000 */
   sseHeartbeatMs?: number;
 }
@@ -153,7 +154,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   if (options.docs !== false) {
     let bundle: Promise<string | undefined> | undefined;
     const renderer = async () => {
-      const code = await (bundle ??= loadRendererBundle());
+      const code = await (bundle ??= loadRendererBundle(typeof options.docs === 'object' ? options.docs.redocBundle : undefined));
       if (code === undefined) {
         throw new DocevalsError('not_found', 'The API reference needs the "redoc" package: install it next to @docevals/rest.');
       }
