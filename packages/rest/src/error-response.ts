@@ -2,7 +2,7 @@ import { internalError, isDocevalsError, type ErrorCode } from '@docevals/core';
 
 /**
  * The one table from error codes to HTTP statuses (docs/spec/service.md, Errors). Anything that is not a
- * {@link DocevalsError} is an `internal_error`, a 500.
+ * `DocevalsError` is an `internal_error`, a 500.
  */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
   bad_request: 400,
@@ -32,7 +32,7 @@ const INTERNAL_ERROR = internalError();
 
 /**
  * Turns any thrown value into the error response of docs/spec/service.md: `{"error": {"code", "message", "issues"?}}`.
- * A {@link DocevalsError} keeps its code, message and issues; anything else becomes a 500 `internal_error` whose
+ * A `DocevalsError` keeps its code, message and issues; anything else becomes a 500 `internal_error` whose
  * body says nothing about the failure (no message, stack or cause of the original error).
  *
  * @example
