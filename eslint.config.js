@@ -99,7 +99,7 @@ const looseAny = {
 };
 
 export default defineConfig(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.tmp/**', 'coverage/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.tmp/**', 'coverage/**', 'test-support/packaging-app/**'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
     files: ts,

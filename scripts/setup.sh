@@ -36,3 +36,15 @@ fi
 
 # Playwright drives the system's Chromium (above): its own browser download is skipped.
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 pnpm install --frozen-lockfile
+
+# The `docevals` command: built into packages/cli/dist from the sources (esbuild, a few seconds), then put on the
+# PATH as a link in npm's global bin folder (where `npm link` would put it), so `docevals --help` works from any
+# folder. Where that folder is not writable, say how to run it instead.
+node scripts/build-cli.mjs
+BIN_DIR="$(npm prefix -g)/bin"
+if ln -sf "$PWD/packages/cli/dist/cli.js" "$BIN_DIR/docevals" 2>/dev/null; then
+  echo "setup: docevals -> $BIN_DIR/docevals"
+else
+  echo "setup: cannot write $BIN_DIR: run the CLI as 'node $PWD/packages/cli/dist/cli.js', or link it yourself:" >&2
+  echo "  sudo ln -sf '$PWD/packages/cli/dist/cli.js' '$BIN_DIR/docevals'" >&2
+fi

@@ -7,6 +7,7 @@
 import { build, stop } from 'esbuild';
 import { readdirSync, readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -140,6 +141,12 @@ if (builtWeb === null || builtWeb < newestWebSource()) {
   }
 }
 process.env.DOCEVALS_WEB_DIR ??= webApp;
+// The API reference at /docs: redoc's renderer, resolved from the server's package (the bundle cannot resolve it).
+try {
+  process.env.DOCEVALS_REDOC_BUNDLE ??= createRequire(join(root, 'apps/server/package.json')).resolve('redoc/bundles/redoc.standalone.js');
+} catch {
+  // redoc not installed: /docs answers 404 and says so
+}
 
 // Stack traces name the TypeScript sources.
 process.setSourceMapsEnabled(true);

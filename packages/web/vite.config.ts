@@ -11,6 +11,8 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
  */
 export default defineConfig({
   root: here('.'),
+  // Relative asset URLs: the page's `<base href>` (set by createWebHandler to its basePath) says where they live.
+  base: './',
   plugins: [react()],
   // The app uses a few of the core's pure functions (the metric's list alignment in the document view): built from
   // the core's sources, so the app needs no build of the core first (`pnpm start` on a fresh clone).

@@ -82,7 +82,13 @@ export async function createStandaloneServer(env: Env = process.env, options: St
 
   if (config.queue) telemetry.metrics.watchQueue(docevals);
   const reportError = (error: unknown) => logger.error({ err: error }, 'request failed');
-  const rest = createRestHandler({ docevals, authenticate, onError: reportError });
+  // DOCEVALS_REDOC_BUNDLE: the API reference's renderer (scripts/start.mjs sets it: the bundle cannot resolve redoc).
+  const rest = createRestHandler({
+    docevals,
+    authenticate,
+    onError: reportError,
+    ...(env.DOCEVALS_REDOC_BUNDLE ? { docs: { redocBundle: env.DOCEVALS_REDOC_BUNDLE } } : {}),
+  });
   const trpc = createTrpcHandler({
     docevals,
     authenticate,

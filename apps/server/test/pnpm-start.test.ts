@@ -68,6 +68,10 @@ describe('pnpm start (the README command)', () => {
       const url = await listening(started);
       const answered = await fetch(`${url}/v1/evals`, { headers: { 'api-key': 'start-key' } });
       expect(answered.status).toBe(200);
+      // The API reference from the bundled server: redoc's renderer is found although the bundle cannot resolve it.
+      const renderer = await fetch(`${url}/docs/redoc.standalone.js`);
+      expect(renderer.status).toBe(200);
+      expect((await renderer.text()).length).toBeGreaterThan(100_000);
 
       process.kill(-started.child.pid!, signal);
       expect(await started.exited, started.output()).toEqual({ code: 0, signal: null });

@@ -8,12 +8,9 @@
  *   the PostgreSQL a host already runs (peer: pg);
  * - `@docevals/adapters/conformance`: `runStorageConformance(...)`, the suite every adapter passes (peer: vitest).
  *
- * This entry point re-exports only what loads no peer dependency: the memory adapter and the other adapters' types.
+ * This entry point holds only the memory adapter, which needs no peer dependency: its types compile with none of
+ * the optional peers installed. Each other adapter, its types included, comes from its own subpath.
  */
 export { memoryStorage } from './memory/index.js';
-export type { LowdbStorage, LowdbStorageOptions, SweepReport } from './lowdb/index.js';
-export type { RedisStorage, RedisStorageOptions, RedisSweepOptions, RedisSweepReport } from './redis/index.js';
-export type { PostgresStorageOptions } from './postgres/index.js';
 export type { MemoryStorageOptions } from './memory/index.js';
 export type { WriteObserver, WriteReport } from '@docevals/core/storage-kit';
-export type { StorageConformanceOptions } from './conformance/index.js';

@@ -4,13 +4,12 @@ import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { httpClient, localClient, type DocevalsClient } from './client.js';
-import { compareIterations, formatCompare, formatGateGithub, formatGateJunit, formatGateText, gate, writeOrPrint } from './commands/analyze.js';
-import { formatImportReport, importFolder } from './commands/import.js';
-import { pickIteration, resolveEvaluation } from './commands/resolve.js';
-import { formatRunReport, runExitCode, runIteration } from './commands/run.js';
+import type { DocevalsClient } from './client.js';
 import { CliError, EXIT } from './errors.js';
 import { createOutput, pc, score, table, type Output } from './output.js';
+
+/** The commands' code, loaded when a command runs (commands.ts): `--help` never loads the core. */
+const commands = () => import('./commands.js');
 
 /** `docevals.config.json`: defaults for flags (a flag or an environment variable wins). */
 export interface CliConfig {
@@ -103,9 +102,9 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
     const dataDir = globals.dataDir ?? (globals.url ? undefined : config.dataDir);
     const url = globals.url ?? config.url;
     const concurrency = (command.opts() as { concurrency?: number }).concurrency;
-    if (dataDir) return { client: localClient({ dataDir: resolve(dataDir), concurrency }), out, config, globals };
+    if (dataDir) return { client: (await commands()).localClient({ dataDir: resolve(dataDir), concurrency }), out, config, globals };
     if (!url) throw new CliError(`no server: pass --url (or set DOCEVALS_URL), or --data-dir DIR for a local store (or set either in ${CONFIG_FILE})`, EXIT.usage);
-    return { client: httpClient({ url, apiKey: globals.apiKey }), out, config, globals };
+    return { client: (await commands()).httpClient({ url, apiKey: globals.apiKey }), out, config, globals };
   };
   /** Runs an action with a client, closing it afterwards; the action returns the exit code. */
   const action =
@@ -186,8 +185,8 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
         if (!folder) throw new CliError('import needs a folder', EXIT.usage);
         if (!annotations) throw new CliError('import needs --annotations FILE (.jsonl or .csv)', EXIT.usage);
         if (!name) throw new CliError('import needs --name NAME', EXIT.usage);
-        const report = await importFolder(client, folder, { schema: options.schema ?? config.schema, annotations, name, model: options.model ?? config.model, concurrency: options.concurrency }, out);
-        out.result(formatImportReport(report), report);
+        const report = await (await commands()).importFolder(client, folder, { schema: options.schema ?? config.schema, annotations, name, model: options.model ?? config.model, concurrency: options.concurrency }, out);
+        out.result((await commands()).formatImportReport(report), report);
         return report.refused.length ? EXIT.incomplete : EXIT.ok;
       }),
     );
@@ -208,10 +207,10 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
       action(async ({ client, out, config }, ref: string, options: { model?: string; nConsensus?: number }) => {
         const model = options.model ?? config.model;
         if (!model) throw new CliError('run needs --model (docevals models lists them)', EXIT.usage);
-        const evaluation = await resolveEvaluation(client, ref);
-        const report = await runIteration(client, evaluation, { model, nConsensus: options.nConsensus, commandPrefix: prefix }, out);
-        out.result(formatRunReport(report), report);
-        return runExitCode(report);
+        const evaluation = await (await commands()).resolveEvaluation(client, ref);
+        const report = await (await commands()).runIteration(client, evaluation, { model, nConsensus: options.nConsensus, commandPrefix: prefix }, out);
+        out.result((await commands()).formatRunReport(report), report);
+        return (await commands()).runExitCode(report);
       }),
     );
 
@@ -223,7 +222,7 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
     .addHelpText('after', examples(['docevals cancel invoices eval_iter_abc123']))
     .action(
       action(async ({ client, out }, ref: string, iterationId: string) => {
-        const evaluation = await resolveEvaluation(client, ref);
+        const evaluation = await (await commands()).resolveEvaluation(client, ref);
         const iteration = await client.cancelIteration(evaluation.id, iterationId);
         out.result(`${iteration.id}: ${iteration.status} (${iteration.progress.succeeded + iteration.progress.failed}/${iteration.progress.total} done)`, iteration);
       }),
@@ -239,9 +238,9 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
     .addHelpText('after', examples(['docevals compare invoices', 'docevals compare invoices --base best --head eval_iter_abc123 --json']))
     .action(
       action(async ({ client, out }, ref: string, options: { base: string; head: string; threshold?: number }) => {
-        const evaluation = await resolveEvaluation(client, ref);
-        const report = await compareIterations(client, evaluation, options.base, options.head, options.threshold);
-        out.result(formatCompare(report), report);
+        const evaluation = await (await commands()).resolveEvaluation(client, ref);
+        const report = await (await commands()).compareIterations(client, evaluation, options.base, options.head, options.threshold);
+        out.result((await commands()).formatCompare(report), report);
       }),
     );
 
@@ -267,14 +266,14 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
     )
     .action(
       action(async ({ client, out }, ref: string, options: { minMean?: number; maxRegression?: number; maxFailed?: string; significant?: boolean; against: 'best' | 'previous'; format: string; output?: string }) => {
-        const evaluation = await resolveEvaluation(client, ref);
-        const report = await gate(client, evaluation, options);
+        const evaluation = await (await commands()).resolveEvaluation(client, ref);
+        const report = await (await commands()).gate(client, evaluation, options);
         const format = out.json ? 'json' : options.format;
         const text =
-          format === 'json' ? JSON.stringify(report, null, 2) : format === 'junit' ? formatGateJunit(report) : format === 'github' ? formatGateGithub(report) : formatGateText(report);
-        await writeOrPrint(text, options.output);
+          format === 'json' ? JSON.stringify(report, null, 2) : format === 'junit' ? (await commands()).formatGateJunit(report) : format === 'github' ? (await commands()).formatGateGithub(report) : (await commands()).formatGateText(report);
+        await (await commands()).writeOrPrint(text, options.output);
         // With the report in a file, the verdict still shows in the log.
-        if (options.output) process.stderr.write(`${formatGateText(report)}\n${pc.dim(`report written to ${options.output}`)}\n`);
+        if (options.output) process.stderr.write(`${(await commands()).formatGateText(report)}\n${pc.dim(`report written to ${options.output}`)}\n`);
         return report.passed ? EXIT.ok : EXIT.gateFailed;
       }),
     );
@@ -289,10 +288,10 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
     .addHelpText('after', examples(['docevals export invoices latest --format csv -o results.csv', 'docevals export invoices eval_iter_abc123 --format jsonl | jq .']))
     .action(
       action(async ({ client, out }, ref: string, iterRef: string, options: { format: 'csv' | 'jsonl'; output?: string }) => {
-        const evaluation = await resolveEvaluation(client, ref);
+        const evaluation = await (await commands()).resolveEvaluation(client, ref);
         const iterations = await client.listIterations(evaluation.id);
-        const latest = pickIteration(iterations, 'latest');
-        const iteration = pickIteration(iterations, iterRef, latest ?? undefined);
+        const latest = (await commands()).pickIteration(iterations, 'latest');
+        const iteration = (await commands()).pickIteration(iterations, iterRef, latest ?? undefined);
         if (!iteration) throw new CliError(`${evaluation.name} has no ${iterRef} iteration`, EXIT.usage);
         const chunks = await client.exportIteration(evaluation.id, iteration.id, options.format);
         if (options.output) {
@@ -315,7 +314,7 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
         const rows = await Promise.all(
           evaluations.map(async (e) => {
             const iterations = await client.listIterations(e.id);
-            const latest = pickIteration(iterations, 'latest');
+            const latest = (await commands()).pickIteration(iterations, 'latest');
             return { id: e.id, name: e.name, documents: e.document_count, iterations: iterations.length, latest: latest ? { id: latest.id, model: latest.inference_settings.model, mean_similarity: latest.metric_results.mean_similarity } : null };
           }),
         );

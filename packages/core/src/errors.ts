@@ -28,6 +28,14 @@ export interface ErrorIssue {
 }
 
 /**
+ * The brand every {@link DocevalsError} carries: a registered symbol (`Symbol.for`), so it is the same in every copy
+ * and build (ESM and CJS) of `@docevals/core` loaded in a process. {@link isDocevalsError}, `instanceof
+ * DocevalsError` and both transports check it, not the class: an error thrown by a second copy of the core is still a
+ * 404 or a 422, never a 500.
+ */
+export const DOCEVALS_ERROR_BRAND: unique symbol = Symbol.for('docevals.error');
+
+/**
  * The one error type of docevals.
  *
  * @example
@@ -35,7 +43,13 @@ export interface ErrorIssue {
  * catch (e) { if (isDocevalsError(e) && e.code === 'not_found') { ... } }
  */
 export class DocevalsError extends Error {
+  /** True for an error of any copy of `@docevals/core`: the brand, not the class (see {@link DOCEVALS_ERROR_BRAND}). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return isDocevalsError(value);
+  }
+
   override readonly name = 'DocevalsError';
+  readonly [DOCEVALS_ERROR_BRAND] = true;
   readonly code: ErrorCode;
   readonly issues?: ErrorIssue[];
   /** The iteration the error is about, when one was kept (a failed iteration: 502 `extractor_error`). */
@@ -87,8 +101,17 @@ export class DocevalsError extends Error {
 const PUBLIC_MESSAGES = new WeakMap<DocevalsError, string>();
 const GENERIC_STORAGE_MESSAGE = 'The storage failed; the server logged the cause. Retry later.';
 
+/**
+ * Whether `error` is a {@link DocevalsError} of any copy or build of `@docevals/core` (it carries
+ * {@link DOCEVALS_ERROR_BRAND} and a string `code`).
+ */
 export function isDocevalsError(error: unknown): error is DocevalsError {
-  return error instanceof DocevalsError;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { [DOCEVALS_ERROR_BRAND]?: unknown })[DOCEVALS_ERROR_BRAND] === true &&
+    typeof (error as { code?: unknown }).code === 'string'
+  );
 }
 
 /** A validation error listing every issue with its path. */

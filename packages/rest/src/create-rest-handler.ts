@@ -1,4 +1,13 @@
-import { DocevalsError, readApiKey, unauthorizedError, type Authenticate, type Docevals, type ExportStream } from '@docevals/core';
+import {
+  DocevalsError,
+  isAuthenticationRefusal,
+  readApiKey,
+  unauthorizedError,
+  type Authenticate,
+  type AuthenticateContext,
+  type Docevals,
+  type ExportStream,
+} from '@docevals/core';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
@@ -10,8 +19,17 @@ import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
 import { streamEvents } from './sse.js';
 
-/** A fetch-style handler: web `Request` in, web `Response` out. */
-export type RestHandler = (request: Request) => Promise<Response>;
+/**
+ * A fetch-style handler: web `Request` in, web `Response` out. `context.nodeRequest` (set by `toNodeHandler` of
+ * `@docevals/rest/node`) reaches `authenticate`.
+ */
+export type RestHandler = (request: Request, context?: RestRequestContext) => Promise<Response>;
+
+/** What a host may pass with a request, for its `authenticate`. */
+export interface RestRequestContext {
+  /** The node request the `Request` was made from (Express's `req`, with its session, user, cookies). */
+  nodeRequest?: unknown;
+}
 
 export interface RestLimits {
   /** Largest request body accepted, counted while it streams in. @default 33_554_432 (32 MiB) */
@@ -22,8 +40,9 @@ export interface RestHandlerOptions {
   /** The service every request is translated to. */
   docevals: Docevals;
   /**
-   * Request headers -> organization id, or null for a 401. Use `apiKeyAuthenticator({ keys })` from
-   * `@docevals/core` for a fixed set of keys.
+   * `(request, { transport, nodeRequest })` -> organization id; null for the API-key 401, or `refuse(message,
+   * { wwwAuthenticate })` for a 401 in the host's words. Use `apiKeyAuthenticator({ keys })` from `@docevals/core`
+   * for a fixed set of keys.
    */
   authenticate: Authenticate;
   /**
@@ -42,10 +61,11 @@ export interface RestHandlerOptions {
   /**
    * Serve the API reference for people at `GET /docs` (no key: it holds no data), rendered by Redoc from this
    * handler's own OpenAPI document with every asset served from here (no CDN). Needs the optional peer dependency
-   * `redoc`; without it, or with `false`, `/docs` answers 404.
+   * `redoc`; without it, or with `false`, `/docs` answers 404. `{ redocBundle }` names the file
+   * `redoc/bundles/redoc.standalone.js` where the package cannot be resolved from this module (a bundled server).
    * @default true
    */
-  docs?: boolean;
+  docs?: boolean | { redocBundle: string };
   /** How often an event stream sends a comment line, so proxies keep it open. @default 15_000 */
   sseHeartbeatMs?: number;
 }
@@ -53,7 +73,7 @@ export interface RestHandlerOptions {
 /** Default body limit: 32 MiB (docs/spec/service.md, Limits). */
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-type Env = { Variables: { organizationId: string } };
+type Env = { Variables: { organizationId: string }; Bindings: RestRequestContext | undefined };
 
 /**
  * The REST API of docevals as one fetch handler. It only translates: it authenticates the caller, reads the JSON
@@ -103,9 +123,17 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return fail(new DocevalsError('not_found', `No endpoint at ${c.req.method} ${shown}.`), c.req.raw);
   });
 
-  /** The 401 of a request without a valid key. */
-  const unauthorized = (headers: Headers) => {
-    const keySent = readApiKey(headers) !== null;
+  /** The caller's organization, or the 401 to answer: the host's refusal, or the API-key one for `null`. */
+  const identify = async (request: Request, env: RestRequestContext | undefined): Promise<string | Response> => {
+    const nodeRequest = env?.nodeRequest;
+    const context: AuthenticateContext = nodeRequest === undefined ? { transport: 'rest' } : { transport: 'rest', nodeRequest };
+    const result = await authenticate(request, context);
+    if (typeof result === 'string' && result !== '') return result;
+    if (isAuthenticationRefusal(result)) {
+      const header = result.wwwAuthenticate ?? wwwAuthenticate(false);
+      return errorResponse(new DocevalsError('unauthorized', result.message), { 'www-authenticate': header });
+    }
+    const keySent = readApiKey(request) !== null;
     return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
   };
 
@@ -113,7 +141,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   // running, failed and completed per model, workers seen), behind the key.
   app.get('/health', async (c) => {
     if (c.req.query('detail') !== 'true') return c.json({ status: 'ok' });
-    if (!(await authenticate(c.req.raw.headers))) return unauthorized(c.req.raw.headers);
+    const caller = await identify(c.req.raw, c.env);
+    if (typeof caller !== 'string') return caller;
     return c.json({ status: 'ok', jobs: await docevals.jobStats() });
   });
   app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
@@ -125,7 +154,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   if (options.docs !== false) {
     let bundle: Promise<string | undefined> | undefined;
     const renderer = async () => {
-      const code = await (bundle ??= loadRendererBundle());
+      const code = await (bundle ??= loadRendererBundle(typeof options.docs === 'object' ? options.docs.redocBundle : undefined));
       if (code === undefined) {
         throw new DocevalsError('not_found', 'The API reference needs the "redoc" package: install it next to @docevals/rest.');
       }
@@ -147,9 +176,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
 
   app.use('*', async (c, next) => {
-    const organizationId = await authenticate(c.req.raw.headers);
-    if (!organizationId) return unauthorized(c.req.raw.headers);
-    c.set('organizationId', organizationId);
+    const caller = await identify(c.req.raw, c.env);
+    if (typeof caller !== 'string') return caller;
+    c.set('organizationId', caller);
     await next();
   });
 
@@ -195,9 +224,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return c.body(jsonBody(result), 200, { 'content-type': 'application/json' });
   }
 
-  return async (request) => {
+  return async (request, context) => {
     try {
-      return await app.fetch(request);
+      return await app.fetch(request, context);
     } catch (error) {
       return fail(error, request);
     }

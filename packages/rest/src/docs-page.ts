@@ -41,13 +41,14 @@ export function docsInitScript(document: unknown): string {
 
 /**
  * The renderer's bundle, read once from the installed `redoc` package; undefined where it is not installed or the
- * runtime has no file system (a worker): `/docs` then answers 404.
+ * runtime has no file system (a worker): `/docs` then answers 404. `file` names the bundle where a host bundled this
+ * package (esbuild) and the package cannot be resolved from it.
  */
-export async function loadRendererBundle(): Promise<string | undefined> {
+export async function loadRendererBundle(file?: string): Promise<string | undefined> {
   try {
     const { createRequire } = await import('node:module');
     const { readFile } = await import('node:fs/promises');
-    return await readFile(createRequire(import.meta.url).resolve(BUNDLE), 'utf8');
+    return await readFile(file ?? createRequire(import.meta.url).resolve(BUNDLE), 'utf8');
   } catch {
     return undefined;
   }

@@ -31,7 +31,7 @@ export interface Endpoint {
   acceptsForm?: boolean;
   response: z.ZodType;
   /**
-   * `file`: the call returns an {@link ExportStream}; the answer is its text streamed with its media type and a
+   * `file`: the call returns an `ExportStream`; the answer is its text streamed with its media type and a
    * `Content-Disposition` file name (the OpenAPI document lists `fileTypes` as the response's media types).
    */
   produces?: { kind: 'file'; fileTypes: readonly string[] };

@@ -2,7 +2,7 @@ import { internalError, isDocevalsError, type ErrorCode } from '@docevals/core';
 
 /**
  * The one table from error codes to HTTP statuses (docs/spec/service.md, Errors). Anything that is not a
- * {@link DocevalsError} is an `internal_error`, a 500.
+ * `DocevalsError` is an `internal_error`, a 500.
  */
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
   bad_request: 400,
@@ -33,14 +33,14 @@ const INTERNAL_ERROR = internalError();
 
 /**
  * Turns any thrown value into the error response of docs/spec/service.md: `{"error": {"code", "message", "issues"?}}`.
- * A {@link DocevalsError} keeps its code, message and issues; anything else becomes a 500 `internal_error` whose
+ * A `DocevalsError` keeps its code, message and issues; anything else becomes a 500 `internal_error` whose
  * body says nothing about the failure (no message, stack or cause of the original error).
  *
  * @example
  * errorResponse(new DocevalsError('conflict', 'The id "eval_1" is taken.')); // 409 {"error":{"code":"conflict",...}}
  * errorResponse(new TypeError('x is undefined'));                            // 500 internal_error, no details
  */
-export function errorResponse(error: unknown, headers?: HeadersInit): Response {
+export function errorResponse(error: unknown, headers?: Record<string, string>): Response {
   const status = isDocevalsError(error) ? statusOf(error.code) : 500;
   const body = status === 500 || !isDocevalsError(error) ? INTERNAL_ERROR.toJSON() : error.toJSON();
   const response = Response.json(body, { status, headers });

@@ -4,6 +4,7 @@ export {
   type RestHandler,
   type RestHandlerOptions,
   type RestLimits,
+  type RestRequestContext,
 } from './create-rest-handler.js';
 export { errorResponse, statusOf, STATUS_BY_CODE } from './error-response.js';
 export { createOpenApiDocument, type OpenApiDocumentOptions } from './openapi-document.js';

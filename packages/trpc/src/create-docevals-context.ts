@@ -1,4 +1,4 @@
-import { readApiKey, type Authenticate } from '@docevals/core';
+import { isAuthenticationRefusal, readApiKey, type Authenticate } from '@docevals/core';
 import { toTRPCError } from './error-table.js';
 
 /** The context of every docevals procedure: the caller's organization, null when no valid key came with the call. */
@@ -6,6 +6,8 @@ export interface DocevalsContext {
   organizationId: string | null;
   /** Whether the request carried an API key (`Api-Key` or `Authorization: Bearer`): words the 401 when it is refused. */
   apiKeySent?: boolean;
+  /** The message of the host's refusal (`refuse(message)` returned by `authenticate`): the 401's message. */
+  refusal?: string;
 }
 
 /** Node's `IncomingMessage.headers` (and Express's, Fastify's): lower-case names, repeated headers as arrays. */
@@ -17,7 +19,8 @@ export type NodeRequestHeaders = Record<string, string | string[] | undefined>;
  * ws adapters).
  */
 export interface DocevalsContextRequest {
-  req: { headers: Headers | NodeRequestHeaders };
+  /** A fetch `Request` (fetch adapter) or a node `IncomingMessage` (standalone, Express, Fastify adapters). */
+  req: { headers: Headers | NodeRequestHeaders; url?: string; method?: string };
   /**
    * tRPC's call info: its `connectionParams` carry the key for a client that cannot send headers (a browser's
    * `EventSource` for `httpSubscriptionLink`, websockets): `{ apiKey: '<key>' }`, read when no header carries one,
@@ -29,9 +32,10 @@ export interface DocevalsContextRequest {
 
 export interface CreateDocevalsContextOptions {
   /**
-   * Maps a request's headers to the caller's organization, or null: the same function the REST handler takes, so
-   * both transports accept the same keys (`Api-Key: <key>` or `Authorization: Bearer <key>`).
-   * `apiKeyAuthenticator({ keys })` from `@docevals/core` is a ready one.
+   * Maps the request to the caller's organization, or null, or `refuse(message)`: the same function the REST
+   * handler takes, so both transports accept the same callers. It receives a `Request` (for a node adapter, one made
+   * from the node request's URL and headers, without its body) and `{ transport: 'trpc', nodeRequest }` (the node
+   * request itself, where there is one). `apiKeyAuthenticator({ keys })` from `@docevals/core` is a ready one.
    */
   authenticate: Authenticate;
 }
@@ -51,16 +55,39 @@ export interface CreateDocevalsContextOptions {
 export function createDocevalsContext(options: CreateDocevalsContextOptions): (opts: DocevalsContextRequest) => Promise<DocevalsContext> {
   const { authenticate } = options;
   return async ({ req, info }) => {
-    let organizationId: string | null;
+    let result: Awaited<ReturnType<Authenticate>>;
     const headers = withConnectionKey(toHeaders(req.headers), info?.type === 'subscription' ? info.connectionParams : null);
+    const isFetchRequest = isRequest(req);
     try {
-      organizationId = await authenticate(headers);
+      const request = isFetchRequest && headers === req.headers ? req : toRequest(req, headers);
+      result = await authenticate(request, isFetchRequest ? { transport: 'trpc' } : { transport: 'trpc', nodeRequest: req });
     } catch (error) {
       throw toTRPCError(error);
     }
-    if (typeof organizationId === 'string' && organizationId !== '') return { organizationId };
+    if (typeof result === 'string' && result !== '') return { organizationId: result };
+    if (isAuthenticationRefusal(result)) return { organizationId: null, refusal: result.message };
     return { organizationId: null, apiKeySent: readApiKey(headers) !== null };
   };
+}
+
+/** Whether the adapter passed a fetch `Request` (from any realm or polyfill). */
+function isRequest(req: DocevalsContextRequest['req']): req is Request {
+  return typeof req.url === 'string' && typeof (req as Request).clone === 'function' && typeof (req.headers as Headers).get === 'function';
+}
+
+/**
+ * A body-less `Request` for `authenticate`, with the URL and method of the request the adapter passed (a node
+ * request's URL is a path: the `Host` header gives its origin) and `headers`.
+ */
+function toRequest(req: DocevalsContextRequest['req'], headers: Headers): Request {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', `http://${headers.get('host') ?? 'localhost'}`);
+  } catch {
+    url = new URL('http://localhost/');
+  }
+  const method = req.method && /^[A-Za-z]+$/.test(req.method) && !/^(CONNECT|TRACE|TRACK)$/i.test(req.method) ? req.method : 'GET';
+  return new Request(url, { method, headers });
 }
 
 /**

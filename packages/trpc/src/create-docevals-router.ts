@@ -1,5 +1,6 @@
 import {
   assertNoForbiddenKey,
+  DocevalsError,
   operations,
   unauthorizedError,
   type Docevals,
@@ -26,7 +27,9 @@ const organizationProcedure = t.procedure
   })
   .use(({ ctx, next }) => {
     // Worded as the REST API words it (the core's unauthorizedError): one message, whichever transport.
-    if (ctx.organizationId === null) throw unauthorizedError(ctx.apiKeySent === true);
+    if (ctx.organizationId === null) {
+      throw ctx.refusal ? new DocevalsError('unauthorized', ctx.refusal) : unauthorizedError(ctx.apiKeySent === true);
+    }
     return next({ ctx: { organizationId: ctx.organizationId } });
   })
   .use(async ({ getRawInput, next }) => {

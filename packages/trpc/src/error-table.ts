@@ -56,7 +56,7 @@ export function toTRPCError(error: unknown): TRPCError {
   if (isDocevalsError(error)) {
     // publicMessage: a storage_error's cause (a file path, a host) stays in the host's log.
     const message = error.code === 'internal_error' ? INTERNAL_ERROR_MESSAGE : error.publicMessage;
-    return new TRPCError({ code: TRPC_CODE_BY_ERROR_CODE[error.code], message, cause: error });
+    return new TRPCError({ code: TRPC_CODE_BY_ERROR_CODE[error.code] ?? 'INTERNAL_SERVER_ERROR', message, cause: error });
   }
   if (!(error instanceof TRPCError)) {
     return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: INTERNAL_ERROR_MESSAGE, cause: error });

@@ -1,7 +1,7 @@
 import { request as httpRequest, createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { memoryStorage } from '@docevals/adapters/memory';
-import { apiKeyAuthenticator, createDocevals, storageError, type Authenticate } from '@docevals/core';
+import { apiKeyAuthenticator, createDocevals, refuse, storageError, type Authenticate } from '@docevals/core';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { describe, expect, it } from 'vitest';
 import { createDocevalsContext, createDocevalsRouter, toHeaders } from '../src/index.js';
@@ -87,5 +87,35 @@ describe('toHeaders', () => {
     expect(headers.has('x-none')).toBe(false);
     const fetchHeaders = new Headers({ a: '1' });
     expect(toHeaders(fetchHeaders)).toBe(fetchHeaders);
+  });
+});
+
+describe('authenticate(request, context) in the tRPC context', () => {
+  it('receives a Request with the cookie and the node request from a node adapter', async () => {
+    const contexts: unknown[] = [];
+    const createContext = createDocevalsContext({
+      authenticate: (request, context) => {
+        contexts.push(context);
+        return request.headers.get('cookie') === 'sid=s_good' && new URL(request.url).pathname === '/trpc/evals.list' ? 'org_cookie' : null;
+      },
+    });
+    const req = await incomingMessage({ cookie: 'sid=s_good' });
+    Object.assign(req, { url: '/trpc/evals.list' });
+    expect(await createContext({ req })).toEqual({ organizationId: 'org_cookie' });
+    expect(contexts).toEqual([{ transport: 'trpc', nodeRequest: req }]);
+  });
+
+  it("answers a refusal with the host's message", async () => {
+    const router = createDocevalsRouter({ docevals: createDocevals({ storage: memoryStorage() }) });
+    const response = await fetchRequestHandler({
+      endpoint: '/trpc',
+      router,
+      createContext: createDocevalsContext({ authenticate: () => refuse('Sign in first.', { wwwAuthenticate: 'Cookie' }) }),
+      req: new Request('http://x/trpc/evals.list'),
+    });
+    expect(response.status).toBe(401);
+    const body = await response.json();
+    expect(body.error.message).toBe('Sign in first.');
+    expect(body.error.data.docevalsCode).toBe('unauthorized');
   });
 });

@@ -11,7 +11,7 @@ it("mounts under a host's own router, which keeps docevals' error shape by using
     ping: t.procedure.query(({ ctx }) => `pong ${ctx.requestId}`),
     docevals: createDocevalsRouter({ docevals: createDocevals({ storage: memoryStorage() }) }),
   });
-  const docevalsContext = createDocevalsContext({ authenticate: (headers) => (headers.get('api-key') === 'k' ? 'org_1' : null) });
+  const docevalsContext = createDocevalsContext({ authenticate: (request) => (request.headers.get('api-key') === 'k' ? 'org_1' : null) });
 
   const response = await fetchRequestHandler({
     endpoint: '/api',

@@ -5,7 +5,7 @@ import { signOut, useApiKey } from './auth.js';
 import { ThemeToggle } from './components/ThemeToggle.js';
 import { EvaluationsPage } from './pages/EvaluationsPage.js';
 import { SignInPage } from './pages/SignInPage.js';
-import { createClient, createQueryClient, TRPCProvider } from './trpc.js';
+import { APP_BASE, createClient, createQueryClient, TRPCProvider } from './trpc.js';
 
 // The evaluation page and the document and compare views load on first visit: the list page stays small.
 const EvaluationPage = lazy(() => import('./pages/EvaluationPage.js').then((m) => ({ default: m.EvaluationPage })));
@@ -31,7 +31,7 @@ export function App() {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-        <BrowserRouter>
+        <BrowserRouter basename={APP_BASE || undefined}>
           <header className="app-header">
             <Link className="brand" to="/">
               docevals

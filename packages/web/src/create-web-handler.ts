@@ -9,6 +9,14 @@ export interface WebHandlerOptions {
    * next to this module (built) or one folder up (run from its sources).
    */
   directory?: string;
+  /**
+   * Where the host mounts the app: its pages, its assets and the API calls it makes (`${basePath}/trpc`,
+   * `${basePath}/v1`) all live under it. Mount REST with the same `basePath` and tRPC at `${basePath}/trpc`.
+   * Requests outside it are 404.
+   * @default '' (the app at `/`)
+   * @example '/evals'
+   */
+  basePath?: string;
 }
 
 /** Content types of what Vite writes; anything else is `application/octet-stream`. */
@@ -33,7 +41,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 /**
  * Only this host: scripts and styles from here, documents shown from `blob:` URLs (images, PDF), calls to this
- * origin's `/trpc` and `/v1`.
+ * origin's `/trpc` and `/v1` (under the base path). `base-uri 'self'`: the page's `<base>` is the handler's.
  */
 const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -43,7 +51,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-src 'self' blob:",
   "object-src 'self' blob:",
   "connect-src 'self'",
-  "base-uri 'none'",
+  "base-uri 'self'",
   "frame-ancestors 'self'",
 ].join('; ');
 
@@ -59,7 +67,9 @@ function defaultDirectory(): string {
  * (the app routes on the client with the history API), the built assets with their content type and a year-long
  * cache (their names carry a hash), 404 for an asset that is not there or a path that leaves the folder (`..`,
  * encoded or not), 405 for a method other than GET and HEAD. Mount it after the API routes: the app calls tRPC at
- * `/trpc` and REST at `/v1` on the same origin.
+ * `${basePath}/trpc` and REST at `${basePath}/v1` on the same origin. `index.html` gets a `<base href>` and a
+ * `<meta name="docevals-base">` naming `basePath`, from which the app loads its (relative) assets and builds its
+ * routes and API URLs.
  *
  * When the app is not built (`pnpm build`, or `pnpm start` which builds it), app routes answer 503 with a page that
  * says so.
@@ -76,12 +86,15 @@ function defaultDirectory(): string {
  */
 export function createWebHandler(options: WebHandlerOptions = {}): (request: Request) => Promise<Response> {
   const root = resolve(options.directory ?? defaultDirectory());
+  const basePath = normalizeBasePath(options.basePath);
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return new Response('Method Not Allowed\n', { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' } });
     }
     const head = request.method === 'HEAD';
-    const { pathname } = new URL(request.url);
+    const { pathname: fullPath } = new URL(request.url);
+    if (basePath !== '' && fullPath !== basePath && !fullPath.startsWith(`${basePath}/`)) return notFound(head);
+    const pathname = fullPath.slice(basePath.length) || '/';
     let decoded: string;
     try {
       decoded = decodeURIComponent(pathname);
@@ -93,7 +106,7 @@ export function createWebHandler(options: WebHandlerOptions = {}): (request: Req
       return notFound(head);
     }
     const isFile = decoded === '/assets' || decoded.startsWith('/assets/') || extname(decoded) !== '';
-    if (!isFile) return serveIndex(root, head);
+    if (!isFile) return serveIndex(root, head, basePath);
     const file = resolve(root, `.${decoded}`);
     if (!file.startsWith(root + sep)) return notFound(head);
     try {
@@ -114,10 +127,26 @@ export function createWebHandler(options: WebHandlerOptions = {}): (request: Req
   };
 }
 
-async function serveIndex(root: string, head: boolean): Promise<Response> {
+/** '' or `/a/b` (no trailing slash); a TypeError for anything that is not a plain path. */
+function normalizeBasePath(basePath: string | undefined): string {
+  if (basePath === undefined || basePath === '' || basePath === '/') return '';
+  if (!/^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/.test(basePath) || basePath.split('/').some((segment) => segment === '..' || segment === '.')) {
+    throw new TypeError(`createWebHandler: basePath must be a path starting with "/" (received "${basePath}").`);
+  }
+  return basePath.replace(/\/+$/, '');
+}
+
+/** index.html with the base path: `<base href>` for its relative assets, a meta tag for the app's routes and API. */
+function withBase(html: string, basePath: string): string {
+  const tags = `<base href="${basePath}/"><meta name="docevals-base" content="${basePath}">`;
+  const head = /<head[^>]*>/i.exec(html) ?? /^\s*<!doctype[^>]*>/i.exec(html);
+  return head ? `${html.slice(0, head.index + head[0].length)}${tags}${html.slice(head.index + head[0].length)}` : `${tags}${html}`;
+}
+
+async function serveIndex(root: string, head: boolean, basePath: string): Promise<Response> {
   let html: Buffer;
   try {
-    html = await readFile(join(root, 'index.html'));
+    html = Buffer.from(withBase(await readFile(join(root, 'index.html'), 'utf8'), basePath));
   } catch {
     const page =
       '<!doctype html><meta charset="utf-8"><title>docevals</title><h1>The web app is not built</h1>' +

@@ -12,8 +12,19 @@ export type RouterOutputs = inferRouterOutputs<AppRouter>;
 /** The typed tRPC hooks: `const trpc = useTRPC(); useQuery(trpc.evals.list.queryOptions())`. */
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
+/**
+ * Where the app is mounted: the `basePath` of `createWebHandler`, which names it in a `<meta name="docevals-base">`
+ * of index.html (absent under Vite's dev server: the root). Its routes and API calls live under it.
+ */
+export const APP_BASE = document.querySelector<HTMLMetaElement>('meta[name="docevals-base"]')?.content.replace(/\/+$/, '') ?? '';
+
 /** Where the standalone server (and any host that mounts the app next to it) serves the router. */
-export const TRPC_URL = '/trpc';
+export const TRPC_URL = `${APP_BASE}/trpc`;
+
+/** The URL of a REST path (`/v1/...`) of the API the app is mounted with. */
+export function restUrl(path: string): string {
+  return `${APP_BASE}${path}`;
+}
 
 /**
  * The tRPC client: queries and mutations batched over HTTP with the `Api-Key` header; subscriptions (run progress)

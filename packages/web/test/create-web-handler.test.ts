@@ -55,8 +55,26 @@ describe('createWebHandler', () => {
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(response.headers.get('cache-control')).toBe('no-cache');
       expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
-      expect(await response.text()).toBe(INDEX);
+      expect(await response.text()).toBe(INDEX.replace('<title>', '<base href="/"><meta name="docevals-base" content=""><title>'));
     }
+  });
+
+  it('serves the app under a basePath: index.html names it, assets and routes resolve under it, the rest is 404', async () => {
+    const mounted = createWebHandler({ directory: root, basePath: '/evals/' });
+    for (const path of ['/evals', '/evals/', '/evals/evals/eval_1/compare?base=a&head=b']) {
+      const response = await mounted(new Request(`http://h${path}`));
+      expect(response.status, path).toBe(200);
+      const html = await response.text();
+      expect(html).toContain('<base href="/evals/"><meta name="docevals-base" content="/evals">');
+    }
+    const asset = await mounted(new Request('http://h/evals/assets/index-abc123.js'));
+    expect(asset.status).toBe(200);
+    expect(await asset.text()).toBe('console.log("app");');
+    for (const path of ['/', '/assets/index-abc123.js', '/evalsx', '/trpc/evals.list']) {
+      expect((await mounted(new Request(`http://h${path}`))).status, path).toBe(404);
+    }
+    expect(() => createWebHandler({ basePath: 'evals' })).toThrow(TypeError);
+    expect(() => createWebHandler({ basePath: '/a"><script>' })).toThrow(TypeError);
   });
 
   it('serves the hashed assets with their content type and a year-long immutable cache', async () => {

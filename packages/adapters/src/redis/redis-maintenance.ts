@@ -30,7 +30,7 @@ export interface Maintenance {
   events: ChildCollection<IterationEventRecord>;
 }
 
-/** What {@link sweepOrphans} reclaimed. */
+/** What `sweepOrphans` reclaimed. */
 export interface RedisSweepReport {
   /** Documents whose evaluation is gone, predictions whose iteration is gone. */
   orphanChildren: number;

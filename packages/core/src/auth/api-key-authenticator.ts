@@ -21,8 +21,9 @@ export interface ApiKeyAuthenticatorOptions {
  *
  * @example
  * const authenticate = apiKeyAuthenticator({ keys: { [process.env.DOCEVALS_KEY!]: 'org_acme' } });
- * await authenticate(new Headers({ 'Api-Key': process.env.DOCEVALS_KEY! })); // 'org_acme'
- * await authenticate(new Headers({ 'Api-Key': 'guess' }));                  // null
+ * const request = (key: string) => new Request('http://x/v1/evals', { headers: { 'Api-Key': key } });
+ * await authenticate(request(process.env.DOCEVALS_KEY!), { transport: 'rest' }); // 'org_acme'
+ * await authenticate(request('guess'), { transport: 'rest' });                   // null
  */
 export function apiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): Authenticate {
   const entries = Object.entries(options.keys).map(([key, organizationId]) => {
@@ -40,8 +41,8 @@ export function apiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): Authen
     return { digest: digestOf(key), organizationId };
   });
 
-  return (headers) => {
-    const candidate = readApiKey(headers);
+  return (request) => {
+    const candidate = readApiKey(request);
     if (candidate === null) return null;
     const digest = digestOf(candidate);
     let found: string | null = null;

@@ -9,8 +9,8 @@ const HOW_TO_SEND = 'send it as "Api-Key: <key>" or "Authorization: Bearer <key>
  * the header). Both have the code `unauthorized` (docs/spec/service.md, Authentication).
  *
  * @example
- * const organizationId = await authenticate(headers);
- * if (!organizationId) throw unauthorizedError(readApiKey(headers) !== null);
+ * const organizationId = await authenticate(request, { transport: 'rest' });
+ * if (!organizationId) throw unauthorizedError(readApiKey(request) !== null);
  */
 export function unauthorizedError(keySent: boolean): DocevalsError {
   return keySent

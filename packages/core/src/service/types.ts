@@ -134,7 +134,7 @@ export interface Docevals {
       /**
        * Runs an iteration over the evaluation's documents. Without `background`, answers when it is done; every
        * document failed: a 502 `extractor_error` naming the kept iteration. With `background: true`, answers at once
-       * with the summary (`queued` / `running`): follow it with {@link events} or `get`.
+       * with the summary (`queued` / `running`): follow it with `events` or `get`.
        */
       create(organizationId: string, input: CreateIterationInput & { background: true }): Promise<IterationSummary>;
       create(organizationId: string, input: CreateIterationInput & { background?: false }): Promise<Iteration>;

@@ -5,7 +5,7 @@ import { LIMITS } from '../limits.js';
 
 /**
  * Parses an operation's input with its zod schema; a failure is one `validation_error` listing the issues with
- * their dotted paths (the first {@link LIMITS.maxIssues}, then one issue counting the rest). An own `__proto__` key
+ * their dotted paths (the first `LIMITS.maxIssues`, then one issue counting the rest). An own `__proto__` key
  * anywhere in the input is refused first, with its path (docs/spec/limits.md).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -15,7 +15,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   throw invalidRequest(issuesOf(result.error.issues), result.error.issues.length);
 }
 
-/** Zod's issues as docevals issues: dotted paths, at most {@link LIMITS.maxIssues} of them converted. */
+/** Zod's issues as docevals issues: dotted paths, at most `LIMITS.maxIssues` of them converted. */
 export function issuesOf(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ErrorIssue[] {
   return issues.slice(0, LIMITS.maxIssues + 1).map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
 }
@@ -36,7 +36,7 @@ export function assertNoForbiddenKey(input: unknown): void {
 
 /**
  * One validation error for several issues, its message naming the first ones so it says what to fix. At most
- * {@link LIMITS.maxIssues} issues are kept; past that one more issue (path `""`) says how many were left out.
+ * `LIMITS.maxIssues` issues are kept; past that one more issue (path `""`) says how many were left out.
  */
 export function invalidRequest(issues: ErrorIssue[], total = issues.length) {
   total = Math.max(total, issues.length);

@@ -4,25 +4,27 @@ import { JOBS_SCOPE } from '../../src/storage.js';
 
 const authenticate = apiKeyAuthenticator({ keys: { sk_alpha: 'org_a', sk_beta: 'org_b', 'sk_ünïcode': 'org_u' } });
 
+const REST = { transport: 'rest' } as const;
+
 describe('apiKeyAuthenticator', () => {
   it('maps each known key to its organization, from either header', async () => {
-    expect(await authenticate(new Headers({ 'Api-Key': 'sk_alpha' }))).toBe('org_a');
-    expect(await authenticate(new Headers({ Authorization: 'Bearer sk_beta' }))).toBe('org_b');
-    expect(await authenticate(new Headers({ 'Api-Key': 'sk_ünïcode' }))).toBe('org_u');
+    expect(await authenticate(new Request('http://x/v1/evals', { headers: { 'Api-Key': 'sk_alpha' } }), REST)).toBe('org_a');
+    expect(await authenticate(new Request('http://x/v1/evals', { headers: { Authorization: 'Bearer sk_beta' } }), REST)).toBe('org_b');
+    expect(await authenticate(new Request('http://x/v1/evals', { headers: { 'Api-Key': 'sk_ünïcode' } }), REST)).toBe('org_u');
   });
 
   it('refuses unknown keys, prefixes, extensions and case changes', async () => {
     for (const key of ['sk_alph', 'sk_alphaa', 'SK_ALPHA', 'org_a', 'x'.repeat(10_000)]) {
-      expect(await authenticate(new Headers({ 'Api-Key': key }))).toBeNull();
+      expect(await authenticate(new Request('http://x/v1/evals', { headers: { 'Api-Key': key } }), REST)).toBeNull();
     }
   });
 
   it('refuses a request without a key', async () => {
-    expect(await authenticate(new Headers())).toBeNull();
+    expect(await authenticate(new Request('http://x/v1/evals'), REST)).toBeNull();
   });
 
   it('authenticates nobody when no keys are configured', async () => {
-    expect(await apiKeyAuthenticator({ keys: {} })(new Headers({ 'Api-Key': 'anything' }))).toBeNull();
+    expect(await apiKeyAuthenticator({ keys: {} })(new Request('http://x/', { headers: { 'Api-Key': 'anything' } }), REST)).toBeNull();
   });
 
   it('refuses at construction a key mapped to the reserved jobs organization, saying so', () => {

@@ -24,3 +24,11 @@ describe('readApiKey', () => {
     expect(readApiKey(new Headers({ Authorization: 'Bearer   ' }))).toBeNull();
   });
 });
+
+describe('readApiKey on a Request', () => {
+  it('reads the key from the request headers', () => {
+    expect(readApiKey(new Request('http://x/v1/evals', { headers: { 'Api-Key': 'sk_r' } }))).toBe('sk_r');
+    expect(readApiKey(new Request('http://x/v1/evals', { headers: { Authorization: 'Bearer sk_s' } }))).toBe('sk_s');
+    expect(readApiKey(new Request('http://x/v1/evals?api_key=sk_t'))).toBeNull(); // never from the URL
+  });
+});

@@ -44,7 +44,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (er
  * });
  */
 export function toNodeHandler(handler: RestHandler): NodeHandler {
-  const listener = getRequestListener((request) => handler(request), {
+  const listener = getRequestListener((request, env) => handler(request, { nodeRequest: env.incoming }), {
     overrideGlobalObjects: false,
     errorHandler: (error) =>
       errorResponse(

@@ -7,7 +7,7 @@ import { DataTable } from '../components/DataTable.js';
 import { Matrix, type MatrixColumn, type MatrixRow } from '../components/Matrix.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, NO_ROWS, useAppTable } from '../table.js';
-import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
+import { errorMessage, restUrl, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 
 type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
 const NO_ITERATIONS: ReadonlyArray<{ id: string; model: string }> = [];
@@ -220,7 +220,7 @@ function FieldsTable(props: { evaluationId: string; iterationId: string }) {
 
 /** Downloads the selected iteration's export from the REST API (the key in a header, so not a plain link). */
 async function download(evaluationId: string, iterationId: string, format: 'csv' | 'jsonl') {
-  const url = `/v1/evals/${encodeURIComponent(evaluationId)}/iterations/${encodeURIComponent(iterationId)}/export?format=${format}`;
+  const url = restUrl(`/v1/evals/${encodeURIComponent(evaluationId)}/iterations/${encodeURIComponent(iterationId)}/export?format=${format}`);
   const response = await fetch(url, { headers: authHeaders() });
   if (!response.ok) throw new Error(`export failed: HTTP ${response.status} ${await response.text()}`);
   const name = /filename="?([^";]+)"?/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? `${iterationId}.${format}`;
