@@ -14,17 +14,17 @@ const schema = {
 const truth = (i: number) => ({ vendor: `Vendor ${i}`, total: 100 + i, bill_to: { name: `Customer ${i}` } });
 const cost = (value: number) => ({ api_cost: { value, currency: 'USD' } });
 
-async function seed() {
+async function seed(name = 'Workspace e2e') {
   const documents = [0, 1, 2, 3].map((i) => ({ mime_data: { filename: `receipt-${i}.txt`, url: text(`receipt ${i}`) }, annotation: truth(i) }));
   return rest('POST', '/v1/evals', {
-    name: 'Workspace e2e',
+    name,
     json_schema: schema,
     documents,
     iterations: [
-      // "draft": the customer's name wrong everywhere, the vendor wrong on receipt-2.
+      // "draft": the customer's name wrong on receipts 0 and 3, half right on receipt-1; the vendor wrong on receipt-2.
       {
         inference_settings: { model: 'draft-model' },
-        predictions: [0, 1, 2, 3].map((i) => ({ prediction: { ...truth(i), vendor: i === 2 ? 'Wrong' : `Vendor ${i}`, bill_to: { name: 'Someone' } }, metadata: cost(0.002) })),
+        predictions: [0, 1, 2, 3].map((i) => ({ prediction: { ...truth(i), vendor: i === 2 ? 'Wrong' : `Vendor ${i}`, bill_to: { name: ['Someone', 'Customer', 'Customer 2', 'Someone'][i] } }, metadata: cost(0.002) })),
       },
       // "better": every field right but receipt-3's customer.
       {
@@ -70,7 +70,7 @@ test('the charts: mean over iterations, score distribution, accuracy vs cost, fi
   const heatmap = page.getByRole('table', { name: 'Fields × iterations' });
   // Imported iterations have no duration: that chart says so rather than plot zeros.
   await expect(page.getByRole('figure', { name: /Accuracy vs duration/ })).toContainText('No iteration has a duration');
-  await expect(heatmap.getByRole('row', { name: /bill_to\.name/ }).getByRole('cell')).toHaveText(['0.333', '0.833', '1.000']);
+  await expect(heatmap.getByRole('row', { name: /bill_to\.name/ }).getByRole('cell')).toHaveText(['0.639', '0.833', '1.000']);
   // No likelihoods in these predictions: no reliability diagram.
   await expect(page.getByRole('figure', { name: /Reliability diagram/ })).toHaveCount(0);
 
@@ -134,4 +134,41 @@ test('matrix filters live in the URL; a failed document shows as failed; headers
   await expect(other.getByLabel('Outcome')).toHaveValue('failed');
   await expect(otherMatrix.getByRole('columnheader', { name: /^Sort by flaky-model/ })).toHaveAttribute('aria-sort', 'ascending');
   await other.close();
+});
+
+test('from compare, a field links to its documents worst first; a document shows iterations side by side', async ({ page }) => {
+  const evaluation = await seed('Drill-down e2e');
+  const [draft, better, flaky] = evaluation.iterations.map((iteration: { id: string }) => iteration.id);
+  await signIn(page, '/');
+  // The list's score column: the best mean of the evaluation's iterations.
+  const row = page.getByRole('table').getByRole('row', { name: /Drill-down e2e/ });
+  await expect(row.getByRole('cell').nth(3)).toHaveText('1.000');
+
+  await page.goto(new URL(`/evals/${evaluation.id}/compare?base=${better}&head=${draft}`, page.url()).href);
+  await page.getByRole('table', { name: 'Field deltas' }).getByRole('link', { name: 'bill_to.name: its documents, worst first' }).click();
+  await expect(page).toHaveURL(/field=bill_to\.name/);
+  const behind = page.getByRole('table', { name: 'Documents behind bill_to.name' });
+  await expect(behind.getByRole('rowheader')).toHaveText(['receipt-0.txt', 'receipt-1.txt']);
+  await expect(behind.getByRole('row', { name: /receipt-0/ }).getByRole('cell')).toHaveText(['1.000', '0.333', '-0.667']);
+  await expect(page.getByText('2 more documents scored on this field moved by less than 0.01.')).toBeVisible();
+  await page.getByRole('region', { name: /Documents behind/ }).screenshot({ path: screenshotPath('compare-field-documents') });
+
+  // The worst one opens with both iterations side by side; a third joins them.
+  await behind.getByRole('link', { name: 'receipt-0.txt' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-0.txt');
+  const side = page.getByRole('table', { name: 'Side by side' });
+  await expect(side.getByRole('columnheader')).toHaveCount(4);
+  // The choice goes through the URL (react-router's navigation), then back to the box: click, then wait for it.
+  await page.getByRole('checkbox', { name: /flaky-model/ }).click();
+  await expect(page.getByRole('checkbox', { name: /flaky-model/ })).toBeChecked();
+  await expect(side.getByRole('columnheader')).toHaveCount(5);
+  await expect(page).toHaveURL(new RegExp(`compare=${draft}(,|%2C)${better}(,|%2C)${flaky}`));
+  const name = side.getByRole('row', { name: /bill_to\.name/ });
+  // Ground truth, then draft (differs: highlighted, its similarity written), better and flaky (right).
+  await expect(name.getByRole('cell').nth(0)).toHaveText('Customer 0');
+  await expect(name.getByRole('cell').nth(1)).toHaveClass(/differs/);
+  await expect(name.getByRole('cell').nth(1)).toContainText('(0.33)');
+  await expect(name.getByRole('cell').nth(2)).not.toHaveClass(/differs/);
+  await expect(name.getByRole('cell').nth(3)).toHaveText('Customer 0');
+  await page.getByRole('region', { name: 'Side by side' }).screenshot({ path: screenshotPath('side-by-side') });
 });

@@ -30,6 +30,7 @@ export function EvaluationPage() {
   const [selected, setSelected] = useState<string | null>(null);
   const list = evaluation.data?.iterations ?? NO_SUMMARIES;
   const matrix = useMatrixData(evaluationId, list);
+  const filenames = useMemo(() => new Map(matrix.data?.documents.map((document) => [document.id, document.filename]) ?? []), [matrix.data]);
   const selectedId = selected ?? leaderboard.data?.rows[0]?.iteration_id ?? list.at(-1)?.id ?? null;
   const selectedIteration = list.find((iteration) => iteration.id === selectedId) ?? null;
 
@@ -52,7 +53,7 @@ export function EvaluationPage() {
         </p>
       )}
 
-      <RunSection evaluationId={evaluationId} iterations={list} />
+      <RunSection evaluationId={evaluationId} iterations={list} filenames={filenames} />
 
       <section aria-labelledby="leaderboard-title">
         <h2 id="leaderboard-title">Leaderboard</h2>
@@ -418,7 +419,7 @@ interface LiveProgress {
 }
 
 /** Start an iteration (model from `models.list`, settings with defaults), follow it live, cancel, re-run failures. */
-function RunSection(props: { evaluationId: string; iterations: IterationSummary[] }) {
+function RunSection(props: { evaluationId: string; iterations: IterationSummary[]; filenames: ReadonlyMap<string, string> }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -589,7 +590,10 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
           <ul>
             {failures.map((failure) => (
               <li key={failure.document_id}>
-                <code>{failure.document_id}</code>: {failure.error}
+                <Link to={`/evals/${encodeURIComponent(props.evaluationId)}/documents/${encodeURIComponent(failure.document_id)}`}>
+                  {props.filenames.get(failure.document_id) ?? failure.document_id}
+                </Link>
+                : {failure.error}
               </li>
             ))}
           </ul>
