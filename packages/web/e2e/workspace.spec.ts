@@ -172,3 +172,33 @@ test('from compare, a field links to its documents worst first; a document shows
   await expect(name.getByRole('cell').nth(3)).toHaveText('Customer 0');
   await page.getByRole('region', { name: 'Side by side' }).screenshot({ path: screenshotPath('side-by-side') });
 });
+
+test('add two documents to an evaluation; fix a ground truth starting from a prediction', async ({ page }) => {
+  const evaluation = await seed('Dataset e2e');
+  const better = evaluation.iterations[1].id;
+  await signIn(page, `/evals/${evaluation.id}`);
+  await page.getByRole('button', { name: 'Add documents' }).click();
+  await page.getByLabel('Files to add').setInputFiles([
+    { name: 'late-1.txt', mimeType: 'text/plain', buffer: Buffer.from('receipt late 1') },
+    { name: 'late-2.txt', mimeType: 'text/plain', buffer: Buffer.from('receipt late 2') },
+  ]);
+  await page.getByRole('button', { name: 'Add 2 files' }).click();
+  await expect(page.getByText('2 documents added.')).toBeVisible();
+  await expect(page.getByText('6 documents · 3 iterations')).toBeVisible();
+  const matrix = page.getByRole('grid', { name: 'Matrix' });
+  await expect(matrix.getByRole('rowheader')).toHaveCount(6);
+  await expect(matrix.getByRole('gridcell', { name: /^late-2\.txt × better-model.*: no prediction$/ })).toHaveText('–');
+
+  // receipt-3's customer: better-model read "Someone"; the ground truth becomes its reading, corrected.
+  await matrix.getByRole('link', { name: 'receipt-3.txt' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-3.txt');
+  await page.getByLabel('Iteration', { exact: true }).selectOption(better);
+  await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  await page.getByRole('button', { name: "Start from this iteration's prediction" }).click();
+  const editor = page.getByLabel('Annotation');
+  await expect(editor).toHaveValue(/"name": "Someone"/);
+  await editor.fill((await editor.inputValue()).replace('"Someone"', '"Someone Else"'));
+  await page.getByRole('button', { name: 'Save' }).click();
+  const fields = page.getByRole('table', { name: 'Fields' });
+  await expect(fields.getByRole('row', { name: /bill_to\.name/ }).getByRole('cell').first()).toHaveText('Someone Else');
+});

@@ -297,6 +297,14 @@ export function DocumentPage() {
             <p id={`${editorId}-hint`} className="field-hint">
               JSON, checked against the evaluation's JSON schema by the server when saved.
             </p>
+            {p?.status === 'succeeded' && (
+              <p>
+                <button type="button" onClick={() => setDraft(JSON.stringify(p.prediction, null, 2))}>
+                  Start from this iteration's prediction
+                </button>{' '}
+                <span className="field-hint">replaces the text with the prediction of {iterationId ? (list.find((iteration) => iteration.id === iterationId)?.inference_settings.model ?? iterationId) : ''}: correct it, then save</span>
+              </p>
+            )}
             {problem && <p role="alert">{problem}</p>}
             <div className="row">
               <button type="submit" className="primary" disabled={save.isPending}>
