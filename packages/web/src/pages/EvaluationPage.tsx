@@ -374,7 +374,7 @@ function leaderboardColumns(selectedId: string | null, onSelect: (iterationId: s
       id: 'selected',
       header: 'Selected',
       cell: ({ row: { original } }) => (
-        <button type="button" aria-pressed={original.iteration_id === selectedId} onClick={() => onSelect(original.iteration_id)} aria-label={`Select ${original.model} (${original.iteration_id})`}>
+        <button type="button" aria-pressed={original.iteration_id === selectedId} onClick={() => onSelect(original.iteration_id)} aria-label={`${original.iteration_id === selectedId ? 'Selected' : 'Select'} ${original.model} (${original.iteration_id})`}>
           {original.iteration_id === selectedId ? 'Selected' : 'Select'}
         </button>
       ),
