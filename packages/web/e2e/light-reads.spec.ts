@@ -25,7 +25,7 @@ test('the evaluation page reads its summary, not the whole evaluation', async ({
   await signIn(page);
   const calls = recordCalls(page);
   await page.goto(new URL(`/evals/${evaluation.id}`, page.url()).href);
-  await expect(page.getByText('1000 documents · 5 iterations')).toBeVisible();
+  await expect(page.getByText('1,000 documents · 5 iterations')).toBeVisible();
   await expect(page.getByRole('heading', { name: evaluation.name })).toBeVisible();
   const paths = calls.map((call) => call.path);
   expect(paths).toContain('evals.getSummary');

@@ -1,5 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
+import type { SortingState } from '@tanstack/react-table';
 import { Link } from 'react-router';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
@@ -12,8 +13,10 @@ export interface MatrixColumn {
 export interface MatrixRow {
   id: string;
   filename: string;
-  /** Similarity per column id; missing or null: no prediction. */
+  /** Similarity per column id; missing or null: no figure (see `outcomes`). */
   similarities: Record<string, number | null | undefined>;
+  /** Outcome per column id: a failed document's cell says "failed", a pending one's "–". */
+  outcomes?: Record<string, 'succeeded' | 'failed' | 'pending'>;
 }
 
 const ROW_HEIGHT = 30;
@@ -52,11 +55,26 @@ export function matrixColumns(evaluationId: string, columns: readonly MatrixColu
  * A react-table table (`useAppTable`): a header's button toggles the table's sorting state (`matrixColumns`), and the
  * virtualizer lays out the sorted row model's rows.
  */
-export function Matrix(props: { evaluationId: string; columns: MatrixColumn[]; rows: MatrixRow[] }) {
+export function Matrix(props: {
+  evaluationId: string;
+  columns: MatrixColumn[];
+  rows: MatrixRow[];
+  /** Controlled sorting (the page keeps it in the URL); uncontrolled when absent. */
+  sorting?: SortingState;
+  onSortingChange?: (sorting: SortingState) => void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const columns = useMemo(() => matrixColumns(props.evaluationId, props.columns), [props.evaluationId, props.columns]);
   const labels = useMemo(() => new Map(props.columns.map((column) => [iterationColumnId(column.id), column.label])), [props.columns]);
-  const table = useAppTable({ columns, data: props.rows, getRowId: (row) => row.id });
+  const { sorting, onSortingChange } = props;
+  const table = useAppTable({
+    columns,
+    data: props.rows,
+    getRowId: (row) => row.id,
+    ...(sorting && onSortingChange
+      ? { state: { sorting }, onSortingChange: (updater: SortingState | ((old: SortingState) => SortingState)) => onSortingChange(typeof updater === 'function' ? updater(sorting) : updater) }
+      : {}),
+  });
   const rows = table.getRowModel().rows;
   // eslint-disable-next-line react-hooks/incompatible-library -- read on every render, never memoized: what it warns of
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
@@ -87,10 +105,12 @@ export function Matrix(props: { evaluationId: string; columns: MatrixColumn[]; r
               </span>
               {cells.map((cell) => {
                 const value = cell.getValue<number | undefined>();
-                const label = `${row.original.filename} × ${labels.get(cell.column.id)}: ${value === undefined ? 'no prediction' : formatSimilarity(value)}`;
+                const failed = row.original.outcomes?.[cell.column.id.slice('iteration:'.length)] === 'failed';
+                const text = failed ? 'failed' : value === undefined ? 'no prediction' : formatSimilarity(value);
+                const label = `${row.original.filename} × ${labels.get(cell.column.id)}: ${text}`;
                 return (
-                  <span role="gridcell" key={cell.id} aria-label={label} style={{ background: similarityColour(value) }}>
-                    <table.FlexRender cell={cell} />
+                  <span role="gridcell" key={cell.id} aria-label={label} className={failed ? 'failed' : undefined} style={failed ? undefined : { background: similarityColour(value) }}>
+                    {failed ? 'failed' : <table.FlexRender cell={cell} />}
                   </span>
                 );
               })}

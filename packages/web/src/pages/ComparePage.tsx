@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { DataTable } from '../components/DataTable.js';
+import { useFieldScores, useMatrixData } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
@@ -76,6 +77,9 @@ export function ComparePage() {
       {comparison.error && <p role="alert">Cannot compare: {errorMessage(comparison.error)}</p>}
       {comparison.isPending && base !== '' && head !== '' && <p>Comparing…</p>}
       {comparison.data && <ComparisonView comparison={comparison.data} evalPath={evalPath} />}
+      {comparison.data && search.get('field') && (
+        <FieldDocuments evaluationId={evaluationId} base={base} head={head} field={search.get('field')!} threshold={threshold} evalPath={evalPath} />
+      )}
     </>
   );
 }
@@ -84,7 +88,7 @@ const deltaHelper = createAppColumnHelper<FieldDelta>();
 /** Worst regression first (the order `worstFirst` gives, the chart's): the table's first order says so. */
 const deltaOrder = { sorting: [{ id: 'delta', desc: false }] };
 const deltaColumns = deltaHelper.columns([
-  deltaHelper.accessor('field', { header: 'Field', meta: { rowHeader: true }, sortFn: byText, sortDescFirst: false, cell: ({ getValue }) => <code>{getValue()}</code> }),
+  deltaHelper.accessor('field', { header: 'Field', meta: { rowHeader: true }, sortFn: byText, sortDescFirst: false, cell: ({ getValue }) => <FieldLink field={getValue()} /> }),
   figureColumn<FieldDelta>({ id: 'base_mean', header: 'Base mean', value: (field) => field.base_mean, first: 'asc', format: (value) => formatSimilarity(value, 3) }),
   figureColumn<FieldDelta>({ id: 'head_mean', header: 'Head mean', value: (field) => field.head_mean, first: 'asc', format: (value) => formatSimilarity(value, 3) }),
   figureColumn<FieldDelta>({ id: 'delta', header: 'Delta', value: (field) => field.delta, first: 'asc', format: (value) => signed(value) }),
@@ -105,6 +109,18 @@ function Significance({ paired }: { paired: Paired | undefined }) {
     </strong>
   ) : (
     <span className="muted">{range} not significant</span>
+  );
+}
+
+/** A field of the deltas table: a link to its documents, worst first (`?field=` on this page: a view to share). */
+function FieldLink({ field }: { field: string }) {
+  const [search] = useSearchParams();
+  const next = new URLSearchParams(search);
+  next.set('field', field);
+  return (
+    <Link to={`?${next.toString()}#field-documents-title`} aria-label={`${field}: its documents, worst first`} aria-current={search.get('field') === field ? 'true' : undefined}>
+      <code>{field}</code>
+    </Link>
   );
 }
 
@@ -254,3 +270,85 @@ function FieldDeltaChart({ fields }: { fields: readonly FieldDelta[] }) {
     </svg>
   );
 }
+
+interface FieldDocument {
+  id: string;
+  filename: string;
+  base: number | undefined;
+  head: number | undefined;
+  delta: number | undefined;
+}
+
+/**
+ * The documents behind a field's delta, worst first: the field's score in each document on both sides (the
+ * iterations' metrics, read once per iteration), the largest drop first, then the documents scored on one side
+ * only. Those whose score moved by less than the threshold are counted, not listed.
+ */
+function FieldDocuments(props: { evaluationId: string; base: string; head: string; field: string; threshold: number; evalPath: string }) {
+  const matrix = useMatrixData(props.evaluationId, NO_ITERATIONS);
+  const ids = useMemo(() => [props.base, props.head], [props.base, props.head]);
+  const { scores, pending, error } = useFieldScores(props.evaluationId, ids, props.field);
+  const rows = useMemo(() => {
+    const base = scores.get(props.base);
+    const head = scores.get(props.head);
+    const out: FieldDocument[] = [];
+    for (const document of matrix.data?.documents ?? []) {
+      const b = base?.get(document.id);
+      const h = head?.get(document.id);
+      if (b === undefined && h === undefined) continue;
+      out.push({ id: document.id, filename: document.filename, base: b, head: h, delta: b !== undefined && h !== undefined ? h - b : undefined });
+    }
+    return out.sort((a, b) => (a.delta ?? Infinity) - (b.delta ?? Infinity) || (a.head ?? 1) - (b.head ?? 1) || a.filename.localeCompare(b.filename));
+  }, [scores, props.base, props.head, matrix.data]);
+  const changed = rows.filter((row) => row.delta === undefined || Math.abs(row.delta) >= props.threshold);
+  const unchanged = rows.length - changed.length;
+  return (
+    <section aria-labelledby="field-documents-title">
+      <h2 id="field-documents-title">
+        Documents behind <code>{props.field}</code>, worst first
+      </h2>
+      {error && <p role="alert">Cannot read the scores: {errorMessage(error)}</p>}
+      {matrix.error && <p role="alert">Cannot read the documents: {errorMessage(matrix.error)}</p>}
+      {pending || matrix.isPending ? (
+        <p aria-busy="true">Reading the field's scores…</p>
+      ) : (
+        <>
+          <table aria-label={`Documents behind ${props.field}`}>
+            <thead>
+              <tr>
+                <th scope="col">Document</th>
+                <th scope="col" className="number">Base</th>
+                <th scope="col" className="number">Head</th>
+                <th scope="col" className="number">Delta</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changed.length === 0 && (
+                <tr>
+                  <td colSpan={4} className="muted">
+                    No document moved by {props.threshold} or more on this field.
+                  </td>
+                </tr>
+              )}
+              {changed.map((row) => (
+                <tr key={row.id}>
+                  <th scope="row">
+                    <Link to={`${props.evalPath}/documents/${encodeURIComponent(row.id)}?${new URLSearchParams({ compare: `${props.base},${props.head}` }).toString()}`}>{row.filename}</Link>
+                  </th>
+                  <td className="number">{formatSimilarity(row.base, 3)}</td>
+                  <td className="number">{formatSimilarity(row.head, 3)}</td>
+                  <td className="number">{signed(row.delta)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p className="muted">
+            {unchanged} more {unchanged === 1 ? 'document' : 'documents'} scored on this field moved by less than {props.threshold}.
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+const NO_ITERATIONS: never[] = [];

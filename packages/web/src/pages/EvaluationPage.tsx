@@ -1,23 +1,25 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
-import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { lazy, Suspense, useId, useMemo, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { authHeaders } from '../auth.js';
 import { DataTable } from '../components/DataTable.js';
+import { FileDrop } from '../components/FileDrop.js';
+import { readAsDataUrl } from '../files.js';
 import { Matrix, type MatrixColumn, type MatrixRow } from '../components/Matrix.js';
+import { iterationLabel, plural, useFieldScores, useMatrixData, type Outcome } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, NO_ROWS, useAppTable } from '../table.js';
 import { errorMessage, restUrl, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 
+export { iterationLabel };
+
 type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
-const NO_ITERATIONS: ReadonlyArray<{ id: string; model: string }> = [];
 type LeaderboardRow = RouterOutputs['evals']['leaderboard']['rows'][number];
 type FieldRow = RouterOutputs['evals']['iterations']['fields']['fields'][number];
 
-/** How an iteration is named on screen: its model and id (the matrix's cell labels use it). */
-export function iterationLabel(iteration: { id: string; inference_settings?: { model: string }; model?: string }): string {
-  return `${iteration.model ?? iteration.inference_settings?.model ?? '?'} (${iteration.id})`;
-}
+/** The charts and their library (recharts): a chunk of their own, loaded when the page opens, after it. */
+const Charts = lazy(() => import('../components/Charts.js'));
 
 /** `/evals/:evaluationId`: leaderboard, matrix, fields of the selected iteration, run, export, compare. */
 export function EvaluationPage() {
@@ -28,7 +30,9 @@ export function EvaluationPage() {
   const evaluation = useQuery(trpc.evals.getSummary.queryOptions(ref));
   const leaderboard = useQuery(trpc.evals.leaderboard.queryOptions(ref));
   const [selected, setSelected] = useState<string | null>(null);
-  const list = evaluation.data?.iterations ?? [];
+  const list = evaluation.data?.iterations ?? NO_SUMMARIES;
+  const matrix = useMatrixData(evaluationId, list);
+  const filenames = useMemo(() => new Map(matrix.data?.documents.map((document) => [document.id, document.filename]) ?? []), [matrix.data]);
   const selectedId = selected ?? leaderboard.data?.rows[0]?.iteration_id ?? list.at(-1)?.id ?? null;
   const selectedIteration = list.find((iteration) => iteration.id === selectedId) ?? null;
 
@@ -47,7 +51,7 @@ export function EvaluationPage() {
       <h1>{evaluation.data?.name ?? 'Loading…'}</h1>
       {evaluation.data && (
         <p className="muted">
-          {evaluation.data.document_count} documents · {list.length} iterations · id <code>{evaluationId}</code>
+          {plural(evaluation.data.document_count, 'document')} · {plural(list.length, 'iteration')} · id <code>{evaluationId}</code>
         </p>
       )}
       {evaluation.data && evaluation.data.unlabeled_count > 0 && (
@@ -57,7 +61,9 @@ export function EvaluationPage() {
         </p>
       )}
 
-      <RunSection evaluationId={evaluationId} iterations={list} />
+      <RunSection evaluationId={evaluationId} iterations={list} filenames={filenames} />
+
+      <AddDocuments evaluationId={evaluationId} />
 
       <section aria-labelledby="leaderboard-title">
         <h2 id="leaderboard-title">Leaderboard</h2>
@@ -67,9 +73,18 @@ export function EvaluationPage() {
 
       {selectedIteration && <ExportAndCompare evaluationId={evaluationId} iteration={selectedIteration} iterations={list} />}
 
+      <section aria-labelledby="charts-title">
+        <h2 id="charts-title">Charts</h2>
+        {evaluation.data && (
+          <Suspense fallback={<p aria-busy="true">Loading the charts…</p>}>
+            <Charts evaluationId={evaluationId} iterations={list} leaderboard={leaderboard.data?.rows ?? NO_ROWS} matrix={matrix.data} selectedId={selectedId} />
+          </Suspense>
+        )}
+      </section>
+
       <section aria-labelledby="matrix-title">
         <h2 id="matrix-title">Documents × iterations</h2>
-        <MatrixSection evaluationId={evaluationId} iterations={list} />
+        <MatrixSection evaluationId={evaluationId} iterations={list} matrix={matrix} />
       </section>
 
       <section aria-labelledby="fields-title">
@@ -80,60 +95,250 @@ export function EvaluationPage() {
   );
 }
 
+const NO_SUMMARIES: IterationSummary[] = [];
+
 /**
- * The matrix from `evals.matrix` (pages of 1,000 documents with their similarity in every iteration; its columns come
- * with it), read with the vanilla client as soon as the page opens: it does not wait for the evaluation's summary.
- * It is read again when the iterations change after that (a run's progress, an edit), not when they first arrive.
+ * Add documents (files chosen or dropped) to this evaluation: each is sent with `documents.add`, one at a time with
+ * progress; the matrix and the counts are read again after. They start without ground truth (pending in every
+ * iteration until run again).
  */
-function MatrixSection(props: { evaluationId: string; iterations: IterationSummary[] }) {
-  const client = useTRPCClient();
+function AddDocuments(props: { evaluationId: string }) {
+  const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const key = props.iterations.map((iteration) => `${iteration.id}:${iteration.updated_at}`).join(',');
-  const seen = useRef<string | null>(null);
-  useEffect(() => {
-    if (key === '') return;
-    if (seen.current !== null && seen.current !== key) void queryClient.invalidateQueries({ queryKey: ['matrix', props.evaluationId] });
-    seen.current = key;
-  }, [key, props.evaluationId, queryClient]);
-  const data = useQuery({
-    queryKey: ['matrix', props.evaluationId],
-    queryFn: async () => {
-      const documents: { id: string; filename: string }[] = [];
-      const byIteration = new Map<string, Map<string, number | null>>();
-      let iterations: Array<{ id: string; model: string }> = [];
-      let after: string | undefined;
-      for (;;) {
-        const page = await client.evals.matrix.query({ evaluation_id: props.evaluationId, limit: 1000, ...(after ? { after } : {}) });
-        iterations = page.iterations;
-        for (const iteration of iterations) if (!byIteration.has(iteration.id)) byIteration.set(iteration.id, new Map());
-        for (const row of page.data) {
-          documents.push({ id: row.document_id, filename: row.filename });
-          iterations.forEach((iteration, column) => {
-            // Failed: null (shown as failed); pending: no entry (no prediction).
-            if (row.statuses[column] !== 'pending') byIteration.get(iteration.id)?.set(row.document_id, row.similarities[column] ?? null);
-          });
-        }
-        after = page.list_metadata.after ?? undefined;
-        if (!after || page.data.length === 0) break;
+  const [open, setOpen] = useState(false);
+  const [files, setFiles] = useState<File[]>([]);
+  const [progress, setProgress] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const add = useMutation(trpc.evals.documents.add.mutationOptions());
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    setOutcome(null);
+    let added = 0;
+    try {
+      for (const [index, file] of files.entries()) {
+        setProgress(`Adding ${file.name} (${index + 1} of ${files.length})…`);
+        await add.mutateAsync({ evaluation_id: props.evaluationId, mime_data: { filename: file.name, url: await readAsDataUrl(file) } });
+        added += 1;
       }
-      return { documents, byIteration, iterations };
-    },
-  });
-  const iterations = data.data?.iterations ?? NO_ITERATIONS;
-  const columns: MatrixColumn[] = useMemo(() => iterations.map((iteration) => ({ id: iteration.id, label: iterationLabel(iteration) })), [iterations]);
-  const rows: MatrixRow[] = useMemo(
-    () =>
-      (data.data?.documents ?? []).map((document) => ({
-        id: document.id,
-        filename: document.filename,
-        similarities: Object.fromEntries(iterations.map((iteration) => [iteration.id, data.data?.byIteration.get(iteration.id)?.get(document.id)])),
-      })),
-    [data.data, iterations],
+      setFiles([]);
+      setOpen(false);
+    } catch (failure) {
+      setError(`${errorMessage(failure)} (${plural(added, 'document')} added before it)`);
+      setFiles(files.slice(added));
+    } finally {
+      setProgress(null);
+      if (added > 0) setOutcome(`${plural(added, 'document')} added.`);
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() }),
+        queryClient.invalidateQueries({ queryKey: ['matrix', props.evaluationId] }),
+      ]);
+    }
+  }
+  return (
+    <section aria-labelledby="add-documents-title" className="panel">
+      <div className="row">
+        <h2 id="add-documents-title" style={{ margin: 0, flex: 1 }}>
+          Documents
+        </h2>
+        <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
+          Add documents
+        </button>
+      </div>
+      {open && (
+        <form onSubmit={(event) => void submit(event)}>
+          <FileDrop label="Files to add" files={files} onChange={setFiles} />
+          <p className="row" style={{ marginTop: '0.75rem' }}>
+            <button type="submit" className="primary" disabled={files.length === 0 || progress !== null}>
+              Add {files.length > 0 ? plural(files.length, 'file') : 'files'}
+            </button>
+            <button type="button" onClick={() => setOpen(false)}>
+              Close
+            </button>
+          </p>
+        </form>
+      )}
+      {progress && <p aria-live="polite">{progress}</p>}
+      {outcome && <p aria-live="polite">{outcome}</p>}
+      {error && <p role="alert">{error}</p>}
+    </section>
   );
-  if (data.error) return <p role="alert">Cannot load the matrix: {errorMessage(data.error)}</p>;
-  if (data.isPending) return <p aria-busy="true">Loading…</p>;
-  if (rows.length === 0) return <p className="muted">No document yet.</p>;
-  return <Matrix evaluationId={props.evaluationId} columns={columns} rows={rows} />;
+}
+const OUTCOMES = ['failed', 'succeeded', 'pending'] as const;
+
+/** The matrix's filters, read from and written to the URL (`?outcome=&below=&field=&q=&sort=&desc=`): a view can be shared. */
+export interface MatrixFilters {
+  /** Documents with this outcome in at least one iteration. */
+  outcome: Outcome | '';
+  /** Documents scored below this in at least one iteration (on `field` when one is chosen). */
+  below: number | null;
+  /** The cells show this field's score (metrics' paths, list items as `*`) instead of the document's. */
+  field: string;
+  /** Part of the file name, any case. */
+  q: string;
+  /** The sorted column (`document` or an iteration id) and its direction. */
+  sort: string;
+  desc: boolean;
+}
+
+export function readMatrixFilters(search: URLSearchParams): MatrixFilters {
+  const outcome = search.get('outcome') ?? '';
+  const below = Number(search.get('below') ?? '');
+  return {
+    outcome: (OUTCOMES as readonly string[]).includes(outcome) ? (outcome as Outcome) : '',
+    below: search.get('below') && Number.isFinite(below) ? below : null,
+    field: search.get('field') ?? '',
+    q: search.get('q') ?? '',
+    sort: search.get('sort') ?? '',
+    desc: search.get('desc') === '1',
+  };
+}
+
+/**
+ * The matrix from `useMatrixData` (every document's similarity and outcome in every iteration), narrowed by the
+ * filters of the URL. With a field chosen, each cell is that field's score in the document (from the iteration's
+ * predictions' metrics, read once per iteration).
+ */
+function MatrixSection(props: { evaluationId: string; iterations: IterationSummary[]; matrix: ReturnType<typeof useMatrixData> }) {
+  const [search, setSearch] = useSearchParams();
+  const filters = readMatrixFilters(search);
+  const data = props.matrix.data;
+  const iterations = data?.iterations ?? NO_COLUMNS;
+  const iterationIds = useMemo(() => iterations.map((iteration) => iteration.id), [iterations]);
+  const fieldScores = useFieldScores(props.evaluationId, iterationIds, filters.field);
+  const trpc = useTRPC();
+  const fieldNames = useQuery({ ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iterationIds.at(-1) ?? '' }), enabled: iterationIds.length > 0 });
+  const names = useMemo(() => new Map(props.iterations.map((iteration) => [iteration.id, iterationLabel(iteration)])), [props.iterations]);
+  const columns: MatrixColumn[] = useMemo(() => iterations.map((iteration) => ({ id: iteration.id, label: names.get(iteration.id) ?? iterationLabel(iteration) })), [iterations, names]);
+  const allRows: Array<MatrixRow & { outcomes: Record<string, Outcome> }> = useMemo(() => {
+    if (!data) return [];
+    return data.documents.map((document) => ({
+      id: document.id,
+      filename: document.filename,
+      similarities: Object.fromEntries(
+        iterations.map((iteration) => {
+          const outcome = data.outcomes.get(iteration.id)?.get(document.id);
+          if (filters.field !== '') return [iteration.id, outcome === 'succeeded' ? fieldScores.scores.get(iteration.id)?.get(document.id) : undefined];
+          return [iteration.id, data.similarities.get(iteration.id)?.get(document.id)];
+        }),
+      ),
+      outcomes: Object.fromEntries(iterations.map((iteration) => [iteration.id, data.outcomes.get(iteration.id)?.get(document.id) ?? 'pending'])),
+    }));
+  }, [data, iterations, filters.field, fieldScores.scores]);
+  const rows = useMemo(() => {
+    const q = filters.q.trim().toLowerCase();
+    return allRows.filter((row) => {
+      if (q !== '' && !row.filename.toLowerCase().includes(q)) return false;
+      if (filters.outcome !== '' && !iterations.some((iteration) => row.outcomes[iteration.id] === filters.outcome)) return false;
+      if (filters.below !== null && !iterations.some((iteration) => typeof row.similarities[iteration.id] === 'number' && row.similarities[iteration.id]! < filters.below!)) return false;
+      return true;
+    });
+  }, [allRows, filters.q, filters.outcome, filters.below, iterations]);
+
+  const update = (changes: Record<string, string | null>) =>
+    setSearch(
+      (previous) => {
+        const next = new URLSearchParams(previous);
+        for (const [key, value] of Object.entries(changes)) {
+          if (value === null || value === '') next.delete(key);
+          else next.set(key, value);
+        }
+        return next;
+      },
+      { replace: true },
+    );
+
+  if (props.matrix.error) return <p role="alert">Cannot load the matrix: {errorMessage(props.matrix.error)}</p>;
+  if (props.matrix.isPending) return <p aria-busy="true">Loading…</p>;
+  if (allRows.length === 0) return <p className="muted">No document yet.</p>;
+  const sorting = filters.sort === '' ? [] : [{ id: filters.sort === 'document' ? 'document' : `iteration:${filters.sort}`, desc: filters.desc }];
+  return (
+    <>
+      <MatrixFilterBar filters={filters} fields={fieldNames.data?.fields.map((field) => field.field) ?? []} update={update} />
+      <p className="muted" aria-live="polite">
+        {rows.length === allRows.length ? plural(allRows.length, 'document') : `${plural(rows.length, 'document')} of ${allRows.length.toLocaleString('en')}`}
+        {filters.field !== '' && (fieldScores.pending ? ` · reading the scores of ${filters.field}…` : ` · cells show ${filters.field}`)}
+      </p>
+      {fieldScores.error && <p role="alert">Cannot read the field's scores: {errorMessage(fieldScores.error)}</p>}
+      <Matrix
+        evaluationId={props.evaluationId}
+        columns={columns}
+        rows={rows}
+        sorting={sorting}
+        onSortingChange={(next) => {
+          const first = next[0];
+          update(first ? { sort: first.id === 'document' ? 'document' : first.id.replace(/^iteration:/, ''), desc: first.desc ? '1' : null } : { sort: null, desc: null });
+        }}
+      />
+    </>
+  );
+}
+
+const NO_COLUMNS: Array<{ id: string; model: string }> = [];
+
+/** The matrix's filters as form controls; each change goes to the URL at once. */
+function MatrixFilterBar(props: { filters: MatrixFilters; fields: string[]; update: (changes: Record<string, string | null>) => void }) {
+  const { filters, update } = props;
+  const ids = { q: useId(), outcome: useId(), below: useId(), field: useId() };
+  const [below, setBelow] = useState(filters.below === null ? '' : String(filters.below));
+  const active = filters.q !== '' || filters.outcome !== '' || filters.below !== null || filters.field !== '';
+  return (
+    <form className="filters" role="search" aria-label="Filter the matrix" onSubmit={(event) => event.preventDefault()}>
+      <div>
+        <label htmlFor={ids.q}>File name</label>
+        <input id={ids.q} type="search" value={filters.q} placeholder="contains…" onChange={(event) => update({ q: event.target.value })} />
+      </div>
+      <div>
+        <label htmlFor={ids.outcome}>Outcome</label>
+        <select id={ids.outcome} value={filters.outcome} onChange={(event) => update({ outcome: event.target.value })}>
+          <option value="">Any</option>
+          <option value="failed">Failed in an iteration</option>
+          <option value="succeeded">Succeeded in an iteration</option>
+          <option value="pending">Pending in an iteration</option>
+        </select>
+      </div>
+      <div>
+        <label htmlFor={ids.below}>Score below</label>
+        <input
+          id={ids.below}
+          type="number"
+          min={0}
+          max={1}
+          step={0.05}
+          value={below}
+          placeholder="0–1"
+          onChange={(event) => {
+            setBelow(event.target.value);
+            const value = Number(event.target.value);
+            update({ below: event.target.value === '' || !Number.isFinite(value) ? null : event.target.value });
+          }}
+        />
+      </div>
+      <div>
+        <label htmlFor={ids.field}>Field</label>
+        <select id={ids.field} value={filters.field} onChange={(event) => update({ field: event.target.value })}>
+          <option value="">Whole document</option>
+          {(props.fields.includes(filters.field) || filters.field === '' ? props.fields : [filters.field, ...props.fields]).map((field) => (
+            <option key={field} value={field}>
+              {field}
+            </option>
+          ))}
+        </select>
+      </div>
+      {active && (
+        <button
+          type="button"
+          onClick={() => {
+            setBelow('');
+            update({ q: null, outcome: null, below: null, field: null });
+          }}
+        >
+          Clear filters
+        </button>
+      )}
+    </form>
+  );
 }
 
 /** A similarity as the tables write it: three decimals. */
@@ -178,7 +383,7 @@ function leaderboardColumns(selectedId: string | null, onSelect: (iterationId: s
       id: 'selected',
       header: 'Selected',
       cell: ({ row: { original } }) => (
-        <button type="button" aria-pressed={original.iteration_id === selectedId} onClick={() => onSelect(original.iteration_id)} aria-label={`Select ${original.model} (${original.iteration_id})`}>
+        <button type="button" aria-pressed={original.iteration_id === selectedId} onClick={() => onSelect(original.iteration_id)} aria-label={`${original.iteration_id === selectedId ? 'Selected' : 'Select'} ${original.model} (${original.iteration_id})`}>
           {original.iteration_id === selectedId ? 'Selected' : 'Select'}
         </button>
       ),
@@ -297,7 +502,7 @@ interface LiveProgress {
 }
 
 /** Start an iteration (model from `models.list`, settings with defaults), follow it live, cancel, re-run failures. */
-function RunSection(props: { evaluationId: string; iterations: IterationSummary[] }) {
+function RunSection(props: { evaluationId: string; iterations: IterationSummary[]; filenames: ReadonlyMap<string, string> }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -468,7 +673,10 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
           <ul>
             {failures.map((failure) => (
               <li key={failure.document_id}>
-                <code>{failure.document_id}</code>: {failure.error}
+                <Link to={`/evals/${encodeURIComponent(props.evaluationId)}/documents/${encodeURIComponent(failure.document_id)}`}>
+                  {props.filenames.get(failure.document_id) ?? failure.document_id}
+                </Link>
+                : {failure.error}
               </li>
             ))}
           </ul>

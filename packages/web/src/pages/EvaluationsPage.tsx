@@ -4,6 +4,7 @@ import { Link, useNavigate } from 'react-router';
 import { DataTable } from '../components/DataTable.js';
 import { FileDrop } from '../components/FileDrop.js';
 import { readAsDataUrl } from '../files.js';
+import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { createAppColumnHelper, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
 
@@ -59,6 +60,17 @@ export function EvaluationsPage() {
 
 const evaluationHelper = createAppColumnHelper<EvaluationRow>();
 
+/** The best mean similarity of the iterations that scored at least one document; undefined when none did. */
+function bestMean(iterations: EvaluationRow['iterations']): number | undefined {
+  let best: number | undefined;
+  for (const iteration of iterations) {
+    if (iteration.progress.succeeded === 0) continue;
+    const mean = iteration.metric_results.mean_similarity;
+    if (best === undefined || mean > best) best = mean;
+  }
+  return best;
+}
+
 /**
  * The list's columns. Not sortable: the list is paged on the server (newest first), and a sort on the client would
  * order one page only. `renaming` holds the ids of the rows whose name is being edited (their name cell is a form).
@@ -76,6 +88,13 @@ function evaluationColumns(renaming: ReadonlySet<string>, setRenaming: (id: stri
     }),
     evaluationHelper.accessor('document_count', { header: 'Documents', meta: { numeric: true } }),
     evaluationHelper.accessor((evaluation) => evaluation.iterations.length, { id: 'iterations', header: 'Iterations', meta: { numeric: true } }),
+    // The best mean similarity among the evaluation's iterations (their summaries come with the list).
+    evaluationHelper.accessor((evaluation) => bestMean(evaluation.iterations), {
+      id: 'score',
+      header: 'Best mean',
+      meta: { numeric: true, cellAttributes: (value) => (typeof value === 'number' ? { style: { background: similarityColour(value) } } : {}) },
+      cell: ({ getValue }) => formatSimilarity(getValue(), 3),
+    }),
     evaluationHelper.accessor('updated_at', {
       header: 'Updated',
       cell: ({ getValue }) => <time dateTime={getValue()}>{new Date(getValue()).toLocaleString()}</time>,
