@@ -7,6 +7,7 @@ import { createWebHandler } from '@docevals/web';
 import { loadApiKeys } from './api-keys.js';
 import { readConfig, type Env, type StandaloneConfig } from './config.js';
 import { configuredExtractors, queueRunner } from './queue.js';
+import { loadSecretsKey } from './secrets-key.js';
 import { logRequests } from './request-log.js';
 import { describeStorage, openStorage } from './storage.js';
 import { createTrpcHandler } from './trpc-handler.js';
@@ -52,11 +53,13 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
 
   const extractors = await configuredExtractors(config);
+  const secretsKey = await loadSecretsKey(config);
 
   const storage = await openStorage(config);
   const docevals = createDocevals({
     storage,
     extractors,
+    secrets: { cipher: secretsKey.cipher },
     ...(config.concurrency ? { extraction: { concurrency: config.concurrency } } : {}),
     jobs: {
       ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
@@ -64,6 +67,12 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       ...(await queueRunner(config, log)),
       onError: (error) => console.error('[docevals/jobs]', error),
     },
+  });
+
+  // A wrong master key stops the start here with what to do, rather than failing each organization's runs later.
+  const secretsCheck = await docevals.secrets.check().catch(async (error: unknown) => {
+    await docevals.close().catch(() => undefined);
+    throw new Error(`organization secrets: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
 
   const rest = createRestHandler({ docevals, authenticate, onError: (error) => console.error('[docevals]', error) });
@@ -114,6 +123,10 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
       log(`API reference: ${url}/docs`);
       log(`web app: ${url}/ (sign in with an API key)`);
+      log(
+        `organization secrets: AES-256-GCM, master key ${secretsCheck.key_id} from ${secretsKey.source}` +
+          (secretsCheck.reencrypted > 0 ? ` (${secretsCheck.reencrypted} secrets re-encrypted from the previous key)` : ''),
+      );
       log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}${config.queue ? '; jobs: enqueued on BullMQ for workers (pnpm worker)' : ''}`);
       if (apiKeys.generated) {
         log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);

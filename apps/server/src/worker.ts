@@ -6,6 +6,7 @@
 // SIGINT / SIGTERM: stop taking jobs, finish the documents in flight, exit 0.
 import { readConfig } from './config.js';
 import { configuredExtractors, modelLimits, queuePrefix } from './queue.js';
+import { loadSecretsKey } from './secrets-key.js';
 import { openStorage } from './storage.js';
 
 try {
@@ -16,6 +17,7 @@ try {
   const worker = await createDocevalsWorker({
     storage: await openStorage(config),
     extractors: await configuredExtractors(config),
+    secrets: { cipher: (await loadSecretsKey(config)).cipher },
     connection: config.redisUrl,
     prefix: queuePrefix(config),
     concurrency: config.workerConcurrency ?? 8,

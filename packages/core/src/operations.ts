@@ -271,7 +271,7 @@ export const operations = {
   'models.list': operation({
     input: z.void(),
     output: schemas.modelListSchema,
-    call: (d) => d.listModels(),
+    call: (d, org) => d.listModels(org),
   }),
 } as const;
 

@@ -8,3 +8,4 @@ export { renderPdfPages, pngSize, type RenderedPage } from './render-pages.js';
 export { renderTextPages, pagePixels, PAGE_SIZES_MM } from './render-text.js';
 export { renderedCache, type RenderedCache } from './rendered-cache.js';
 export { toExtractionFailure } from './error-mapping.js';
+export { providersExtractor, type ProvidersExtractorOptions, type HostProviderKey } from './providers-extractor.js';

@@ -134,7 +134,7 @@ export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODES), {
     'What went wrong, one code per HTTP status: `bad_request` 400 (malformed JSON), `unauthorized` 401, ' +
     '`not_found` 404 (another organization\'s object included), `method_not_allowed` 405 (the `Allow` header ' +
     'lists the methods of the path), `conflict` 409, `payload_too_large` 413, `unsupported_media_type` 415, ' +
-    '`validation_error` 422, `internal_error` 500, `extractor_error` 502, `storage_error` 503.',
+    '`validation_error` 422, `internal_error` 500, `extractor_error` 502, `storage_error` 503, `not_configured` 501 (a feature the host has not set up).',
 });
 
 export const ErrorIssueSchema = named('ErrorIssue', z
@@ -683,7 +683,10 @@ export const ModelSchema = named('Model', documented(modelSchema, {
   extractor: 'The `name` of the extractor that serves it.',
   pattern: 'True when `id` is a pattern that matches many names, false for one exact name.',
   modalities: 'The modalities the extractor reads with this model (`text`, `image`, `image+text`, `native`); null when the extractor does not say.',
-}), { description: 'A model (or a pattern of model names) an extractor of this host serves.' });
+  provider:
+    'The provider that serves it for the calling organization, with its own key or the host\'s (`OpenAI`, `Anthropic`, ' +
+    '`Gemini`, `xAI`, `custom` for its own endpoint); null for a model that needs no provider key.',
+}), { description: 'A model (or a pattern of model names) the calling organization can run now on this host.' });
 
 export const ModelListSchema = named('ModelList', documented(modelListSchema, {
   data: z.array(ModelSchema).meta({ description: 'Every entry, in routing order: the first extractor that serves a name wins.' }),

@@ -1,7 +1,7 @@
 import { nanoid } from 'nanoid';
 import pLimit from 'p-limit';
 import { DocevalsError, validationError } from '../errors.js';
-import type { ExtractionDocument, Extractor } from '../extractor.js';
+import type { CredentialNeed, ExtractionDocument, Extractor, ProviderCredentials } from '../extractor.js';
 import { compileJsonSchema } from '../json-schema/compile.js';
 import { isJsonValue, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
@@ -40,6 +40,8 @@ export interface ExtractAllOptions {
    * `onDocument` is not called for them.
    */
   signal?: AbortSignal;
+  /** The running organization's key for the model's provider (see {@link ExtractionRunner.credentialNeed}). */
+  credentials?: ProviderCredentials;
 }
 
 export interface ExtractionRunner {
@@ -59,7 +61,14 @@ export interface ExtractionRunner {
     options?: ExtractAllOptions,
   ): Promise<DocumentPrediction[]>;
   /** One document; a failed extraction is a `DocevalsError('extractor_error')` carrying the reason. */
-  extractOne(document: ExtractionDocument, jsonSchema: JsonObject, settings: InferenceSettings): Promise<DocumentPrediction>;
+  extractOne(
+    document: ExtractionDocument,
+    jsonSchema: JsonObject,
+    settings: InferenceSettings,
+    options?: Pick<ExtractAllOptions, 'credentials'>,
+  ): Promise<DocumentPrediction>;
+  /** Which organization key `model` needs (its extractor's {@link Extractor.credentials}); null when none or unserved. */
+  credentialNeed(model: string): CredentialNeed | null;
 }
 
 export interface ExtractionRunnerOptions extends Partial<ExtractionOptions> {
@@ -120,6 +129,7 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
               options: config,
               ...(callOptions.signal ? { signal: callOptions.signal } : {}),
               ...(callOptions.onCall ? { onCall: callOptions.onCall } : {}),
+              ...(callOptions.credentials ? { credentials: callOptions.credentials } : {}),
             }),
           ),
         );
@@ -134,8 +144,9 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     document: ExtractionDocument,
     jsonSchema: JsonObject,
     settings: InferenceSettings,
+    oneOptions: Pick<ExtractAllOptions, 'credentials'> = {},
   ): Promise<DocumentPrediction> {
-    const [result] = await extractAll([document], jsonSchema, settings);
+    const [result] = await extractAll([document], jsonSchema, settings, oneOptions);
     const error = result!.metadata?.error;
     if (typeof error === 'string') {
       throw new DocevalsError('extractor_error', `The extraction of "${document.filename}" failed: ${error}`);
@@ -143,7 +154,11 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     return result!;
   }
 
-  return { servedModels, assertServed: (model, path) => void route(model, path), extractAll, extractOne };
+  function credentialNeed(model: string): CredentialNeed | null {
+    return findExtractor(extractors, model)?.credentials?.(model) ?? null;
+  }
+
+  return { servedModels, assertServed: (model, path) => void route(model, path), extractAll, extractOne, credentialNeed };
 }
 
 function resolveOptions(options: Partial<ExtractionOptions>): ExtractionOptions {

@@ -8,3 +8,4 @@ export * from './metadata.js';
 export * from './models.js';
 export * from './processors.js';
 export * from './analysis.js';
+export * from './secrets.js';

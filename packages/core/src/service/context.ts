@@ -1,6 +1,7 @@
 import type { ExtractionRunner } from '../extraction/index.js';
 import type { Storage } from '../storage.js';
 import type { JobContext, JobRunner } from './jobs.js';
+import type { SecretOperations } from './secrets.js';
 import type { DocevalsLimits } from './types.js';
 
 /** What every operation of the service works with. */
@@ -15,4 +16,6 @@ export interface ServiceContext {
   jobs: JobContext;
   /** Runs iterations' jobs; set right after the context is built. */
   jobRunner: JobRunner;
+  /** Organization secrets: the key an organization's extraction runs with (`credentialsFor`). */
+  secrets: SecretOperations;
 }

@@ -22,6 +22,7 @@ import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
+import { SECRETS_SCOPE, secretOperations } from './secrets.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
 
 /** docs/spec/service.md, Limits. */
@@ -39,7 +40,7 @@ function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
   const out: Record<string, AnyOperation> = {};
   for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
     out[name] = (organizationId: string, input?: unknown) => {
-      if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE) {
+      if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE || organizationId === SECRETS_SCOPE) {
         const error = new DocevalsError('unauthorized', 'An organization is required: authenticate first.');
         // A stream operation answers as a stream does: its iteration fails.
         if (name === 'events') return (async function* () { throw error; })();
@@ -84,7 +85,9 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     now: () => now().toISOString(),
     jobs: { owner: `runner_${nanoid()}`, leaseMs: jobOptions.leaseMs, signals: new LocalSignals(), waiting: new Map() },
     jobRunner: undefined as unknown as JobRunner,
+    secrets: secretOperations({ storage: options.storage, cipher: options.secrets?.cipher ?? null, extractors, now: () => now().toISOString() }),
   };
+  const secrets = ctx.secrets;
   const analyses = scoped(analysisOperations(ctx));
   const work: JobWork = {
     run: (ref, signal) => runIterationJob(ctx, ctx.jobs, ref, signal),
@@ -118,8 +121,16 @@ export function createDocevals(options: DocevalsOptions): Docevals {
       },
     },
     processors: scoped(processorOperations(ctx)),
+    secrets: {
+      externalApiKeys: scoped(secrets.externalApiKeys),
+      customEndpoint: scoped(secrets.customEndpoint),
+      check: () => secrets.check(),
+      reencrypt: () => secrets.reencrypt(),
+      configured: options.secrets?.cipher != null,
+    },
     models: () => ctx.runner.servedModels(),
-    listModels: async () => listModels(extractors),
+    listModels: async (organizationId?: string) =>
+      organizationId === undefined ? listModels(extractors) : scoped({ m: (org: string) => secrets.modelsFor(org) }).m(organizationId),
     jobStats: async () => (ctx.jobRunner.stats ? ctx.jobRunner.stats() : null),
     close: async () => {
       await ctx.jobRunner.close().catch(onJobError);

@@ -132,13 +132,14 @@ export function processorOperations(ctx: ServiceContext) {
       const processor = await requireProcessor(organizationId, input.processor_id);
       const settings = settingsOf(processor);
       ctx.runner.assertServed(settings.model, 'model');
+      const credentials = await ctx.secrets.credentialsFor(organizationId, settings.model, 'model');
       const document = {
         id: computeFileId(file.bytes),
         filename: input.document.filename,
         mime_type: file.mime_type,
         bytes: file.bytes,
       };
-      const result = await ctx.runner.extractOne(document, processor.json_schema, settings);
+      const result = await ctx.runner.extractOne(document, processor.json_schema, settings, credentials ? { credentials } : {});
       if (!result) throw new DocevalsError('extractor_error', 'The extractor returned nothing.');
       return { prediction: result.prediction, metadata: result.metadata };
     },
