@@ -23,6 +23,7 @@ export * from './metrics/index.js';
 export * from './identifiers/index.js';
 export * from './analysis/index.js';
 export type { ExportStream } from './service/analyses.js';
+export type { DocumentContent } from './service/documents.js';
 export {
   DEFAULT_JOB_OPTIONS,
   inProcessJobRunner,

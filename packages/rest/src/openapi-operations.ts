@@ -427,7 +427,8 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
   },
   submitToProcessor: {
     description:
-      'Runs the processor\'s extraction on one document and answers the prediction with its metadata. Nothing is ' +
+      'Runs the processor\'s extraction on one document and answers the prediction with its metadata, and the same as ' +
+      'the reference SDK\'s chat completion (`choices[0].message.parsed`, `usage`, `likelihoods`, `api_cost`). Nothing is ' +
       'stored. A failed extraction is a 502 `extractor_error`. The body is JSON, or `multipart/form-data` with the ' +
       'file as a `document` part (the reference SDK\'s form; its other fields, such as `temperature`, `seed` or ' +
       '`store`, are accepted and not used: the processor\'s stored settings apply). Both have the same size limit.',
@@ -439,6 +440,22 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     responseExample: {
       prediction: { invoice_number: 'INV-1', total: 42 },
       metadata: { ...ITERATION.predictions[0]!.metadata, extraction_id: 'extr_vivELhgihZr3W2-m_a6RX' },
+      id: 'extr_vivELhgihZr3W2-m_a6RX',
+      object: 'chat.completion',
+      created: 1767225600,
+      model: 'local-rules',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '{"invoice_number":"INV-1","total":42}', parsed: { invoice_number: 'INV-1', total: 42 }, refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: null,
+      likelihoods: null,
+      api_cost: { value: 0, currency: 'USD' },
+      extraction_id: 'extr_vivELhgihZr3W2-m_a6RX',
     },
   },
   listModels: {

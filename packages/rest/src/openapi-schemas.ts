@@ -386,6 +386,9 @@ export const DocumentSummarySchema = named('DocumentSummary', documented(documen
   filename: 'The file name it came with.',
   mime_type: 'The media type of its content.',
   size: 'The size of its content in bytes.',
+  mime_data:
+    'The interface\'s `{filename, url}`, `url` being the path of the file\'s content on this server ' +
+    '(`GET /v1/evals/{evaluation_id}/documents/{document_id}/content`, authenticated like every call), not a data URL.',
 }), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
 
 export const EvaluationSummarySchema = named('EvaluationSummary', documented(evaluationSummarySchema, {
@@ -440,7 +443,16 @@ export const ProcessorSchema = named('Processor', documented(processorSchema, {
 export const SubmitResultSchema = named('SubmitResult', documented(submitResultSchema, {
   prediction: 'The extracted data, in the shape of the processor\'s json_schema.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.'),
-}), { description: 'A processor\'s extraction of one document.' });
+  id: 'The extraction\'s id (the chat completion\'s).',
+  object: 'Always `chat.completion`.',
+  created: 'When it was made, in Unix seconds.',
+  model: 'The processor\'s model.',
+  choices: 'One choice whose `message.parsed` is the prediction and `message.content` its JSON text.',
+  usage: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.',
+  likelihoods: 'Per-field confidences; null when unknown.',
+  api_cost: 'The cost `{value, currency}`; null when the model\'s price is unknown.',
+  extraction_id: 'The extraction\'s id, as in `metadata`.',
+}), { description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
 
 // Lists
 

@@ -63,6 +63,7 @@ import type {
 import type { SecretCipher } from '../secrets/cipher.js';
 import type { Storage } from '../storage.js';
 import type { ExportStream } from './analyses.js';
+import type { DocumentContent } from './documents.js';
 import type { JobOptions, JobRunnerStats } from './jobs.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
@@ -142,6 +143,8 @@ export interface Docevals {
       list(organizationId: string, input: ListDocumentsInput & { expand: 'documents' }): Promise<ListResult<Document>>;
       list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<DocumentSummary | Document>>;
       get(organizationId: string, input: DocumentRefInput): Promise<Document>;
+      /** The document's file: bytes, media type, filename (the `mime_data.url` of list summaries). */
+      content(organizationId: string, input: DocumentRefInput): Promise<DocumentContent>;
       update(organizationId: string, input: UpdateDocumentInput): Promise<Document>;
       delete(organizationId: string, input: DocumentRefInput): Promise<Deleted>;
       /** Annotations from a JSONL or CSV file, applied row by row (docs/spec/analysis.md). */
