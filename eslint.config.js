@@ -118,7 +118,7 @@ export default defineConfig(
   // Inside core, the service is the top layer: extraction, metrics, schemas, ... never import it (no type cycle).
   {
     files: within('packages/core', ['src']),
-    ignores: ['packages/core/src/service/**', 'packages/core/src/index.ts'],
+    ignores: ['packages/core/src/service/**', 'packages/core/src/operations/**', 'packages/core/src/index.ts'],
     rules: {
       'no-restricted-imports': restrictImports('core', boundaries.core, [
         { regex: '^(\\.\\./)+service(/|$)', message: 'Only the service imports the service: move what is shared below it.' },

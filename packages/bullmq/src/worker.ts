@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
-import { createDocevals, type Docevals, type DocevalsOptions, type Extractor, type JobWork, type Storage } from '@docevals/core';
+import { createDocevalsWithJobs, type Docevals, type DocevalsOptions, type Extractor, type Storage } from '@docevals/core';
 import {
   ATTEMPTS,
   bullConnection,
@@ -105,26 +105,16 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   const lockMs = options.lockMs ?? 30_000;
   const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 4));
   const connection = bullConnection(options.connection);
-  let work: JobWork | undefined;
-  const docevals = createDocevals({
+  // The service (its operations enqueue on this fleet) and the job steps this worker runs, both answered by core.
+  const { docevals, work: jobs } = createDocevalsWithJobs({
     storage: options.storage,
     extractors: options.extractors,
     ...(options.extraction ? { extraction: options.extraction } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
-    jobs: {
-      resume: false,
-      runner: (given) => {
-        work = given;
-        return queueRunner(fleet, given);
-      },
-    },
+    jobs: { resume: false, runner: (work) => queueRunner(fleet, work) },
   });
-  const jobs = work!;
   const workerId = `worker_${randomUUID().slice(0, 8)}`;
   let closing: Promise<void> | undefined;
-
-  // Calls in flight here, by docevals job id: a cancel announced on the channel aborts them.
-  const running = new Map<string, Set<AbortController>>();
 
   const refOf = (data: JobData) => ({ organization_id: data.organization_id, evaluation_id: data.evaluation_id, iteration_id: data.iteration_id });
 
@@ -179,13 +169,11 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
    * A batch of documents, one after the other: before each call one fleet step leaves the previous call and enters
    * the next unless the job was cancelled; a last step after the batch (its events written) records its documents.
    */
-  async function runBatch(job: Job<DocumentJobData>): Promise<string> {
+  async function runBatch(job: Job<DocumentJobData>, _token: string | undefined, signal: AbortSignal | undefined): Promise<string> {
     const data = job.data;
     const attempt = job.attemptsMade + 1;
-    const controller = new AbortController();
-    let set = running.get(data.job_id);
-    if (!set) running.set(data.job_id, (set = new Set()));
-    set.add(controller);
+    // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
+    const aborted = signal ?? new AbortController().signal;
     let inCall: string | null = null;
     let done: Array<readonly [string, string]> = [];
     let finished = false;
@@ -207,16 +195,16 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     };
     let cancelled = false;
     try {
-      await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, controller.signal, {
+      await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
         beforeCall: async (documentId) => {
           callStarted.set(documentId, performance.now());
           // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
-          // call starts (and a cancel announced after this step aborts the call through `controller`).
+          // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
           return step(`${workerId}:${job.id}:${attempt}:${documentId}`);
         },
         afterDocument: (documentId, outcome) => {
           const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
-          if (outcome.status === 'skipped' && (controller.signal.aborted || outcome.error === 'cancelled')) {
+          if (outcome.status === 'skipped' && (aborted.aborted || outcome.error === 'cancelled')) {
             cancelled = true;
             lines.push(`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} skipped (cancelled) ${ms} ms (attempt ${attempt})`);
             return;
@@ -227,8 +215,6 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
         },
       });
     } finally {
-      set.delete(controller);
-      if (set.size === 0) running.delete(data.job_id);
       try {
         if (inCall !== null || done.length > 0) await step(null);
       } finally {
@@ -255,6 +241,13 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   planWorker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
   workers.push(planWorker);
 
+  const documentWorkers: Array<Worker<DocumentJobData, string>> = [];
+  /** Aborts this worker's batches of a cancelled job: its batch ids are the job's `queued` set (BullMQ job ids). */
+  async function abortBatches(jobId: string): Promise<void> {
+    const ids = await fleet.redis.smembers(fleet.key('queued', jobId));
+    for (const worker of documentWorkers) for (const id of ids) worker.cancelJob(id, 'cancelled');
+  }
+
   const opened = new Set<string>();
   async function discover(): Promise<void> {
     for (const model of await fleet.models()) {
@@ -262,6 +255,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
       opened.add(model);
       const worker = new Worker<DocumentJobData, string>(documentQueueName(model), runBatch, { ...workerOptions, concurrency });
       worker.on('failed', documentFailed);
+      documentWorkers.push(worker);
       worker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
       workers.push(worker);
     }
@@ -270,7 +264,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
   const subscriber = fleet.redis.duplicate();
   subscriber.on('message', (channel: string, message: string) => {
     if (channel === fleet.modelsChannel) void discover().catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
-    else for (const controller of running.get(message) ?? []) controller.abort('cancelled');
+    else void abortBatches(message).catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
   });
   await subscriber.subscribe(fleet.cancelChannel, fleet.modelsChannel);
   await discover();

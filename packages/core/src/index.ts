@@ -17,7 +17,7 @@ export * from './service/update-record.js';
 export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './auth/index.js';
 export * from './service/create-docevals.js';
-export * from './operations.js';
+export * from './operations/index.js';
 export * from './extraction/index.js';
 export * from './metrics/index.js';
 export * from './identifiers/index.js';
@@ -36,4 +36,4 @@ export {
   type JobOptions,
   type JobRunner,
   type JobWork,
-} from './service/jobs.js';
+} from './service/jobs/index.js';

@@ -104,8 +104,7 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
   }
 
   for (const endpoint of ENDPOINTS) {
-    const doc = OPERATION_DOCS[endpoint.operationId];
-    if (!doc) throw new Error(`createOpenApiDocument: no documentation for ${endpoint.operationId} (openapi-operations.ts).`);
+    const doc = docOf(endpoint);
     registry.registerPath(routeOf(endpoint, doc));
     if (endpoint.method === 'get') registry.registerPath(headRouteOf(endpoint, doc));
   }
@@ -235,6 +234,24 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
   return document;
 }
 
+/**
+ * What the document shows of an endpoint's input and answer: the described schemas and examples of
+ * openapi-operations.ts where it has them, else the operation's own schemas (the core's, described there with
+ * `.meta({ description })`): an operation needs no entry here to be documented.
+ */
+function docOf(endpoint: Endpoint): OperationDoc {
+  const doc = OPERATION_DOCS[endpoint.operationId];
+  return {
+    params: doc?.params ?? endpoint.params,
+    query: doc?.query ?? endpoint.query,
+    body: doc?.body ?? endpoint.body,
+    response: doc?.response ?? endpoint.response,
+    formBody: doc?.formBody,
+    requestExample: doc?.requestExample,
+    responseExample: doc?.responseExample,
+  };
+}
+
 /** The error statuses an endpoint may answer. */
 function errorStatuses(endpoint: Endpoint): number[] {
   const statuses = [401, 404, 422, 500, 503];
@@ -254,7 +271,7 @@ function routeOf(endpoint: Endpoint, doc: OperationDoc) {
     path: endpoint.path,
     operationId: endpoint.operationId,
     summary: endpoint.summary,
-    description: doc.description,
+    description: endpoint.description,
     tags: [endpoint.tag],
     request: {
       ...(doc.params ? { params: doc.params } : {}),

@@ -386,9 +386,12 @@ export const DocumentSummarySchema = named('DocumentSummary', documented(documen
   filename: 'The file name it came with.',
   mime_type: 'The media type of its content.',
   size: 'The size of its content in bytes.',
-  mime_data:
-    'The interface\'s `{filename, url}`, `url` being the path of the file\'s content on this server ' +
-    '(`GET /v1/evals/{evaluation_id}/documents/{document_id}/content`, authenticated like every call), not a data URL.',
+  mime_data: ref(named('MimeDataLink', documented(documentSummarySchema.shape.mime_data, {
+    filename: 'The file name.',
+    url:
+      'The path of the file\'s content on this server, `/v1/evals/{evaluation_id}/documents/{document_id}/content` ' +
+      '(authenticated like every call), not a data URL: lists stay light.',
+  }), { description: 'A file: its name and where to read its content.' }), 'The interface\'s `{filename, url}`, the url a path to the content.'),
 }), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
 
 export const EvaluationSummarySchema = named('EvaluationSummary', documented(evaluationSummarySchema, {
@@ -447,10 +450,24 @@ export const SubmitResultSchema = named('SubmitResult', documented(submitResultS
   object: 'Always `chat.completion`.',
   created: 'When it was made, in Unix seconds.',
   model: 'The processor\'s model.',
-  choices: 'One choice whose `message.parsed` is the prediction and `message.content` its JSON text.',
-  usage: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.',
+  choices: z.array(documented(submitResultSchema.shape.choices.element, {
+    index: 'Always 0.',
+    message: documented(submitResultSchema.shape.choices.element.shape.message, {
+      role: 'Always `assistant`.',
+      content: 'The prediction as JSON text.',
+      parsed: 'The prediction.',
+      refusal: 'Always null.',
+    }).meta({ description: 'The prediction, parsed and as text.' }),
+    finish_reason: 'Always `stop`.',
+    logprobs: 'Always null (per-field confidences are in `likelihoods`).',
+  })).meta({ description: 'One choice whose `message.parsed` is the prediction.' }),
+  usage: z.union([documented(submitResultSchema.shape.usage.unwrap(), {
+    prompt_tokens: 'Input tokens.',
+    completion_tokens: 'Output tokens.',
+    total_tokens: 'Their sum.',
+  }), z.null()]).meta({ description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.' }),
   likelihoods: 'Per-field confidences; null when unknown.',
-  api_cost: 'The cost `{value, currency}`; null when the model\'s price is unknown.',
+  api_cost: orNull(ApiCostSchema, 'The cost; null when the model\'s price is unknown.'),
   extraction_id: 'The extraction\'s id, as in `metadata`.',
 }), { description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
 

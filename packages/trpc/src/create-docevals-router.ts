@@ -54,58 +54,14 @@ export interface CreateDocevalsRouterOptions {
 export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
   const { docevals } = options;
   const procedure = organizationProcedure;
-  // Each procedure is one operation of the core's table: its input, output and service call. The resolver's
-  // types come from the table (the procedure's output type is its output schema's), so the casts lose nothing.
-  const query = <I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>) =>
-    procedure
-      .input(op.input)
-      .output(op.output)
-      .query(({ ctx, input }) => op.call(docevals, ctx.organizationId, input as z.output<I>) as Promise<never>);
-  const mutation = <I extends z.ZodType, O extends z.ZodType>(op: Operation<I, O>) =>
-    procedure
-      .input(op.input)
-      .output(op.output)
-      .mutation(({ ctx, input }) => op.call(docevals, ctx.organizationId, input as z.output<I>) as Promise<never>);
   const op = operations;
-
+  const table = tableProcedures(docevals);
   return t.router({
-    evals: t.router({
-      create: mutation(op['evals.create']),
-      get: query(op['evals.get']),
-      /** REST's `?view=summary`: the evaluation without its documents (their count, iterations as summaries). */
-      getSummary: query(op['evals.getSummary']),
-      list: query(op['evals.list']),
-      update: mutation(op['evals.update']),
-      delete: mutation(op['evals.delete']),
-      compare: query(op['evals.compare']),
-      leaderboard: query(op['evals.leaderboard']),
-      matrix: query(op['evals.matrix']),
-
-      documents: t.router({
-        add: mutation(op['evals.documents.add']),
-        list: query(op['evals.documents.list']),
-        get: query(op['evals.documents.get']),
-        update: mutation(op['evals.documents.update']),
-        delete: mutation(op['evals.documents.delete']),
-        import: mutation(op['evals.documents.import']),
-      }),
-
-      iterations: t.router({
-        list: query(op['evals.iterations.list']),
-        /** REST's `?view=summary` as its own procedure, so that each has one output type. */
-        listSummaries: query(op['evals.iterations.listSummaries']),
-        /** Answers when the iteration is done (every document failed: `extractor_error` with the iteration id). */
-        create: mutation(op['evals.iterations.create']),
-        /** REST's `"background": true`: answers at once with the summary; follow it with `events`. */
-        createInBackground: mutation(op['evals.iterations.createInBackground']),
-        get: query(op['evals.iterations.get']),
-        getSummary: query(op['evals.iterations.getSummary']),
-        predictions: query(op['evals.iterations.predictions']),
-        delete: mutation(op['evals.iterations.delete']),
-        process: mutation(op['evals.iterations.process']),
-        update: mutation(op['evals.iterations.update']),
-        distances: query(op['evals.iterations.distances']),
-        fields: query(op['evals.iterations.fields']),
+    ...table,
+    evals: {
+      ...table.evals,
+      iterations: {
+        ...table.evals.iterations,
         /**
          * The export's text in chunks (a page of documents each), as an async iterable: read it with
          * `httpBatchStreamLink` so it streams (docs/trpc.md).
@@ -114,8 +70,6 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
           const file = await op['evals.iterations.export'].call(docevals, ctx.organizationId, input);
           yield* file.chunks;
         }),
-        processInBackground: mutation(op['evals.iterations.processInBackground']),
-        cancel: mutation(op['evals.iterations.cancel']),
         /**
          * The iteration's events over tRPC's SSE transport (`httpSubscriptionLink`): each is `tracked` with its event
          * id, so the client resumes with `lastEventId` (tRPC's name for it) after a reconnect, without losses or
@@ -138,22 +92,66 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
               yield tracked(event.id, event);
             }
           }),
-      }),
-    }),
-
-    processors: t.router({
-      create: mutation(op['processors.create']),
-      get: query(op['processors.get']),
-      list: query(op['processors.list']),
-      update: mutation(op['processors.update']),
-      delete: mutation(op['processors.delete']),
-      submit: mutation(op['processors.submit']),
-    }),
-
-    models: t.router({
-      list: procedure.output(op['models.list'].output).query(({ ctx }) => op['models.list'].call(docevals, ctx.organizationId, undefined)),
-    }),
+      },
+    },
   });
+}
+
+type Operations = typeof operations;
+
+/** The query procedure of a row: its input and output schemas, its service call (the old router's `query(op)`). */
+function queryOf<I extends z.ZodType, O extends z.ZodType>(docevals: Docevals, row: Operation<I, O>) {
+  return organizationProcedure
+    .input(row.input)
+    .output(row.output)
+    .query(({ ctx, input }) => row.call(docevals, ctx.organizationId, input as z.output<I>) as Promise<never>);
+}
+
+/** The mutation procedure of a row. */
+function mutationOf<I extends z.ZodType, O extends z.ZodType>(docevals: Docevals, row: Operation<I, O>) {
+  return organizationProcedure
+    .input(row.input)
+    .output(row.output)
+    .mutation(({ ctx, input }) => row.call(docevals, ctx.organizationId, input as z.output<I>) as Promise<never>);
+}
+
+/** The tRPC procedure of one row of the table: exactly what {@link queryOf} or {@link mutationOf} builds for it. */
+type ProcedureOf<Row> =
+  Row extends Operation<infer I, infer O, unknown, infer P>
+    ? P extends 'query'
+      ? ReturnType<typeof queryOf<I, O>>
+      : P extends 'mutation'
+        ? ReturnType<typeof mutationOf<I, O>>
+        : never
+    : never;
+
+/** `'a.b.c'` with value V as `{ a: { b: { c: V } } }`. */
+type Nested<Path extends string, V> = Path extends `${infer Head}.${infer Rest}` ? { [K in Head]: Nested<Rest, V> } : { [K in Path]: V };
+type Intersect<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** Merges an intersection of nested records into one record type, level by level (readable hovers, plain keys). */
+type Merge<T> = T extends { _def: unknown } ? T : { [K in keyof T]: Merge<T[K]> };
+type ProcedureNames = { [K in keyof Operations]: Operations[K] extends { procedure?: 'query' | 'mutation' } ? (Operations[K]['procedure'] extends undefined ? never : K) : never }[keyof Operations];
+
+/** The procedures of every row of the table that names one, nested by the row's dotted name. */
+export type TableProcedures = Merge<Intersect<{ [K in ProcedureNames]: Nested<K, ProcedureOf<Operations[K]>> }[ProcedureNames]>>;
+
+/**
+ * One procedure per row of the core's table that declares a `procedure` kind, at the row's name: its input and
+ * output schemas, its service call. The types are the rows' ({@link TableProcedures}): the record is assembled at
+ * run time from the same rows, so the one cast below only states what the loop built.
+ */
+function tableProcedures(docevals: Docevals): TableProcedures {
+  const record: Record<string, unknown> = {};
+  for (const [name, row] of Object.entries(operations) as Array<[string, Operation]>) {
+    if (!row.procedure) continue;
+    const built = row.procedure === 'query' ? queryOf(docevals, row) : mutationOf(docevals, row);
+    const path = name.split('.');
+    let node = record;
+    for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[path[path.length - 1]!] = built;
+  }
+  // The loop above builds exactly the rows' procedures at their names; TypeScript cannot follow a loop's keys.
+  return record as unknown as TableProcedures;
 }
 
 /** The type of the docevals router, for `createTRPCClient<DocevalsRouter>` and `inferRouterInputs/Outputs`. */

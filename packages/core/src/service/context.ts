@@ -1,10 +1,20 @@
 import type { ExtractionRunner } from '../extraction/index.js';
 import type { Storage } from '../storage.js';
-import type { JobContext, JobRunner } from './jobs.js';
+import type { JobRunner } from './jobs/contract.js';
+import type { JobContext } from './jobs/job-context.js';
 import type { SecretOperations } from './secrets.js';
-import type { DocevalsLimits } from './types.js';
 
-/** What every operation of the service works with. */
+/** Limits a host can change (docs/spec/service.md, Limits). */
+export interface DocevalsLimits {
+  /** @default 10_000 */
+  maxDocumentsPerEvaluation: number;
+  /** @default 1_000 */
+  maxIterationsPerEvaluation: number;
+  /** Serialized size of a json_schema. @default 1_048_576 (1 MiB) */
+  maxJsonSchemaBytes: number;
+}
+
+/** What every step of the service works with (the job steps included: it holds no runner). */
 export interface ServiceContext {
   storage: Storage;
   runner: ExtractionRunner;
@@ -14,8 +24,14 @@ export interface ServiceContext {
   /** ISO 8601 UTC with milliseconds. */
   now(): string;
   jobs: JobContext;
-  /** Runs iterations' jobs; set right after the context is built. */
-  jobRunner: JobRunner;
   /** Organization secrets: the key an organization's extraction runs with (`credentialsFor`). */
   secrets: SecretOperations;
+}
+
+/**
+ * What the operations that start or stop jobs work with: the service context and the runner built over its job
+ * steps (so the context comes first, the runner second, and this last: each built whole, once).
+ */
+export interface OperationContext extends ServiceContext {
+  jobRunner: JobRunner;
 }

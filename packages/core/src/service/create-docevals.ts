@@ -2,21 +2,8 @@ import { DocevalsError } from '../errors.js';
 import { JOBS_SCOPE } from '../storage.js';
 import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
 import { analysisOperations } from './analyses.js';
-import type { ServiceContext } from './context.js';
-import {
-  DEFAULT_JOB_OPTIONS,
-  describeJob,
-  finishQueuedJob,
-  inProcessJobRunner,
-  LocalSignals,
-  planQueuedJob,
-  resumableJobs,
-  runIterationJob,
-  runQueuedDocument,
-  runQueuedDocuments,
-  type JobRunner,
-  type JobWork,
-} from './jobs.js';
+import type { OperationContext, ServiceContext } from './context.js';
+import { createJobWork, DEFAULT_JOB_OPTIONS, inProcessJobRunner, LocalSignals, type JobRunner, type JobWork } from './jobs/index.js';
 import { nanoid } from 'nanoid';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
@@ -72,11 +59,23 @@ function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
  * console.log(iteration.metric_results.mean_similarity); // 1
  */
 export function createDocevals(options: DocevalsOptions): Docevals {
+  return createDocevalsWithJobs(options).docevals;
+}
+
+/**
+ * {@link createDocevals}, answering also the job steps its runner was given: for a host that runs jobs itself
+ * beside the service (a queue's worker process calls `work.plan`, `work.runDocuments`, `work.finish`).
+ *
+ * @example
+ * const { docevals, work } = createDocevalsWithJobs({ storage, extractors, jobs: { resume: false, runner: (w) => myQueue(w) } });
+ */
+export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Docevals; work: JobWork } {
   const extraction = { ...DEFAULT_EXTRACTION_OPTIONS, ...options.extraction };
   const extractors = options.extractors ?? [localRulesExtractor()];
   const now = options.now ?? (() => new Date());
   const jobOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobs };
   const onJobError = options.jobs?.onError ?? ((error: unknown) => console.error('[docevals/jobs]', error));
+  // Built bottom up, each whole: the context, the job steps over it, the runner over them, then the operations.
   const ctx: ServiceContext = {
     storage: options.storage,
     runner: createExtractionRunner({ extractors, ...extraction }),
@@ -84,28 +83,30 @@ export function createDocevals(options: DocevalsOptions): Docevals {
     concurrency: extraction.concurrency,
     now: () => now().toISOString(),
     jobs: { owner: `runner_${nanoid()}`, leaseMs: jobOptions.leaseMs, signals: new LocalSignals(), waiting: new Map() },
-    jobRunner: undefined as unknown as JobRunner,
     secrets: secretOperations({ storage: options.storage, cipher: options.secrets?.cipher ?? null, extractors, now: () => now().toISOString() }),
   };
-  const secrets = ctx.secrets;
-  const analyses = scoped(analysisOperations(ctx));
-  const work: JobWork = {
-    run: (ref, signal) => runIterationJob(ctx, ctx.jobs, ref, signal),
-    resumable: () => resumableJobs(ctx, ctx.jobs),
-    leaseMs: jobOptions.leaseMs,
-    describe: (ref) => describeJob(ctx, ref),
-    plan: (ref) => planQueuedJob(ctx, ctx.jobs, ref),
-    runDocument: (ref, jobId, documentId, signal) => runQueuedDocument(ctx, ctx.jobs, ref, jobId, documentId, signal),
-    runDocuments: (ref, jobId, documentIds, signal, hooks) => runQueuedDocuments(ctx, ctx.jobs, ref, jobId, documentIds, signal, hooks),
-    finish: (ref, jobId) => finishQueuedJob(ctx, ctx.jobs, ref, jobId),
-  };
-  ctx.jobRunner = jobOptions.runner
+  const work = createJobWork(ctx);
+  const jobRunner: JobRunner = jobOptions.runner
     ? jobOptions.runner(work)
     : inProcessJobRunner(work, { maxRunningIterations: jobOptions.maxRunningIterations, onError: onJobError });
-  if (jobOptions.resume) void ctx.jobRunner.start().catch(onJobError);
+  const operations: OperationContext = { ...ctx, jobRunner };
+  if (jobOptions.resume) void jobRunner.start().catch(onJobError);
+  return { docevals: assemble(options, ctx, operations, extractors, onJobError), work };
+}
+
+/** The service's public shape over its contexts. */
+function assemble(
+  options: DocevalsOptions,
+  ctx: ServiceContext,
+  operations: OperationContext,
+  extractors: NonNullable<DocevalsOptions['extractors']>,
+  onJobError: (error: unknown) => void,
+): Docevals {
+  const analyses = scoped(analysisOperations(ctx));
+  const jobRunner = operations.jobRunner;
   return {
     evals: {
-      ...(scoped(evaluationOperations(ctx)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
+      ...(scoped(evaluationOperations(operations)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
       compare: (organizationId, input) => analyses.compare(organizationId, input),
       leaderboard: (organizationId, input) => analyses.leaderboard(organizationId, input),
       matrix: (organizationId, input) => analyses.matrix(organizationId, input),
@@ -115,25 +116,25 @@ export function createDocevals(options: DocevalsOptions): Docevals {
         import: (organizationId, input) => analyses.importAnnotations(organizationId, input),
       },
       iterations: {
-        ...(scoped(iterationOperations(ctx)) as unknown as Omit<Docevals['evals']['iterations'], 'fields' | 'export'>),
+        ...(scoped(iterationOperations(operations)) as unknown as Omit<Docevals['evals']['iterations'], 'fields' | 'export'>),
         fields: (organizationId, input) => analyses.fields(organizationId, input),
         export: (organizationId, input) => analyses.export(organizationId, input),
       },
     },
     processors: scoped(processorOperations(ctx)),
     secrets: {
-      externalApiKeys: scoped(secrets.externalApiKeys),
-      customEndpoint: scoped(secrets.customEndpoint),
-      check: () => secrets.check(),
-      reencrypt: () => secrets.reencrypt(),
+      externalApiKeys: scoped(ctx.secrets.externalApiKeys),
+      customEndpoint: scoped(ctx.secrets.customEndpoint),
+      check: () => ctx.secrets.check(),
+      reencrypt: () => ctx.secrets.reencrypt(),
       configured: options.secrets?.cipher != null,
     },
     models: () => ctx.runner.servedModels(),
     listModels: async (organizationId?: string) =>
-      organizationId === undefined ? listModels(extractors) : scoped({ m: (org: string) => secrets.modelsFor(org) }).m(organizationId),
-    jobStats: async () => (ctx.jobRunner.stats ? ctx.jobRunner.stats() : null),
+      organizationId === undefined ? listModels(extractors) : scoped({ m: (org: string) => ctx.secrets.modelsFor(org) }).m(organizationId),
+    jobStats: async () => (jobRunner.stats ? jobRunner.stats() : null),
     close: async () => {
-      await ctx.jobRunner.close().catch(onJobError);
+      await jobRunner.close().catch(onJobError);
       await options.storage.close();
     },
   };

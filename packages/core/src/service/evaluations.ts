@@ -18,7 +18,7 @@ import {
 } from '../schemas/index.js';
 import pLimit from 'p-limit';
 import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
-import type { ServiceContext } from './context.js';
+import type { OperationContext, ServiceContext } from './context.js';
 import { describeFiles, prepareDocuments, releaseFiles, retainFiles, toDocumentRecord, type PreparedDocument } from './document-files.js';
 import { assertExpandLimit } from './documents.js';
 import { newEvaluationId, newIterationId, newRevision } from './ids.js';
@@ -121,7 +121,7 @@ function matchPredictions(
 /** How many evaluations of a list page are rendered at once. */
 const LIST_RENDER_CONCURRENCY = 4;
 
-export function evaluationOperations(ctx: ServiceContext) {
+export function evaluationOperations(ctx: OperationContext) {
   return {
     /**
      * One file commit (`retainMany`), one document commit (`insertMany`), one record and one prediction batch per

@@ -12,7 +12,7 @@ import { updateRecord } from './update-record.js';
 /**
  * The named steps of running an iteration, shared by iteration create, re-run (process) and the evaluation import:
  * choose the schema, build the record, attach the iteration to its evaluation, and run documents saving each
- * prediction as it completes (what a job runner calls: jobs.ts records the outcome).
+ * prediction as it completes (what a job runner calls: jobs/outcomes.ts records the outcome).
  */
 
 export type IterationSchema = { json_schema: JsonObject } & SchemaIds;

@@ -30,10 +30,10 @@ import { asError, DocevalsError, notFound } from '../errors.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import { currentMetrics } from './metric-cache.js';
 import type { DocumentRecord, IterationRecord } from '../storage.js';
-import type { ServiceContext } from './context.js';
+import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
 import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
-import { cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs.js';
+import { cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentCount, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -47,7 +47,7 @@ const refOf = (iteration: IterationRecord): IterationRef => ({
   iteration_id: iteration.id,
 });
 
-export function iterationOperations(ctx: ServiceContext) {
+export function iterationOperations(ctx: OperationContext) {
   /**
    * Hands the job to the runner. Background: answers with the summary at once. Otherwise waits for the job's final
    * event and answers the whole iteration; every document failed is a 502 naming the kept iteration.

@@ -64,17 +64,10 @@ import type { SecretCipher } from '../secrets/cipher.js';
 import type { Storage } from '../storage.js';
 import type { ExportStream } from './analyses.js';
 import type { DocumentContent } from './documents.js';
-import type { JobOptions, JobRunnerStats } from './jobs.js';
+import type { DocevalsLimits } from './context.js';
+import type { JobOptions, JobRunnerStats } from './jobs/contract.js';
 
-/** Limits a host can change (docs/spec/service.md, Limits). */
-export interface DocevalsLimits {
-  /** @default 10_000 */
-  maxDocumentsPerEvaluation: number;
-  /** @default 1_000 */
-  maxIterationsPerEvaluation: number;
-  /** Serialized size of a json_schema. @default 1_048_576 (1 MiB) */
-  maxJsonSchemaBytes: number;
-}
+export type { DocevalsLimits };
 
 export type { ExtractionOptions };
 

@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import * as schemas from '../schemas/index.js';
+import { operation } from './define.js';
+
+/** Evaluations, and the analyses across their iterations (compare, leaderboard, matrix). */
+export const evaluationOperations = {
+  'evals.create': operation({
+    procedure: 'mutation',
+    input: schemas.createEvaluationInputSchema,
+    output: schemas.evaluationSchema,
+    call: (d, org, input) => d.evals.create(org, input),
+    rest: {
+      method: 'post',
+      path: '/v1/evals',
+      operationId: 'createEvaluation',
+      tag: 'Evaluations',
+      summary: 'Create an evaluation (stores any document that has no file_id yet)',
+      description:
+        'Creates an evaluation from its documents (each with a ground-truth annotation) and a JSON schema. ' +
+        'Document content arrives as base64 data URLs and is stored once per file (a document may instead ' +
+        'name a stored file by `file_id`). Iterations run elsewhere may be imported with their predictions; ' +
+        'their metrics are computed.',
+      input: 'body',
+    },
+  }),
+  'evals.get': operation({
+    procedure: 'query',
+    input: schemas.evaluationRefInputSchema,
+    output: schemas.evaluationSchema,
+    call: (d, org, input) => d.evals.get(org, { ...input, view: 'full' }),
+  }),
+  /** The evaluation without its documents: `document_count`, iterations as summaries. */
+  'evals.getSummary': operation({
+    procedure: 'query',
+    input: schemas.evaluationRefInputSchema,
+    output: schemas.evaluationOverviewSchema,
+    call: (d, org, input) => d.evals.get(org, { ...input, view: 'summary' }),
+  }),
+  /** `view` in the input: the whole evaluation or its summary. */
+  'evals.getAny': operation({
+    input: schemas.getEvaluationInputSchema,
+    output: z.union([schemas.evaluationSchema, schemas.evaluationOverviewSchema]),
+    call: (d, org, input) => d.evals.get(org, input),
+    rest: {
+      method: 'get',
+      path: '/v1/evals/{evaluation_id}',
+      operationId: 'getEvaluation',
+      tag: 'Evaluations',
+      summary: 'Get an evaluation; `view=summary` for it without its documents (their count, iterations as summaries)',
+      description:
+        'An evaluation with its documents, iterations, predictions and metrics (a large one is streamed). ' +
+        '`view=summary`: the evaluation without its documents (their count, and the iterations as summaries), ' +
+        'read at a cost that does not grow with the documents; page documents with `.../documents` and ' +
+        'predictions with `.../iterations/{iteration_id}/predictions`.',
+      input: 'query',
+    },
+  }),
+  'evals.list': operation({
+    procedure: 'query',
+    input: schemas.listEvaluationsInputSchema.optional(),
+    output: schemas.listResultSchema(schemas.evaluationSummarySchema),
+    call: (d, org, input) => d.evals.list(org, input),
+    rest: {
+      method: 'get',
+      path: '/v1/evals',
+      operationId: 'listEvaluations',
+      tag: 'Evaluations',
+      summary: 'List evaluations (cursor pagination): summaries; `expand=documents` for whole documents',
+      description:
+        'Lists the organization\'s evaluations, newest first by default, a page at a time: pass the answer\'s ' +
+        '`list_metadata.after` as `after` for the next page. Filters match exactly. Documents and iterations ' +
+        'come as summaries (no file contents, no predictions); `expand=documents` gives whole documents, at ' +
+        'most 10 a page.',
+      input: 'query',
+    },
+  }),
+  'evals.update': operation({
+    procedure: 'mutation',
+    input: schemas.updateEvaluationInputSchema,
+    output: schemas.evaluationSchema,
+    call: (d, org, input) => d.evals.update(org, input),
+    rest: {
+      method: 'patch',
+      path: '/v1/evals/{evaluation_id}',
+      operationId: 'updateEvaluation',
+      tag: 'Evaluations',
+      summary: 'Update an evaluation (omitted fields stay)',
+      description:
+        'Changes the name, project_id, json_schema or default inference settings; omitted fields stay. Once ' +
+        'the evaluation has iterations, a json_schema with another structure (another schema_data_id) is a ' +
+        '409: only prompts (descriptions, titles, `x-` fields) may change.',
+      input: 'body',
+    },
+  }),
+  'evals.delete': operation({
+    procedure: 'mutation',
+    input: schemas.evaluationRefInputSchema,
+    output: schemas.deletedSchema,
+    call: (d, org, input) => d.evals.delete(org, input),
+    rest: {
+      method: 'delete',
+      path: '/v1/evals/{evaluation_id}',
+      operationId: 'deleteEvaluation',
+      tag: 'Evaluations',
+      summary: 'Delete an evaluation',
+      description:
+        'Deletes an evaluation with its iterations. Its files stay while another evaluation or processor of ' +
+        'the organization refers to them.',
+    },
+  }),
+  'evals.compare': operation({
+    procedure: 'query',
+    input: schemas.compareInputSchema,
+    output: schemas.evaluationComparisonSchema,
+    call: (d, org, input) => d.evals.compare(org, input),
+    rest: {
+      method: 'get',
+      path: '/v1/evals/{evaluation_id}/compare',
+      operationId: 'compareIterations',
+      tag: 'Evaluations',
+      summary: 'Compare two iterations (`base`, `head`): field and document deltas, regressed and improved documents',
+      description:
+        'Compares two iterations of the evaluation over the documents that succeeded in both: per field, base ' +
+        'and head means and their delta (most regressed first); per document, both similarities; the ' +
+        'documents that regressed or improved by more than `threshold`; failed or pending documents listed ' +
+        'apart, never compared as 0.',
+      input: 'query',
+    },
+  }),
+  'evals.matrix': operation({
+    procedure: 'query',
+    input: schemas.matrixInputSchema,
+    output: schemas.matrixSchema,
+    call: (d, org, input) => d.evals.matrix(org, input),
+    rest: {
+      method: 'get',
+      path: '/v1/evals/{evaluation_id}/matrix',
+      operationId: 'getMatrix',
+      tag: 'Evaluations',
+      summary: 'A page of the evaluation\'s documents with their similarity in every iteration (documents x iterations)',
+      description:
+        'One page of the evaluation\'s documents (its document order, `limit` up to 1,000, `after` a document ' +
+        'id) with their similarity in every iteration, for a documents x iterations grid: the documents\' ' +
+        'records and, per iteration, their predictions read by id; no file content and no prediction content. ' +
+        'Similarities are the current metrics (an annotation edited since the run is accounted for).',
+      input: 'query',
+    },
+  }),
+  'evals.leaderboard': operation({
+    procedure: 'query',
+    input: schemas.leaderboardInputSchema,
+    output: schemas.leaderboardSchema,
+    call: (d, org, input) => d.evals.leaderboard(org, input),
+    rest: {
+      method: 'get',
+      path: '/v1/evals/{evaluation_id}/leaderboard',
+      operationId: 'getLeaderboard',
+      tag: 'Evaluations',
+      summary: 'The evaluation\'s completed iterations ranked (`sort`, `order`), with the settings that differ',
+      description:
+        'The evaluation\'s completed iterations ranked: model, the settings that differ between them, means ' +
+        'over succeeded documents, failures, cost and duration. Read from summaries: a few small reads per ' +
+        'iteration.',
+      input: 'query',
+    },
+  }),
+} as const;

@@ -1,0 +1,201 @@
+import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
+import type { ServiceContext } from '../context.js';
+import { runDocuments, type RunOutcome } from '../iteration-steps.js';
+import { READ_PAGE } from '../reads.js';
+import type { DocumentOutcome, IterationRef, JobPlan, QueuedDocumentHooks } from './contract.js';
+import { QUEUE_LEASE_OWNER } from './contract.js';
+import { EventBatch, QUEUE_EVENT_DELAY_MS } from './events.js';
+import { documentEventId, type JobContext } from './job-context.js';
+import { takeQueueLease } from './leases.js';
+import { finishJob, pendingDocuments } from './outcomes.js';
+
+/*
+ * Queue mode (docs/spec/jobs.md): a queue (BullMQ workers on any machine) runs a job one document at a time. The
+ * steps below are what JobWork.plan / runDocument / finish / describe call; they reuse the in-process run's steps.
+ */
+
+const refOfRecord = (iteration: IterationRecord): IterationRef => ({
+  organization_id: iteration.organization_id,
+  evaluation_id: iteration.evaluation_id,
+  iteration_id: iteration.id,
+});
+
+/** {@link JobWork.describe}. */
+export async function describeJob(ctx: ServiceContext, ref: IterationRef) {
+  const found = await ctx.storage.iterations.get(ref.organization_id, ref.iteration_id);
+  const iteration = found?.value;
+  if (!iteration?.job) return null;
+  return { job_id: iteration.job.id, status: iteration.status, model: iteration.inference_settings.model };
+}
+
+/** {@link JobWork.plan}. */
+export async function planQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef): Promise<JobPlan | null> {
+  const iteration = await takeQueueLease(ctx, ref);
+  if (!iteration) return null;
+  const job = iteration.job!;
+  const placed = { positions: [] as number[], selected: 0 };
+  const documents = await pendingDocuments(ctx, jobs, iteration, job, placed);
+  return {
+    job_id: job.id,
+    model: iteration.inference_settings.model,
+    document_ids: documents.map((d) => d.id),
+    document_positions: placed.positions,
+    selected: placed.selected,
+  };
+}
+
+const skipped = (error: string): DocumentOutcome => ({ status: 'skipped', error });
+const outcomeOf = (prediction: PredictionRecord): DocumentOutcome => ({
+  status: prediction.status === 'succeeded' ? 'succeeded' : 'failed',
+  error: prediction.status === 'failed' ? String(prediction.metadata?.error ?? 'the extraction failed') : null,
+});
+
+/** {@link JobWork.runDocument}. */
+export async function runQueuedDocument(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  ref: IterationRef,
+  jobId: string,
+  documentId: string,
+  signal: AbortSignal,
+): Promise<DocumentOutcome> {
+  return (await runQueuedDocuments(ctx, jobs, ref, jobId, [documentId], signal))[0]!;
+}
+
+/** What a batch reads before its first call, in one round trip (and one more for a re-run's events). */
+interface BatchReads {
+  iteration: IterationRecord | undefined;
+  /** Each document's prediction (any job's), in the batch's order. */
+  previous: Array<PredictionRecord | undefined>;
+  stored: Array<DocumentRecord | undefined>;
+  /** A re-run's documents this job already wrote whose event is written too. */
+  eventWritten: Set<string>;
+}
+
+async function readBatch(ctx: ServiceContext, ref: IterationRef, jobId: string, documentIds: readonly string[]): Promise<BatchReads> {
+  const org = ref.organization_id;
+  // The common case (documents to run) needs them all. A document edited or deleted after this read is caught when
+  // its prediction is saved (runDocuments settles it).
+  const [found, previous, stored] = await Promise.all([
+    ctx.storage.iterations.get(org, ref.iteration_id),
+    ctx.storage.predictions.getMany(org, ref.iteration_id, documentIds),
+    ctx.storage.documents.getMany(org, ref.evaluation_id, documentIds),
+  ]);
+  const iteration = found?.value;
+  // A re-run's documents this job already wrote: whether their events were written, in one read for the batch.
+  const rerun = documentIds.filter((_, i) => previous[i]?.value.job_id === jobId);
+  const eventWritten = new Set<string>();
+  if (iteration && rerun.length > 0) {
+    const events = await ctx.storage.events.getMany(org, iteration.id, rerun.map((id) => documentEventId(jobId, id)));
+    rerun.forEach((id, k) => void (events[k] && eventWritten.add(id)));
+  }
+  return { iteration, previous: previous.map((p) => p?.value), stored: stored.map((d) => d?.value), eventWritten };
+}
+
+/** {@link JobWork.runDocuments}. */
+export async function runQueuedDocuments(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  ref: IterationRef,
+  jobId: string,
+  documentIds: readonly string[],
+  signal: AbortSignal,
+  hooks: QueuedDocumentHooks = {},
+): Promise<DocumentOutcome[]> {
+  const { iteration, previous, stored, eventWritten } = await readBatch(ctx, ref, jobId, documentIds);
+  const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
+  const done = async (i: number, outcome: DocumentOutcome) => {
+    outcomes[i] = outcome;
+    await hooks.afterDocument?.(documentIds[i]!, outcome);
+  };
+  // A document's save goes on beside the next document's call: one call at a time, but no wait for the writes.
+  const saving: Array<Promise<void>> = [];
+  const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
+  let stopped: { error: unknown } | null = null;
+  try {
+    for (const [i, documentId] of documentIds.entries()) {
+      if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') {
+        await done(i, skipped('the job is not running'));
+        continue;
+      }
+      const written = previous[i];
+      if (written && written.job_id === jobId) {
+        // Written by this job before (a re-run after a crash): not called again; its event, if the crash lost it.
+        if (!eventWritten.has(documentId)) events.add(written, jobId);
+        await done(i, outcomeOf(written));
+        continue;
+      }
+      const document = stored[i];
+      if (!document) {
+        await done(i, skipped('the document was deleted'));
+        continue;
+      }
+      if (signal.aborted || (hooks.beforeCall && !(await hooks.beforeCall(documentId)))) {
+        await done(i, skipped('cancelled'));
+        continue;
+      }
+      await callDocument(ctx, iteration, document, jobId, signal, events, saving, (outcome) => done(i, outcome));
+    }
+  } catch (error) {
+    stopped = { error };
+  }
+  // Every save ends before the batch does; the first error (the loop's, else a save's) is the batch's.
+  const failed = (await Promise.allSettled(saving)).find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  const written = events.flush();
+  written.catch(() => undefined);
+  if (stopped) throw stopped.error;
+  if (failed) throw failed.reason;
+  await written;
+  return outcomes;
+}
+
+/**
+ * Calls the extractor for one document and returns once the call is over (or the run failed): its save goes on,
+ * pushed to `saving`, and reports its outcome to `done` when the prediction is stored.
+ */
+async function callDocument(
+  ctx: ServiceContext,
+  iteration: IterationRecord,
+  document: DocumentRecord,
+  jobId: string,
+  signal: AbortSignal,
+  events: EventBatch,
+  saving: Array<Promise<void>>,
+  done: (outcome: DocumentOutcome) => Promise<void>,
+): Promise<void> {
+  let saved: PredictionRecord | undefined;
+  let extracted!: () => void;
+  const callOver = new Promise<void>((resolve) => (extracted = resolve));
+  const run = runDocuments(ctx, iteration, [document], 'replace', {
+    signal,
+    jobId,
+    onExtracted: () => extracted(),
+    onSaved: async (prediction) => {
+      saved = prediction;
+      events.add(prediction, jobId);
+    },
+  }).then(() => done(saved ? outcomeOf(saved) : skipped('cancelled')));
+  run.catch(() => undefined); // awaited by the batch
+  saving.push(run);
+  await Promise.race([callOver, run]);
+}
+
+/** The first failed prediction's error: an iteration where every document failed reports it. */
+async function firstStoredError(ctx: ServiceContext, ref: IterationRef): Promise<RunOutcome> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await ctx.storage.predictions.list(ref.organization_id, ref.iteration_id, { limit: READ_PAGE, ...(after ? { after } : {}) });
+    if (!page) return { firstError: null };
+    const failed = page.items.find((p) => p.status === 'failed');
+    if (failed) return { firstError: String(failed.metadata?.error ?? 'the extraction failed') };
+    if (!page.has_more || page.items.length === 0) return { firstError: null };
+    after = page.items[page.items.length - 1]!.id;
+  }
+}
+
+/** {@link JobWork.finish}. */
+export async function finishQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef, jobId: string): Promise<boolean> {
+  const iteration = (await ctx.storage.iterations.get(ref.organization_id, ref.iteration_id))?.value;
+  if (!iteration?.job || iteration.job.id !== jobId) return false;
+  return finishJob(ctx, jobs, refOfRecord(iteration), iteration.job, () => firstStoredError(ctx, ref), QUEUE_LEASE_OWNER);
+}
