@@ -64,6 +64,12 @@ import {
   processorSchema,
   submitProcessorInputSchema,
   submitResultSchema,
+  externalApiKeySchema,
+  externalApiKeyDeletedSchema,
+  createExternalApiKeyInputSchema,
+  externalApiKeyRefInputSchema,
+  customEndpointSchema,
+  setCustomEndpointInputSchema,
   updateDocumentInputSchema,
   updateEvaluationInputSchema,
   updateIterationInputSchema,
@@ -909,3 +915,50 @@ export const FinalEventSchema = named('FinalEvent', documented(FINAL_EVENT, {
 export const IterationEventSchema = named('IterationEvent', z.union([DocumentEventSchema, ProgressEventSchema, FinalEventSchema]), {
   description: 'One event of an iteration\'s run, sent as an SSE message: `id`, `event` (the type) and `data` (this object as JSON).',
 });
+
+// Secrets (docs/secrets.md)
+
+const PROVIDER = 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).';
+const LAST_UPDATED = 'When the organization last set it; null when none is configured.';
+
+export const ExternalApiKeySchema = named('ExternalAPIKey', documented(externalApiKeySchema, {
+  provider: PROVIDER,
+  is_configured: 'Whether the organization stored a key for it (the key itself is never answered).',
+  last_updated: LAST_UPDATED,
+}), { description: 'What is known of an organization\'s key for a provider: never the key.' });
+
+export const ExternalApiKeyListSchema = named('ExternalAPIKeyList', z.array(ExternalApiKeySchema), {
+  description: 'Every provider, configured or not (a plain array, as the reference SDK reads it).',
+});
+
+export const ExternalApiKeyDeletedSchema = named('ExternalAPIKeyDeleted', documented(externalApiKeyDeletedSchema, {
+  provider: PROVIDER,
+  deleted: 'Whether there was a key to remove.',
+  success: 'Always true.',
+}), { description: 'A key removal\'s answer.' });
+
+export const CreateExternalApiKeyBodySchema = named('CreateExternalAPIKey', documented(createExternalApiKeyInputSchema, {
+  provider: PROVIDER,
+  api_key: 'The key, stored encrypted (AES-256-GCM under the server\'s master key) and never answered.',
+}), { description: 'A provider key to store for the calling organization.' });
+
+export const ProviderPathSchema = documented(externalApiKeyRefInputSchema, { provider: PROVIDER });
+
+export const CustomEndpointSchema = named('CustomEndpoint', documented(customEndpointSchema, {
+  is_configured: 'Whether the organization has one.',
+  base_url: 'Its base URL (a user or password in it masked); null when none.',
+  models: 'The model names it serves, run as `custom/<name>`.',
+  has_api_key: 'Whether a key was stored with it (never answered).',
+  last_updated: LAST_UPDATED,
+}), { description: 'The organization\'s own OpenAI-compatible endpoint: never its key.' });
+
+export const SetCustomEndpointBodySchema = named('SetCustomEndpoint', documented(setCustomEndpointInputSchema, {
+  base_url: 'An http(s) OpenAI-compatible base URL, such as `http://localhost:11434/v1`.',
+  api_key: 'Its key, when it needs one: stored encrypted, never answered.',
+  models: 'The model names it serves; they run as `custom/<name>`.',
+}), { description: 'The organization\'s own OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure).' });
+
+export const CustomEndpointDeletedSchema = named('CustomEndpointDeleted', z.object({
+  deleted: z.boolean().meta({ description: 'Whether there was one.' }),
+  success: z.literal(true).meta({ description: 'Always true.' }),
+}), { description: 'A custom endpoint removal\'s answer.' });
