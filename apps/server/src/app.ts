@@ -11,6 +11,7 @@ import { createLogger, loggerOptions, type Logger } from './observability/logger
 import { checkReadiness, listenOperations, serveOperationsEndpoint } from './observability/operations-endpoints.js';
 import { startTelemetry, type Telemetry } from './observability/telemetry.js';
 import { observeRequests } from './request-log.js';
+import { loadSecretsKey } from './secrets-key.js';
 import { describeStorage, openStorage } from './storage.js';
 import { openRateLimit } from './rate-limit.js';
 import { createTrpcHandler } from './trpc-handler.js';
@@ -65,11 +66,13 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
 
   const extractors = await configuredExtractors(config);
+  const secretsKey = await loadSecretsKey(config);
 
   const storage = await openStorage(config);
   const docevals = createDocevals({
     storage,
     extractors,
+    secrets: { cipher: secretsKey.cipher },
     ...(config.concurrency ? { extraction: { concurrency: config.concurrency } } : {}),
     jobs: {
       ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
@@ -81,6 +84,11 @@ export async function createStandaloneServer(env: Env = process.env, options: St
   });
 
   if (config.queue) telemetry.metrics.watchQueue(docevals);
+  // A wrong master key stops the start here with what to do, rather than failing each organization's runs later.
+  const secretsCheck = await docevals.secrets.check().catch(async (error: unknown) => {
+    await docevals.close().catch(() => undefined);
+    throw new Error(`organization secrets: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
   const reportError = (error: unknown) => logger.error({ err: error }, 'request failed');
   // DOCEVALS_REDOC_BUNDLE: the API reference's renderer (scripts/start.mjs sets it: the bundle cannot resolve redoc).
   const rest = createRestHandler({
@@ -155,6 +163,10 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
       log(`API reference: ${url}/docs`);
       log(`web app: ${url}/ (sign in with an API key)`);
+      log(
+        `organization secrets: AES-256-GCM, master key ${secretsCheck.key_id} from ${secretsKey.source}` +
+          (secretsCheck.reencrypted > 0 ? ` (${secretsCheck.reencrypted} secrets re-encrypted from the previous key)` : ''),
+      );
       log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}${config.queue ? '; jobs: enqueued on BullMQ for workers (pnpm worker)' : ''}`);
       if (apiKeys.generated) {
         log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);

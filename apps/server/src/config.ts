@@ -22,6 +22,17 @@ export interface StandaloneConfig {
   apiKeys?: Record<string, string>;
   /** `OPENAI_API_KEY` / `OPENAI_BASE_URL`: serve every model other than `local-rules` through OpenAI. */
   openai?: { apiKey?: string; baseURL?: string };
+  /**
+   * The host's own provider keys, every organization's fallback: `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`,
+   * `GEMINI_API_KEY`, `XAI_API_KEY` (docs/secrets.md).
+   */
+  providerKeys?: Partial<Record<'OpenAI' | 'Anthropic' | 'Gemini' | 'xAI', string>>;
+  /**
+   * The master key of organization secrets: `DOCEVALS_SECRETS_KEY` (32 bytes, base64 or hex) or
+   * `DOCEVALS_SECRETS_KEY_FILE`; neither: `DATA_DIR/secrets.key`, generated on first start.
+   * `DOCEVALS_SECRETS_KEY_PREVIOUS`: the key being rotated out (still opens what it sealed).
+   */
+  secrets?: { key?: string; keyFile?: string; previousKey?: string };
   /** `DOCEVALS_CONCURRENCY`: extractor calls in flight per iteration. @default the core's (8) */
   concurrency?: number;
   /** `DOCEVALS_MAX_RUNNING_ITERATIONS`: iterations running at once in this server; more wait (FIFO). @default 4 */
@@ -91,6 +102,23 @@ export function readConfig(env: Env): StandaloneConfig {
   const apiKey = nonEmpty(env.OPENAI_API_KEY);
   const baseURL = nonEmpty(env.OPENAI_BASE_URL);
   if (apiKey || baseURL) config.openai = { ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) };
+  const providerKeys: NonNullable<StandaloneConfig['providerKeys']> = {};
+  for (const [provider, variable] of [['OpenAI', 'OPENAI_API_KEY'], ['Anthropic', 'ANTHROPIC_API_KEY'], ['Gemini', 'GEMINI_API_KEY'], ['xAI', 'XAI_API_KEY']] as const) {
+    const value = nonEmpty(env[variable]);
+    if (value) providerKeys[provider] = value;
+  }
+  if (Object.keys(providerKeys).length > 0) config.providerKeys = providerKeys;
+  const secretsKey = nonEmpty(env.DOCEVALS_SECRETS_KEY);
+  const secretsKeyFile = nonEmpty(env.DOCEVALS_SECRETS_KEY_FILE);
+  const previousKey = nonEmpty(env.DOCEVALS_SECRETS_KEY_PREVIOUS);
+  if (secretsKey && secretsKeyFile) throw new Error('Set one of DOCEVALS_SECRETS_KEY and DOCEVALS_SECRETS_KEY_FILE, not both.');
+  if (secretsKey || secretsKeyFile || previousKey) {
+    config.secrets = {
+      ...(secretsKey ? { key: secretsKey } : {}),
+      ...(secretsKeyFile ? { keyFile: resolve(nonEmpty(env.INIT_CWD) ?? process.cwd(), secretsKeyFile) } : {}),
+      ...(previousKey ? { previousKey } : {}),
+    };
+  }
   if (nonEmpty(env.DOCEVALS_CONCURRENCY)) config.concurrency = integer(env, 'DOCEVALS_CONCURRENCY', 8, 1, 1_000);
   if (nonEmpty(env.DOCEVALS_MAX_RUNNING_ITERATIONS)) {
     config.maxRunningIterations = integer(env, 'DOCEVALS_MAX_RUNNING_ITERATIONS', 4, 1, 1_000);

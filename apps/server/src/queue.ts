@@ -1,24 +1,28 @@
-import { localRulesExtractor, type Extractor, type JobOptions } from '@docevals/core';
+import { localRulesExtractor, PROVIDERS, type Extractor, type JobOptions } from '@docevals/core';
 import type { StandaloneConfig } from './config.js';
 
 /**
- * The model configuration shared by the API server and `pnpm worker`: `local-rules` (PDF text layers included), and, given `OPENAI_API_KEY` or
- * `OPENAI_BASE_URL`, every other model through OpenAI (after local-rules: the first extractor that matches a model
- * serves it, so local-rules keeps its model). The OpenAI SDK is imported only when configured: it is a third of a
- * start's module loading.
+ * The model configuration shared by the API server and `pnpm worker`: `local-rules`; the providers' models
+ * (`gpt-*`, `o*`, `claude-*`, `gemini-*`, `grok-*`, `custom/*`) with the running organization's key, or the host's
+ * (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `XAI_API_KEY`; with `OPENAI_BASE_URL`, a gateway, that
+ * URL serves every provider the host has no own key for, as before); and, given `OPENAI_API_KEY` or
+ * `OPENAI_BASE_URL`, every other model through OpenAI. The first extractor that matches a model serves it.
  *
  * @example
  * const extractors = await configuredExtractors(readConfig(process.env));
  */
-export async function configuredExtractors(config: Pick<StandaloneConfig, 'openai'>): Promise<Extractor[]> {
-  // local-rules reads PDF text layers through unpdf (in @docevals/openai, imported the first time a PDF is read).
-  const textLayer: NonNullable<Parameters<typeof localRulesExtractor>[0]>['textLayer'] = async (document) =>
-    (await import('@docevals/openai')).pdfTextLayer(document);
-  const extractors: Extractor[] = [localRulesExtractor({ textLayer })];
-  if (config.openai) {
-    const { openaiExtractor } = await import('@docevals/openai');
-    extractors.push(openaiExtractor({ ...config.openai, models: ['*'] }));
+export async function configuredExtractors(config: Pick<StandaloneConfig, 'openai' | 'providerKeys'>): Promise<Extractor[]> {
+  const { openaiExtractor, providersExtractor, pdfTextLayer } = await import('@docevals/openai');
+  const hostKeys: NonNullable<Parameters<typeof providersExtractor>[0]>['hostKeys'] = {};
+  for (const provider of PROVIDERS) {
+    const apiKey = config.providerKeys?.[provider];
+    if (provider === 'OpenAI' && config.openai) hostKeys.OpenAI = config.openai;
+    else if (apiKey) hostKeys[provider] = { apiKey };
+    else if (config.openai?.baseURL) hostKeys[provider] = config.openai;
   }
+  // local-rules reads PDF text layers through unpdf (in @docevals/openai).
+  const extractors: Extractor[] = [localRulesExtractor({ textLayer: pdfTextLayer }), providersExtractor({ hostKeys })];
+  if (config.openai) extractors.push(openaiExtractor({ ...config.openai, models: ['*'] }));
   return extractors;
 }
 

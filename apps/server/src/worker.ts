@@ -13,6 +13,7 @@ import { createLogger, loggerOptions } from './observability/logger.js';
 import { checkReadiness, listenOperations } from './observability/operations-endpoints.js';
 import { startTelemetry } from './observability/telemetry.js';
 import { configuredExtractors, modelLimits, queuePrefix } from './queue.js';
+import { loadSecretsKey } from './secrets-key.js';
 import { openStorage } from './storage.js';
 
 try {
@@ -26,6 +27,7 @@ try {
   const worker = await createDocevalsWorker({
     storage,
     extractors: await configuredExtractors(config),
+    secrets: { cipher: (await loadSecretsKey(config)).cipher },
     connection: config.redisUrl,
     prefix: queuePrefix(config),
     concurrency: config.workerConcurrency ?? 8,

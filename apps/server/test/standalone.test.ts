@@ -281,12 +281,13 @@ describe('the standalone server', () => {
     expect((await again('DELETE', `/v1/processors/${made.body.id}`)).body).toEqual({ id: made.body.id, deleted: true, success: true });
   });
 
-  it('serves every other model through OpenAI after local-rules when OPENAI_API_KEY or OPENAI_BASE_URL is set', async () => {
+  it('serves the providers\' models (each organization\'s key or the host\'s), and every other model through OpenAI when OPENAI_API_KEY or OPENAI_BASE_URL is set', async () => {
     const plain = await start({ DOCEVALS_API_KEYS: 'k:o' });
-    expect(plain.app.docevals.models()).toEqual(['local-rules']);
+    const providers = ['gpt-*', '/^o\\d/', 'chatgpt-*', 'claude-*', 'gemini-*', 'grok-*', 'custom/*'];
+    expect(plain.app.docevals.models()).toEqual(['local-rules', ...providers]);
     await plain.app.close();
     const withOpenAI = await start({ DOCEVALS_API_KEYS: 'k:o', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
-    expect(withOpenAI.app.docevals.models()).toEqual(['local-rules', '*']);
+    expect(withOpenAI.app.docevals.models()).toEqual(['local-rules', ...providers, '*']);
     expect(withOpenAI.lines.join('\n')).not.toContain('sk-test');
   });
 });

@@ -33,6 +33,8 @@ export interface DocevalsWorkerOptions extends QueueOptions {
   storage: Storage;
   /** The same extractors (model configuration) as the API servers'. */
   extractors: Extractor[];
+  /** The same organization-secrets cipher as the API servers' (each organization's provider keys). */
+  secrets?: DocevalsOptions['secrets'];
   /** Documents run at once by this process, per model (BullMQ worker concurrency). @default 8 */
   concurrency?: number;
   /**
@@ -124,6 +126,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     storage: options.storage,
     extractors: options.extractors,
     ...(options.extraction ? { extraction: options.extraction } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     jobs: { resume: false, runner: (work) => queueRunner(fleet, work) },
   });
   const workerId = `worker_${randomUUID().slice(0, 8)}`;

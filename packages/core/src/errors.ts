@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'rate_limited', // 429: a per-key request rate or a per-organization cap; `retry_after` seconds (REST: Retry-After)
   'extractor_error', // 502: a processor submit whose extraction failed
   'storage_error', // 503: the store is unreachable or refused
+  'not_configured', // 501: a feature the host has not set up (organization secrets without a master key)
   'internal_error', // 500: a bug; never carries internals
 ] as const;
 

@@ -18,6 +18,29 @@ export interface ExtractionRequest {
   settings: InferenceSettings;
   /** Aborted on the per-call timeout; pass it to the HTTP client. */
   signal: AbortSignal;
+  /**
+   * The key of the organization that runs this extraction, for an extractor that declares
+   * {@link Extractor.credentials}: absent when the organization has none and the host's own key serves.
+   */
+  credentials?: ProviderCredentials;
+}
+
+/** An organization's key for one provider, decrypted for one call. Never log it or put it in an error. */
+export interface ProviderCredentials {
+  /** `OpenAI`, `Anthropic`, `Gemini`, `xAI`, or `custom` (the organization's own endpoint). */
+  provider: string;
+  /** Absent for a custom endpoint that needs none. */
+  api_key?: string;
+  /** The organization's custom endpoint's base URL; absent for a provider (its own base URL). */
+  base_url?: string;
+}
+
+/** Which organization key a model needs ({@link Extractor.credentials}). */
+export interface CredentialNeed {
+  /** `OpenAI`, `Anthropic`, `Gemini`, `xAI` or `custom`. */
+  provider: string;
+  /** The host configured its own key for this provider: the fallback when the organization stored none. */
+  host: boolean;
 }
 
 export interface TokenUsage {
@@ -54,6 +77,13 @@ export interface Extractor {
    * `models` entry as text (a name, a glob, a RegExp as `/source/flags`). Optional: undeclared lists as null.
    */
   readonly modalities?: ReadonlyArray<Modality> | ((model: string) => ReadonlyArray<Modality>);
+  /**
+   * For an extractor that runs models with each organization's own provider keys: which provider `model` needs
+   * (null: none). The service then passes the running organization's key in {@link ExtractionRequest.credentials},
+   * or, when it stored none, nothing if `host` is true (the extractor uses the host's key) and a 422 naming the
+   * provider otherwise.
+   */
+  credentials?(model: string): CredentialNeed | null;
   extract(request: ExtractionRequest): Promise<ExtractionOutput>;
 }
 

@@ -9,6 +9,9 @@ export * from './schemas/index.js';
 export type * from './storage.js';
 export { JOBS_SCOPE } from './storage.js';
 export * from './extractor.js';
+export { aesGcmCipher, generateMasterKey, parseMasterKey, type SecretCipher } from './secrets/cipher.js';
+export { CUSTOM_MODEL_PREFIX, CUSTOM_PROVIDER, PROVIDER_INFO, PROVIDERS, isProvider, providerOfModel, type Provider, type ProviderInfo } from './secrets/providers.js';
+export { NO_MASTER_KEY_MESSAGE, SECRETS_SCOPE, type SecretRecord } from './service/secrets.js';
 export type * from './service/types.js';
 export * from './service/update-record.js';
 export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
@@ -20,6 +23,7 @@ export * from './metrics/index.js';
 export * from './identifiers/index.js';
 export * from './analysis/index.js';
 export type { ExportStream } from './service/analyses.js';
+export type { DocumentContent } from './service/documents.js';
 export {
   DEFAULT_JOB_OPTIONS,
   inProcessJobRunner,

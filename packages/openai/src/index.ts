@@ -9,3 +9,4 @@ export { renderTextPages, pagePixels, PAGE_SIZES_MM } from './render-text.js';
 export { renderedCache, type RenderedCache } from './rendered-cache.js';
 export { toExtractionFailure } from './error-mapping.js';
 export { undiciFetch, type UndiciFetchOptions, type FetchFunction } from './undici-fetch.js';
+export { providersExtractor, type ProvidersExtractorOptions, type HostProviderKey } from './providers-extractor.js';

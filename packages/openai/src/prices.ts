@@ -27,6 +27,16 @@ export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = Object.freez
   o1: { input: 15, output: 60, cached_input: 7.5 },
   'gpt-4-turbo': { input: 10, output: 30 },
   'gpt-3.5-turbo': { input: 0.5, output: 1.5 },
+  // Anthropic, Google (Gemini API, prompts up to 200k tokens) and xAI, as published on their pricing pages.
+  'claude-opus-4-1': { input: 15, output: 75, cached_input: 1.5 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cached_input: 0.3 },
+  'claude-haiku-4-5': { input: 1, output: 5, cached_input: 0.1 },
+  'gemini-2.5-pro': { input: 1.25, output: 10, cached_input: 0.31 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cached_input: 0.075 },
+  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4, cached_input: 0.025 },
+  'grok-4': { input: 3, output: 15, cached_input: 0.75 },
+  'grok-3': { input: 3, output: 15, cached_input: 0.75 },
+  'grok-3-mini': { input: 0.3, output: 0.5, cached_input: 0.075 },
 });
 
 /**

@@ -6,6 +6,7 @@ import {
   type Authenticate,
   type AuthenticateContext,
   type Docevals,
+  type DocumentContent,
   type ExportStream,
 } from '@docevals/core';
 import { Hono, type Context } from 'hono';
@@ -203,7 +204,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), queryLists.get(endpoint)!) } : {};
     const input = { ...body, ...query, ...c.req.param() };
     const result = await endpoint.call(docevals, c.get('organizationId'), input);
-    if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream);
+    if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream | DocumentContent);
     if (endpoint.sse) {
       const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
       // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
@@ -234,14 +235,15 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 }
 
 /** A file answer: its chunks streamed as UTF-8 as the client reads them, named by `Content-Disposition`. */
-function fileResponse(file: ExportStream): Response {
+function fileResponse(file: ExportStream | DocumentContent): Response {
+  type Chunk = string | Uint8Array;
   const encoder = new TextEncoder();
-  const iterator = file.chunks[Symbol.asyncIterator]();
+  const iterator = (file.chunks as AsyncIterable<Chunk>)[Symbol.asyncIterator]();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const next = await iterator.next();
       if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
+      else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
     },
     async cancel() {
       await iterator.return?.();

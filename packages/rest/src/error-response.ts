@@ -16,6 +16,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   rate_limited: 429,
   extractor_error: 502,
   storage_error: 503,
+  not_configured: 501,
   internal_error: 500,
 });
 

@@ -34,6 +34,12 @@ const ERRORS: Record<number, { name: string; description: string; code: string; 
   },
   500: { name: 'InternalError', description: 'An unexpected failure, logged by the host; the body says nothing more (`internal_error`).', code: 'internal_error', message: INTERNAL_ERROR_MESSAGE },
   502: { name: 'ExtractorError', description: 'The extraction failed: the model\'s provider refused, timed out or answered invalid data (`extractor_error`).', code: 'extractor_error', message: 'The extraction failed: the provider answered 503.' },
+  501: {
+    name: 'NotConfigured',
+    description: 'A feature this server has not set up (`not_configured`): organization secrets without a master key. The message says how to configure it.',
+    code: 'not_configured',
+    message: 'Organization secrets are not configured on this server: it has no master key to encrypt them with. ...',
+  },
   503: { name: 'StorageError', description: 'The store is unreachable or refused (`storage_error`); retry later.', code: 'storage_error', message: 'The store is unavailable; retry later.' },
 };
 
@@ -42,7 +48,8 @@ const TAGS = [
   { name: 'Documents', description: 'The documents of an evaluation and their annotations (the ground truth).' },
   { name: 'Iterations', description: 'Runs of extraction over an evaluation\'s documents, with predictions and similarity metrics.' },
   { name: 'Processors', description: 'Named, reusable extraction settings, and extraction of one document at a time.' },
-  { name: 'Models', description: 'The models this host\'s extractors serve.' },
+  { name: 'Models', description: 'The models the calling organization can run on this host.' },
+  { name: 'Secrets', description: 'The organization\'s model provider keys and custom endpoint, encrypted at rest, never answered.' },
   { name: 'Service', description: 'Liveness, this document and its human-readable reference.' },
 ];
 
@@ -268,6 +275,7 @@ function errorStatuses(endpoint: Endpoint): number[] {
   if (endpoint.operationId.startsWith('create') || endpoint.operationId.startsWith('update')) statuses.push(409);
   if (endpoint.operationId === 'submitToProcessor' || endpoint.background) statuses.push(502);
   if (endpoint.background && !statuses.includes(409)) statuses.push(409);
+  if (endpoint.tag === 'Secrets') statuses.push(501);
   return statuses.sort((a, b) => a - b);
 }
 

@@ -37,6 +37,14 @@ import {
   ListPredictionsQuerySchema,
   PredictionPageSchema,
   ModelListSchema,
+  CreateExternalApiKeyBodySchema,
+  CustomEndpointDeletedSchema,
+  CustomEndpointSchema,
+  ExternalApiKeyDeletedSchema,
+  ExternalApiKeyListSchema,
+  ExternalApiKeySchema,
+  ProviderPathSchema,
+  SetCustomEndpointBodySchema,
   ListDocumentsQuerySchema,
   ListEvaluationsQuerySchema,
   ListIterationsQuerySchema,
@@ -204,7 +212,13 @@ const ITERATION_SUMMARY = {
   tags: [],
 };
 
-const DOCUMENT_SUMMARY = { id: DOCUMENT_ID, filename: 'invoice-1.txt', mime_type: 'text/plain', size: 32 };
+const DOCUMENT_SUMMARY = {
+  id: DOCUMENT_ID,
+  filename: 'invoice-1.txt',
+  mime_type: 'text/plain',
+  size: 32,
+  mime_data: { filename: 'invoice-1.txt', url: `/v1/evals/eval_invoices/documents/${DOCUMENT_ID}/content` },
+};
 
 const EVALUATION_SUMMARY = {
   ...EVALUATION,
@@ -393,12 +407,67 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     responseExample: {
       prediction: { invoice_number: 'INV-1', total: 42 },
       metadata: { ...ITERATION.predictions[0]!.metadata, extraction_id: 'extr_vivELhgihZr3W2-m_a6RX' },
+      id: 'extr_vivELhgihZr3W2-m_a6RX',
+      object: 'chat.completion',
+      created: 1767225600,
+      model: 'local-rules',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '{"invoice_number":"INV-1","total":42}', parsed: { invoice_number: 'INV-1', total: 42 }, refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
+      usage: null,
+      likelihoods: null,
+      api_cost: { value: 0, currency: 'USD' },
+      extraction_id: 'extr_vivELhgihZr3W2-m_a6RX',
     },
   },
   listModels: {
     response: ModelListSchema,
-    responseExample: { data: [{ id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'] }] },
+    responseExample: {
+      data: [
+        { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'], provider: null },
+        { id: 'claude-sonnet-4-5', extractor: 'providers', pattern: false, modalities: ['text', 'image', 'native', 'image+text'], provider: 'Anthropic' },
+        { id: 'claude-*', extractor: 'providers', pattern: true, modalities: ['text', 'image', 'native', 'image+text'], provider: 'Anthropic' },
+      ],
+    },
   },
+  createExternalApiKey: {
+    body: CreateExternalApiKeyBodySchema,
+    response: ExternalApiKeySchema,
+    requestExample: { provider: 'Anthropic', api_key: 'sk-ant-...' },
+    responseExample: { provider: 'Anthropic', is_configured: true, last_updated: '2026-11-25T21:00:00.000Z' },
+  },
+  getExternalApiKey: {
+    params: ProviderPathSchema,
+    response: ExternalApiKeySchema,
+    responseExample: { provider: 'Anthropic', is_configured: true, last_updated: '2026-11-25T21:00:00.000Z' },
+  },
+  listExternalApiKeys: {
+    response: ExternalApiKeyListSchema,
+    responseExample: [
+      { provider: 'OpenAI', is_configured: false, last_updated: null },
+      { provider: 'Anthropic', is_configured: true, last_updated: '2026-11-25T21:00:00.000Z' },
+      { provider: 'Gemini', is_configured: false, last_updated: null },
+      { provider: 'xAI', is_configured: false, last_updated: null },
+    ],
+  },
+  deleteExternalApiKey: { params: ProviderPathSchema, response: ExternalApiKeyDeletedSchema, responseExample: { provider: 'Anthropic', deleted: true, success: true } },
+  setCustomEndpoint: {
+    body: SetCustomEndpointBodySchema,
+    response: CustomEndpointSchema,
+    requestExample: { base_url: 'http://localhost:11434/v1', models: ['llama3.1'] },
+    responseExample: { is_configured: true, base_url: 'http://localhost:11434/v1', models: ['llama3.1'], has_api_key: false, last_updated: '2026-11-25T21:00:00.000Z' },
+  },
+  getCustomEndpoint: {
+    response: CustomEndpointSchema,
+    responseExample: { is_configured: true, base_url: 'http://localhost:11434/v1', models: ['llama3.1'], has_api_key: false, last_updated: '2026-11-25T21:00:00.000Z' },
+  },
+  deleteCustomEndpoint: { response: CustomEndpointDeletedSchema, responseExample: { deleted: true, success: true } },
+  getDocumentContent: { params: DocumentPathSchema, response: z.string(), responseExample: 'Invoice number: INV-1\nTotal: 42\n' },
   getIterationFields: {
     params: IterationPathSchema,
     response: IterationFieldsSchema,

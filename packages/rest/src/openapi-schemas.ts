@@ -70,6 +70,12 @@ import {
   processorSchema,
   submitProcessorInputSchema,
   submitResultSchema,
+  externalApiKeySchema,
+  externalApiKeyDeletedSchema,
+  createExternalApiKeyInputSchema,
+  externalApiKeyRefInputSchema,
+  customEndpointSchema,
+  setCustomEndpointInputSchema,
   updateDocumentInputSchema,
   updateEvaluationInputSchema,
   updateIterationInputSchema,
@@ -151,8 +157,8 @@ export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODES), {
     '`not_found` 404 (another organization\'s object included), `method_not_allowed` 405 (the `Allow` header ' +
     'lists the methods of the path), `conflict` 409, `payload_too_large` 413, `unsupported_media_type` 415, ' +
     '`validation_error` 422, `rate_limited` 429 (a per-key request rate or the organization\'s cap on queued and ' +
-    'running iterations; `Retry-After` says when to retry), `internal_error` 500, `extractor_error` 502, ' +
-    '`storage_error` 503.',
+    'running iterations; `Retry-After` says when to retry), `internal_error` 500, `not_configured` 501 (a feature the host has not set up), ' +
+    '`extractor_error` 502, `storage_error` 503.',
 });
 
 export const ErrorIssueSchema = named('ErrorIssue', z
@@ -446,6 +452,12 @@ export const DocumentSummarySchema = named('DocumentSummary', documented(documen
   filename: 'The file name it came with.',
   mime_type: 'The media type of its content.',
   size: 'The size of its content in bytes.',
+  mime_data: ref(named('MimeDataLink', documented(documentSummarySchema.shape.mime_data, {
+    filename: 'The file name.',
+    url:
+      'The path of the file\'s content on this server, `/v1/evals/{evaluation_id}/documents/{document_id}/content` ' +
+      '(authenticated like every call), not a data URL: lists stay light.',
+  }), { description: 'A file: its name and where to read its content.' }), 'The interface\'s `{filename, url}`, the url a path to the content.'),
 }), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
 
 export const EvaluationSummarySchema = named('EvaluationSummary', documented(evaluationSummarySchema, {
@@ -502,7 +514,30 @@ export const ProcessorSchema = named('Processor', documented(processorSchema, {
 export const SubmitResultSchema = named('SubmitResult', documented(submitResultSchema, {
   prediction: 'The extracted data, in the shape of the processor\'s json_schema.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.'),
-}), { description: 'A processor\'s extraction of one document.' });
+  id: 'The extraction\'s id (the chat completion\'s).',
+  object: 'Always `chat.completion`.',
+  created: 'When it was made, in Unix seconds.',
+  model: 'The processor\'s model.',
+  choices: z.array(documented(submitResultSchema.shape.choices.element, {
+    index: 'Always 0.',
+    message: documented(submitResultSchema.shape.choices.element.shape.message, {
+      role: 'Always `assistant`.',
+      content: 'The prediction as JSON text.',
+      parsed: 'The prediction.',
+      refusal: 'Always null.',
+    }).meta({ description: 'The prediction, parsed and as text.' }),
+    finish_reason: 'Always `stop`.',
+    logprobs: 'Always null (per-field confidences are in `likelihoods`).',
+  })).meta({ description: 'One choice whose `message.parsed` is the prediction.' }),
+  usage: z.union([documented(submitResultSchema.shape.usage.unwrap(), {
+    prompt_tokens: 'Input tokens.',
+    completion_tokens: 'Output tokens.',
+    total_tokens: 'Their sum.',
+  }), z.null()]).meta({ description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.' }),
+  likelihoods: 'Per-field confidences; null when unknown.',
+  api_cost: orNull(ApiCostSchema, 'The cost; null when the model\'s price is unknown.'),
+  extraction_id: 'The extraction\'s id, as in `metadata`.',
+}), { description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
 
 // Lists
 
@@ -752,7 +787,10 @@ export const ModelSchema = named('Model', documented(modelSchema, {
   extractor: 'The `name` of the extractor that serves it.',
   pattern: 'True when `id` is a pattern that matches many names, false for one exact name.',
   modalities: 'The modalities the extractor reads with this model (`text`, `image`, `image+text`, `native`); null when the extractor does not say.',
-}), { description: 'A model (or a pattern of model names) an extractor of this host serves.' });
+  provider:
+    'The provider that serves it for the calling organization, with its own key or the host\'s (`OpenAI`, `Anthropic`, ' +
+    '`Gemini`, `xAI`, `custom` for its own endpoint); null for a model that needs no provider key.',
+}), { description: 'A model (or a pattern of model names) the calling organization can run now on this host.' });
 
 export const ModelListSchema = named('ModelList', documented(modelListSchema, {
   data: z.array(ModelSchema).meta({ description: 'Every entry, in routing order: the first extractor that serves a name wins.' }),
@@ -988,3 +1026,50 @@ export const FinalEventSchema = named('FinalEvent', documented(FINAL_EVENT, {
 export const IterationEventSchema = named('IterationEvent', z.union([DocumentEventSchema, ProgressEventSchema, FinalEventSchema]), {
   description: 'One event of an iteration\'s run, sent as an SSE message: `id`, `event` (the type) and `data` (this object as JSON).',
 });
+
+// Secrets (docs/secrets.md)
+
+const PROVIDER = 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).';
+const LAST_UPDATED = 'When the organization last set it; null when none is configured.';
+
+export const ExternalApiKeySchema = named('ExternalAPIKey', documented(externalApiKeySchema, {
+  provider: PROVIDER,
+  is_configured: 'Whether the organization stored a key for it (the key itself is never answered).',
+  last_updated: LAST_UPDATED,
+}), { description: 'What is known of an organization\'s key for a provider: never the key.' });
+
+export const ExternalApiKeyListSchema = named('ExternalAPIKeyList', z.array(ExternalApiKeySchema), {
+  description: 'Every provider, configured or not (a plain array, as the reference SDK reads it).',
+});
+
+export const ExternalApiKeyDeletedSchema = named('ExternalAPIKeyDeleted', documented(externalApiKeyDeletedSchema, {
+  provider: PROVIDER,
+  deleted: 'Whether there was a key to remove.',
+  success: 'Always true.',
+}), { description: 'A key removal\'s answer.' });
+
+export const CreateExternalApiKeyBodySchema = named('CreateExternalAPIKey', documented(createExternalApiKeyInputSchema, {
+  provider: PROVIDER,
+  api_key: 'The key, stored encrypted (AES-256-GCM under the server\'s master key) and never answered.',
+}), { description: 'A provider key to store for the calling organization.' });
+
+export const ProviderPathSchema = documented(externalApiKeyRefInputSchema, { provider: PROVIDER });
+
+export const CustomEndpointSchema = named('CustomEndpoint', documented(customEndpointSchema, {
+  is_configured: 'Whether the organization has one.',
+  base_url: 'Its base URL (a user or password in it masked); null when none.',
+  models: 'The model names it serves, run as `custom/<name>`.',
+  has_api_key: 'Whether a key was stored with it (never answered).',
+  last_updated: LAST_UPDATED,
+}), { description: 'The organization\'s own OpenAI-compatible endpoint: never its key.' });
+
+export const SetCustomEndpointBodySchema = named('SetCustomEndpoint', documented(setCustomEndpointInputSchema, {
+  base_url: 'An http(s) OpenAI-compatible base URL, such as `http://localhost:11434/v1`.',
+  api_key: 'Its key, when it needs one: stored encrypted, never answered.',
+  models: 'The model names it serves; they run as `custom/<name>`.',
+}), { description: 'The organization\'s own OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure).' });
+
+export const CustomEndpointDeletedSchema = named('CustomEndpointDeleted', z.object({
+  deleted: z.boolean().meta({ description: 'Whether there was one.' }),
+  success: z.literal(true).meta({ description: 'Always true.' }),
+}), { description: 'A custom endpoint removal\'s answer.' });

@@ -17,9 +17,9 @@ describe('GET /v1/models', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       data: [
-        { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'] },
-        { id: 'o3-mini', extractor: 'openai', pattern: false, modalities: ['text'] },
-        { id: 'gpt-*', extractor: 'openai', pattern: true, modalities: ['text', 'image', 'native', 'image+text'] },
+        { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'], provider: null },
+        { id: 'o3-mini', extractor: 'openai', pattern: false, modalities: ['text'], provider: null },
+        { id: 'gpt-*', extractor: 'openai', pattern: true, modalities: ['text', 'image', 'native', 'image+text'], provider: null },
       ],
     });
   });

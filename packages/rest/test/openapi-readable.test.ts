@@ -99,7 +99,7 @@ describe('the OpenAPI document, for people and generators', () => {
     const input = doc.components.schemas.InferenceSettingsInput.properties;
     for (const [field, value] of Object.entries(DEFAULT_INFERENCE_SETTINGS)) expect(input[field].default, field).toEqual(value);
     expect(input.model.default).toBeUndefined();
-    expect(doc.tags.map((t: Json) => t.name)).toEqual(['Evaluations', 'Documents', 'Iterations', 'Processors', 'Models', 'Service']);
+    expect(doc.tags.map((t: Json) => t.name)).toEqual(['Evaluations', 'Documents', 'Iterations', 'Processors', 'Models', 'Secrets', 'Service']);
     for (const tag of doc.tags) expect(tag.description).toMatch(/\w{3}/);
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
     expect(doc.info.contact.name).toMatch(/\w/);

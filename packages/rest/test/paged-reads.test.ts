@@ -134,14 +134,21 @@ describe('summary and paged reads over HTTP', () => {
   it('lists evaluations and documents as summaries, whole with expand=documents (at most 10 a page)', async () => {
     const evaluation = await evaluationOf(2);
     const documents = await api.call('GET', `/v1/evals/${evaluation.id}/documents`);
-    expect(documents.body.data[0]).toEqual({ id: evaluation.documents[0].id, filename: 'd0.json', mime_type: 'application/json', size: expect.any(Number) });
+    const id = evaluation.documents[0].id;
+    expect(documents.body.data[0]).toEqual({
+      id,
+      filename: 'd0.json',
+      mime_type: 'application/json',
+      size: expect.any(Number),
+      mime_data: { filename: 'd0.json', url: `/v1/evals/${evaluation.id}/documents/${id}/content` },
+    });
     const expanded = await api.call('GET', `/v1/evals/${evaluation.id}/documents?expand=documents`);
     expect(expanded.body.data).toEqual(evaluation.documents);
     const tooMany = await api.call('GET', `/v1/evals?expand=documents&limit=50`);
     expect(tooMany.status).toBe(422);
     const listed = await api.call('GET', '/v1/evals?limit=1');
     expect(listed.body.data[0]).toMatchObject({ id: evaluation.id, document_count: 2 });
-    expect(listed.body.data[0].documents[0]).not.toHaveProperty('mime_data');
+    expect(listed.body.data[0].documents[0].mime_data.url).not.toMatch(/^data:/); // a path to the content, not the content
     expect(listed.body.data[0].iterations[0]).toHaveProperty('progress');
   });
 
@@ -191,6 +198,14 @@ describe('summary and paged reads over HTTP', () => {
     expect(text.length).toBeLessThan(20_000);
     const listed = JSON.parse(text);
     expect(listed.data).toHaveLength(6);
-    for (const evaluation of listed.data) expect(evaluation.documents).toEqual([{ id: fileId, filename: 'big.bin', mime_type: 'application/octet-stream', size: 3 * 1024 * 1024 }]);
+    for (const evaluation of listed.data) expect(evaluation.documents).toEqual([
+      {
+        id: fileId,
+        filename: 'big.bin',
+        mime_type: 'application/octet-stream',
+        size: 3 * 1024 * 1024,
+        mime_data: { filename: 'big.bin', url: `/v1/evals/${evaluation.id}/documents/${fileId}/content` },
+      },
+    ]);
   });
 });

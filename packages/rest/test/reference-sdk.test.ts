@@ -165,7 +165,8 @@ describe('POST /v1/processors/{processor_id}/submit as multipart/form-data', () 
     expect(form.status).toBe(200);
     expect(form.headers.get('content-type')).toMatch(/^application\/json/);
     const body = await form.json();
-    expect(Object.keys(body).sort()).toEqual(['metadata', 'prediction']);
+    expect(Object.keys(body).sort()).toEqual(['api_cost', 'choices', 'created', 'extraction_id', 'id', 'likelihoods', 'metadata', 'model', 'object', 'prediction', 'usage']);
+    expect(body.choices[0].message.parsed).toEqual(body.prediction);
     expect(body.prediction).toEqual({ invoice_number: 'INV-1', total: 42 });
     const json = await api.call('POST', `/v1/processors/${processor.id}/submit`, {
       body: { document: { filename: 'invoice-1.txt', url: INVOICE_URL } },

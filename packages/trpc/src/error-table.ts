@@ -18,6 +18,7 @@ export const TRPC_CODE_BY_ERROR_CODE = {
   unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
   extractor_error: 'BAD_GATEWAY',
   storage_error: 'SERVICE_UNAVAILABLE',
+  not_configured: 'NOT_IMPLEMENTED',
   internal_error: 'INTERNAL_SERVER_ERROR',
 } as const satisfies Record<ErrorCode, TRPC_ERROR_CODE_KEY>;
 

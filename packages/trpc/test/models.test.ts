@@ -15,8 +15,8 @@ describe('models.list', () => {
   it('answers the served models over a real tRPC client', async () => {
     expect(await served.client('key_org_a').models.list.query()).toEqual({
       data: [
-        { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'] },
-        { id: '/^vision-/', extractor: 'vision', pattern: true, modalities: ['text', 'image'] },
+        { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'], provider: null },
+        { id: '/^vision-/', extractor: 'vision', pattern: true, modalities: ['text', 'image'], provider: null },
       ],
     });
   });

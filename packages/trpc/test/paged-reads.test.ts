@@ -51,7 +51,13 @@ describe('summary and paged reads over tRPC', () => {
     expect(overview).not.toHaveProperty('documents');
 
     const listed = await client.evals.documents.list.query({ evaluation_id: evaluation.id });
-    expect(listed.data[0]).toEqual({ id: evaluation.documents[0]!.id, filename: 'd0.json', mime_type: 'application/json', size: 7 });
+    expect(listed.data[0]).toEqual({
+      id: evaluation.documents[0]!.id,
+      filename: 'd0.json',
+      mime_type: 'application/json',
+      size: 7,
+      mime_data: { filename: 'd0.json', url: `/v1/evals/${evaluation.id}/documents/${evaluation.documents[0]!.id}/content` },
+    });
     const evaluations = await client.evals.list.query({ expand: 'documents', limit: 1 });
     expect(evaluations.data[0]!.documents[0]).toEqual(evaluation.documents[0]);
   });

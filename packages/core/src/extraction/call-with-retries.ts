@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { ExtractionFailure, type ExtractionDocument, type ExtractionOutput, type Extractor } from '../extractor.js';
+import type { LimitFunction } from 'p-limit';
+import { ExtractionFailure, type ExtractionDocument, type ExtractionOutput, type Extractor, type ProviderCredentials } from '../extractor.js';
 import { describeSchemaErrors } from '../json-schema/compile.js';
 import { findJsonProblem, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
@@ -45,6 +46,8 @@ export interface RunContext {
   /** Aborted when the work is cancelled: no attempt starts after it, and it reaches the extractor's call. */
   signal?: AbortSignal;
   onCall?: (event: ExtractionCallEvent) => void;
+  /** The running organization's key, passed to the extractor and scrubbed from every error it reports. */
+  credentials?: ProviderCredentials;
 }
 
 type Attempt =
@@ -183,6 +186,7 @@ async function attemptOnce(context: RunContext): Promise<Attempt> {
         json_schema: context.jsonSchema,
         settings: context.settings,
         signal: controller.signal,
+        ...(context.credentials ? { credentials: context.credentials } : {}),
       }),
       timedOut,
     ]);
@@ -192,7 +196,10 @@ async function attemptOnce(context: RunContext): Promise<Attempt> {
     if (controller.signal.aborted) {
       return { ok: false, error: `the extractor call timed out after ${timeoutMs} ms`, retryable: true };
     }
-    return describeFailure(error);
+    const failure = describeFailure(error);
+    const key = context.credentials?.api_key;
+    // A provider's error may quote the key it refused: it never reaches a prediction, a log or a response.
+    return key && key.length >= 4 && !failure.ok ? { ...failure, error: failure.error.split(key).join('[redacted]') } : failure;
   } finally {
     clearTimeout(timer);
     context.signal?.removeEventListener('abort', onCancel);

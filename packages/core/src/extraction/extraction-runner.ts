@@ -1,7 +1,7 @@
 import { nanoid } from 'nanoid';
 import pLimit from 'p-limit';
 import { DocevalsError, validationError } from '../errors.js';
-import type { ExtractionDocument, Extractor } from '../extractor.js';
+import type { CredentialNeed, ExtractionDocument, Extractor, ProviderCredentials } from '../extractor.js';
 import { compileJsonSchema } from '../json-schema/compile.js';
 import { isJsonValue, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
@@ -46,6 +46,8 @@ export interface ExtractAllOptions {
    * between organizations: docs/spec/jobs.md, Fair scheduling). Waiting for it is not part of the call's timeout.
    */
   slot?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The running organization's key for the model's provider (see {@link ExtractionRunner.credentialNeed}). */
+  credentials?: ProviderCredentials;
 }
 
 export interface ExtractionRunner {
@@ -65,7 +67,14 @@ export interface ExtractionRunner {
     options?: ExtractAllOptions,
   ): Promise<DocumentPrediction[]>;
   /** One document; a failed extraction is a `DocevalsError('extractor_error')` carrying the reason. */
-  extractOne(document: ExtractionDocument, jsonSchema: JsonObject, settings: InferenceSettings): Promise<DocumentPrediction>;
+  extractOne(
+    document: ExtractionDocument,
+    jsonSchema: JsonObject,
+    settings: InferenceSettings,
+    options?: Pick<ExtractAllOptions, 'credentials'>,
+  ): Promise<DocumentPrediction>;
+  /** Which organization key `model` needs (its extractor's {@link Extractor.credentials}); null when none or unserved. */
+  credentialNeed(model: string): CredentialNeed | null;
 }
 
 export interface ExtractionRunnerOptions extends Partial<ExtractionOptions> {
@@ -130,6 +139,7 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
                 options: config,
                 ...(callOptions.signal ? { signal: callOptions.signal } : {}),
                 ...(callOptions.onCall ? { onCall: callOptions.onCall } : {}),
+                ...(callOptions.credentials ? { credentials: callOptions.credentials } : {}),
               }),
             ),
           );
@@ -147,8 +157,9 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     document: ExtractionDocument,
     jsonSchema: JsonObject,
     settings: InferenceSettings,
+    oneOptions: Pick<ExtractAllOptions, 'credentials'> = {},
   ): Promise<DocumentPrediction> {
-    const [result] = await extractAll([document], jsonSchema, settings);
+    const [result] = await extractAll([document], jsonSchema, settings, oneOptions);
     const error = result!.metadata?.error;
     if (typeof error === 'string') {
       throw new DocevalsError('extractor_error', `The extraction of "${document.filename}" failed: ${error}`);
@@ -156,7 +167,11 @@ export function createExtractionRunner(options: ExtractionRunnerOptions): Extrac
     return result!;
   }
 
-  return { servedModels, assertServed: (model, path) => void route(model, path), extractAll, extractOne };
+  function credentialNeed(model: string): CredentialNeed | null {
+    return findExtractor(extractors, model)?.credentials?.(model) ?? null;
+  }
+
+  return { servedModels, assertServed: (model, path) => void route(model, path), extractAll, extractOne, credentialNeed };
 }
 
 function resolveOptions(options: Partial<ExtractionOptions>): ExtractionOptions {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import * as schemas from '../schemas/index.js';
-import { operation } from './define.js';
+import { operation, streamOperation } from './define.js';
 
 /** The documents of an evaluation and their annotations. */
 export const documentOperations = {
@@ -50,6 +50,23 @@ export const documentOperations = {
       tag: 'Documents',
       summary: 'Get a document',
       description: 'One document of an evaluation, with its content as a data URL and its annotation.',
+    },
+  }),
+  /** The document's file as it was added (the `mime_data.url` of list summaries): bytes, not JSON. */
+  'evals.documents.content': streamOperation({
+    input: schemas.documentContentInputSchema,
+    output: z.string(),
+    call: (d, org, input) => d.evals.documents.content(org, input),
+    rest: {
+      method: 'get',
+      path: '/v1/evals/{evaluation_id}/documents/{document_id}/content',
+      operationId: 'getDocumentContent',
+      tag: 'Documents',
+      summary: 'A document\'s file, as it was added',
+      description:
+        'The document\'s file: its bytes with its media type, `Content-Disposition` naming it. Lists point here ' +
+        '(`mime_data.url` of a document summary), so they stay light.',
+      file: ['application/octet-stream'],
     },
   }),
   'evals.documents.update': operation({

@@ -2,6 +2,7 @@ import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
+import { secretOperations } from './secrets.js';
 
 export type { Operation, ProcedureKind, RestRoute, RestTag } from './define.js';
 
@@ -26,6 +27,7 @@ export const operations = {
   ...documentOperations,
   ...iterationOperations,
   ...processorOperations,
+  ...secretOperations,
 } as const;
 
 /** The name of an operation of {@link operations}. */

@@ -89,8 +89,9 @@ export const processorOperations = {
       tag: 'Processors',
       summary: 'Run a processor\'s extraction on one document',
       description:
-        'Runs the processor\'s extraction on one document and answers the prediction with its metadata. ' +
-        'Nothing is stored. A failed extraction is a 502 `extractor_error`. The body is JSON, or ' +
+        'Runs the processor\'s extraction on one document and answers the prediction with its metadata, and the ' +
+        'same as the reference SDK\'s chat completion (`choices[0].message.parsed`, `usage`, `likelihoods`, ' +
+        '`api_cost`). The model runs with the calling organization\'s provider key (or the host\'s). Nothing is stored. A failed extraction is a 502 `extractor_error`. The body is JSON, or ' +
         '`multipart/form-data` with the file as a `document` part (the reference SDK\'s form; its other ' +
         'fields, such as `temperature`, `seed` or `store`, are accepted and not used: the processor\'s stored ' +
         'settings apply). Both have the same size limit.',
@@ -102,17 +103,20 @@ export const processorOperations = {
     procedure: 'query',
     input: z.void(),
     output: schemas.modelListSchema,
-    call: (d) => d.listModels(),
+    call: (d, org) => d.listModels(org),
     rest: {
       method: 'get',
       path: '/v1/models',
       operationId: 'listModels',
       tag: 'Models',
-      summary: 'The models this host\'s extractors serve, with their modalities',
+      summary: 'The models the calling organization can run now, with their provider and modalities',
       description:
-        'The models this host\'s extractors serve, in routing order, with the modalities each reads. A name ' +
-        'matched by a pattern (`gpt-*`) is served too; an iteration or processor naming a model nobody serves ' +
-        'is a 422.',
+        'The models the calling organization can run now, in routing order, with the modalities each reads and ' +
+        'the `provider` serving it: the host\'s models that need no key, each provider\'s (`OpenAI`, `Anthropic`, ' +
+        '`Gemini`, `xAI`) current models and name patterns when the organization stored a key for it or the host ' +
+        'has one, and its custom endpoint\'s models as `custom/<name>`. A name matched by a pattern (`gpt-*`) is ' +
+        'served too; an iteration or processor naming a model nobody serves is a 422, and one whose provider has ' +
+        'no key is a 422 naming the provider.',
     },
   }),
 } as const;

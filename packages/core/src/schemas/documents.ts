@@ -48,12 +48,22 @@ export const updateDocumentInputSchema = documentRefInputSchema.extend({
 });
 export type UpdateDocumentInput = z.input<typeof updateDocumentInputSchema>;
 
-/** A document in a list (docs/spec/service.md, Reads): no annotation, no content; `?expand=documents` for those. */
+/** The path of a document's content on the REST API (relative to where the API is mounted). */
+export const documentContentPath = (evaluationId: string, documentId: string) =>
+  `/v1/evals/${encodeURIComponent(evaluationId)}/documents/${encodeURIComponent(documentId)}/content`;
+
+/**
+ * A document in a list (docs/spec/service.md, Reads): no annotation, no content; `?expand=documents` for those.
+ * `mime_data` is the interface's `{filename, url}` with `url` the path of the file's content on this server
+ * (`GET /v1/evals/{evaluation_id}/documents/{document_id}/content`, authenticated like every call), not a data URL,
+ * so a list stays light and still parses as the reference SDK's documents.
+ */
 export const documentSummarySchema = z.object({
   id: z.string(),
   filename: z.string(),
   mime_type: z.string(),
   size: z.number().int(),
+  mime_data: z.object({ filename: z.string(), url: z.string() }),
 });
 export type DocumentSummary = z.infer<typeof documentSummarySchema>;
 
@@ -71,3 +81,6 @@ export const listDocumentsInputSchema = z.object({
   ...expandField,
 });
 export type ListDocumentsInput = z.input<typeof listDocumentsInputSchema>;
+
+/** GET /v1/evals/{evaluation_id}/documents/{document_id}/content: the file's bytes. */
+export const documentContentInputSchema = documentRefInputSchema;

@@ -9,3 +9,4 @@ export * from './models.js';
 export * from './processors.js';
 export * from './analysis.js';
 export * from './described.js';
+export * from './secrets.js';

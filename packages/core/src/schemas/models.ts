@@ -11,6 +11,11 @@ export const modelSchema = z.object({
   pattern: z.boolean(),
   /** The modalities the extractor reads with this model; null when the extractor does not declare them. */
   modalities: z.array(modalitySchema).nullable(),
+  /**
+   * The provider that serves it with this organization's key or the host's (`OpenAI`, `Anthropic`, `Gemini`, `xAI`,
+   * `custom`); null for a model that needs no provider key (`local-rules`, a host's own extractor).
+   */
+  provider: z.string().nullable().optional(),
 });
 export type Model = z.infer<typeof modelSchema>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema, settingsFields } from './inference-settings.js';
 import { clientId, idParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
-import { metadataSchema } from './metadata.js';
+import { apiCostSchema, metadataSchema } from './metadata.js';
 
 /** POST /v1/processors (docs/spec/interface.md 4.6): name, model and json_schema required; the rest defaults. */
 export const createProcessorInputSchema = z.object({
@@ -43,7 +43,38 @@ export const submitProcessorInputSchema = z.object({
 });
 export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
 
-export const submitResultSchema = z.object({ prediction: jsonObject(), metadata: metadataSchema.nullable() });
+/**
+ * A processor's answer: `{prediction, metadata}`, and beside them the reference SDK's `RetabParsedChatCompletion`
+ * (an OpenAI chat completion whose `choices[0].message.parsed` is the prediction, with `likelihoods`, `usage` and
+ * `api_cost`), so the SDK's `processors.submit` parses it.
+ */
+export const submitResultSchema = z.object({
+  prediction: jsonObject(),
+  metadata: metadataSchema.nullable(),
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  /** Unix seconds. */
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.number().int(),
+      message: z.object({
+        role: z.literal('assistant'),
+        /** The prediction as JSON text. */
+        content: z.string(),
+        parsed: jsonObject(),
+        refusal: z.null(),
+      }),
+      finish_reason: z.literal('stop'),
+      logprobs: z.null(),
+    }),
+  ),
+  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).nullable(),
+  likelihoods: jsonObject().nullable(),
+  api_cost: apiCostSchema.nullable(),
+  extraction_id: z.string().nullable(),
+});
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
 export const processorSchema = inferenceSettingsSchema.extend({

@@ -3,6 +3,7 @@ import type { Storage } from '../storage.js';
 import type { JobRunner } from './jobs/contract.js';
 import type { JobContext } from './jobs/job-context.js';
 import type { OrganizationGate } from './organization-gate.js';
+import type { SecretOperations } from './secrets.js';
 
 /** Limits a host can change (docs/spec/service.md, Limits). */
 export interface DocevalsLimits {
@@ -26,6 +27,8 @@ export interface ServiceContext {
   jobs: JobContext;
   /** Heavy reads (a whole evaluation, an export) in flight per organization (`LIMITS.maxHeavyReadsPerOrganization`). */
   heavyReads: OrganizationGate;
+  /** Organization secrets: the key an organization's extraction runs with (`credentialsFor`). */
+  secrets: SecretOperations;
 }
 
 /**

@@ -9,6 +9,7 @@ import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
+import { SECRETS_SCOPE, secretOperations } from './secrets.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
 import { ATTR, inSpan, SPAN } from '../telemetry/index.js';
 import { tracedStorage } from './traced-storage.js';
@@ -30,7 +31,7 @@ function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
   const out: Record<string, AnyOperation> = {};
   for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
     out[name] = (organizationId: string, input?: unknown) => {
-      if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE) {
+      if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE || organizationId === SECRETS_SCOPE) {
         const error = new DocevalsError('unauthorized', 'An organization is required: authenticate first.');
         // A stream operation answers as a stream does: its iteration fails.
         if (name === 'events') return (async function* () { throw error; })();
@@ -94,6 +95,7 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
       waiting: new Map(),
     },
     heavyReads: new OrganizationGate(LIMITS.maxHeavyReadsPerOrganization),
+    secrets: secretOperations({ storage: options.storage, cipher: options.secrets?.cipher ?? null, extractors, now: () => now().toISOString() }),
   };
   const work = createJobWork(ctx);
   const jobRunner: JobRunner = jobOptions.runner
@@ -132,8 +134,16 @@ function assemble(
       },
     },
     processors: scoped(processorOperations(ctx)),
+    secrets: {
+      externalApiKeys: scoped(ctx.secrets.externalApiKeys),
+      customEndpoint: scoped(ctx.secrets.customEndpoint),
+      check: () => ctx.secrets.check(),
+      reencrypt: () => ctx.secrets.reencrypt(),
+      configured: options.secrets?.cipher != null,
+    },
     models: () => ctx.runner.servedModels(),
-    listModels: async () => listModels(extractors),
+    listModels: async (organizationId?: string) =>
+      organizationId === undefined ? listModels(extractors) : scoped({ m: (org: string) => ctx.secrets.modelsFor(org) }).m(organizationId),
     jobStats: async () => (jobRunner.stats ? jobRunner.stats() : null),
     close: async () => {
       await jobRunner.close().catch(onJobError);

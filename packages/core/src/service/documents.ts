@@ -24,10 +24,17 @@ import { forEachIteration, refreshPrediction, refreshPredictions } from './every
 import { newRevision } from './ids.js';
 import { documentTotals } from './metric-cache.js';
 import { assertOneCursor, listMetadata, pageOf, unknownCursor } from './lists.js';
-import { readAllDocuments, requireDocument, requireEvaluation } from './reads.js';
+import { missingFile, readAllDocuments, requireDocument, requireEvaluation } from './reads.js';
 import { documentSummary, renderDocuments } from './render.js';
 import { updateChild, updateChildren, updateRecord } from './update-record.js';
 import { invalidRequest, parseInput } from './validate.js';
+
+/** A document's file, for a transport to send as it is (`GET .../documents/{document_id}/content`). */
+export interface DocumentContent {
+  filename: string;
+  content_type: string;
+  chunks: AsyncIterable<Uint8Array>;
+}
 
 /** 422 for a page of whole documents larger than {@link MAX_EXPANDED_PAGE} (docs/spec/service.md, Reads). */
 export function assertExpandLimit(input: { expand?: string; limit: number }): void {
@@ -188,6 +195,26 @@ export function documentOperations(ctx: ServiceContext) {
       return {
         data: input.expand ? await renderDocuments(ctx, organizationId, page.items) : page.items.map(documentSummary),
         list_metadata: listMetadata(page, input),
+      };
+    },
+
+    /**
+     * The document's file as it was added (`mime_data.url` of a list's summaries points here): its bytes, media type
+     * and filename, for a transport to send as they are.
+     */
+    async content(organizationId: string, raw: DocumentRefInput): Promise<DocumentContent> {
+      const input = parseInput(documentRefInputSchema, raw);
+      await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const found = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
+      const file = await ctx.storage.files.get(organizationId, found.value.id);
+      if (!file) throw missingFile(ctx, found.value.id);
+      const bytes = file.bytes;
+      return {
+        filename: found.value.filename,
+        content_type: file.mime_type,
+        chunks: (async function* () {
+          yield bytes;
+        })(),
       };
     },
 

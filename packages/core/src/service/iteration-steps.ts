@@ -122,6 +122,11 @@ export async function runDocuments(
   // the current one is extracted. A failed save stops the run at the next chunk; every save ends before the return.
   const saves = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
+  // The key of the organization that runs the iteration (read once per run; a 422 when its provider has none).
+  const credentials =
+    documents.length > 0
+      ? await ctx.secrets.credentialsFor(organizationId, iteration.inference_settings.model, 'inference_settings.model')
+      : undefined;
   let next = documents.length > 0 ? load(0) : null;
   for (let start = 0; start < documents.length; start += chunkSize) {
     if (job.signal?.aborted || failure) break;
@@ -131,6 +136,7 @@ export async function runDocuments(
     await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
       ...(job.signal ? { signal: job.signal } : {}),
       ...(job.slot ? { slot: job.slot } : {}),
+      ...(credentials ? { credentials } : {}),
       onDocument: (index, result) => {
         if (failure) return;
         const document = chunk[index]!;

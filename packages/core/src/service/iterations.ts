@@ -135,6 +135,7 @@ export function iterationOperations(ctx: OperationContext) {
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const settings = resolveSettings(input.inference_settings, evaluation.default_inference_settings, 'inference_settings');
       ctx.runner.assertServed(settings.model, 'inference_settings.model');
+      await ctx.secrets.credentialsFor(organizationId, settings.model, 'inference_settings.model');
       const schema = resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema');
       if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
       await assertBelowCap(ctx, organizationId);
@@ -207,6 +208,7 @@ export function iterationOperations(ctx: OperationContext) {
       const input = parseInput(processIterationInputSchema, raw);
       const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       ctx.runner.assertServed(found.iteration.inference_settings.model, 'inference_settings.model');
+      await ctx.secrets.credentialsFor(organizationId, found.iteration.inference_settings.model, 'inference_settings.model');
       let documents = await readAllDocuments(ctx, organizationId, found.evaluation.id);
       if (input.document_ids) {
         const known = new Set(documents.map((d) => d.id));
@@ -298,6 +300,7 @@ export function iterationOperations(ctx: OperationContext) {
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       const settings = resolveSettings(input.inference_settings, iteration.inference_settings, 'inference_settings');
       ctx.runner.assertServed(settings.model, 'inference_settings.model');
+      await ctx.secrets.credentialsFor(organizationId, settings.model, 'inference_settings.model');
       const schema = input.json_schema
         ? resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema')
         : { json_schema: iteration.json_schema, schema_id: iteration.schema_id, schema_data_id: iteration.schema_data_id };

@@ -21,6 +21,8 @@ import {
   type UpdateProcessorInput,
 } from '../schemas/index.js';
 import type { ProcessorRecord } from '../storage.js';
+import type { JsonObject } from '../json/assert-json.js';
+import type { Metadata } from '../schemas/metadata.js';
 import type { ServiceContext } from './context.js';
 import { isIssue, parseDataUrl } from './data-url.js';
 import { newProcessorId } from './ids.js';
@@ -132,15 +134,39 @@ export function processorOperations(ctx: ServiceContext) {
       const processor = await requireProcessor(organizationId, input.processor_id);
       const settings = settingsOf(processor);
       ctx.runner.assertServed(settings.model, 'model');
+      const credentials = await ctx.secrets.credentialsFor(organizationId, settings.model, 'model');
       const document = {
         id: computeFileId(file.bytes),
         filename: input.document.filename,
         mime_type: file.mime_type,
         bytes: file.bytes,
       };
-      const result = await ctx.runner.extractOne(document, processor.json_schema, settings);
+      const result = await ctx.runner.extractOne(document, processor.json_schema, settings, credentials ? { credentials } : {});
       if (!result) throw new DocevalsError('extractor_error', 'The extractor returned nothing.');
-      return { prediction: result.prediction, metadata: result.metadata };
+      return chatCompletion(result.prediction, result.metadata, settings.model, ctx.now());
     },
+  };
+}
+
+/** The submit answer: the prediction and its metadata, as the reference SDK's chat completion too. */
+function chatCompletion(prediction: JsonObject, metadata: Metadata | null, model: string, now: string): SubmitResult {
+  const usage = (metadata as { usage?: { input_tokens?: number; output_tokens?: number } } | null)?.usage;
+  const prompt = usage?.input_tokens ?? 0;
+  const completion = usage?.output_tokens ?? 0;
+  const extractionId = typeof metadata?.extraction_id === 'string' ? metadata.extraction_id : null;
+  return {
+    prediction,
+    metadata,
+    id: extractionId ?? `chatcmpl_${computeFileId(new TextEncoder().encode(now + JSON.stringify(prediction)))}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.parse(now) / 1000),
+    model,
+    choices: [
+      { index: 0, message: { role: 'assistant', content: JSON.stringify(prediction), parsed: prediction, refusal: null }, finish_reason: 'stop', logprobs: null },
+    ],
+    usage: usage ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } : null,
+    likelihoods: metadata?.likelihoods ?? null,
+    api_cost: metadata?.api_cost ?? null,
+    extraction_id: extractionId,
   };
 }

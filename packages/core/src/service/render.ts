@@ -14,12 +14,19 @@ import type {
 import type { ChildTotals, DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
 import type { ServiceContext } from './context.js';
 import { toDataUrl } from './data-url.js';
+import { documentContentPath } from '../schemas/documents.js';
 import { currentItemMetric, EMPTY_PREDICTION } from './metric-cache.js';
 import { FILE_READ_CONCURRENCY, loadIterations, missingFile, predictionsFor, READ_PAGE, readAllDocuments } from './reads.js';
 import { renderDefaultSettings } from './settings.js';
 
 export function documentSummary(document: DocumentRecord): DocumentSummary {
-  return { id: document.id, filename: document.filename, mime_type: document.mime_type, size: document.size };
+  return {
+    id: document.id,
+    filename: document.filename,
+    mime_type: document.mime_type,
+    size: document.size,
+    mime_data: { filename: document.filename, url: documentContentPath(document.parent_id, document.id) },
+  };
 }
 
 /** Documents with their content as data URLs, at most {@link FILE_READ_CONCURRENCY} files read at once. */

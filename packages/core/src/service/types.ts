@@ -53,8 +53,18 @@ import type {
   UpdateProcessorInput,
 } from '../schemas/index.js';
 import type { ModelList } from '../schemas/models.js';
+import type {
+  CreateExternalApiKeyInput,
+  CustomEndpoint,
+  ExternalApiKey,
+  ExternalApiKeyDeleted,
+  ExternalApiKeyRefInput,
+  SetCustomEndpointInput,
+} from '../schemas/secrets.js';
+import type { SecretCipher } from '../secrets/cipher.js';
 import type { Storage } from '../storage.js';
 import type { ExportStream } from './analyses.js';
+import type { DocumentContent } from './documents.js';
 import type { DocevalsLimits } from './context.js';
 import type { JobOptions, JobRunnerStats } from './jobs/contract.js';
 
@@ -79,6 +89,12 @@ export interface DocevalsOptions {
   jobs?: Partial<JobOptions>;
   /** The clock, for tests. @default () => new Date() */
   now?: () => Date;
+  /**
+   * Organization secrets (docs/secrets.md): the cipher that seals each organization's provider keys at rest
+   * (`aesGcmCipher([masterKey, previousKey?])`). Without one, the secrets operations answer `not_configured` (501)
+   * and nothing is stored.
+   */
+  secrets?: { cipher?: SecretCipher | null };
 }
 
 /**
@@ -121,6 +137,8 @@ export interface Docevals {
       list(organizationId: string, input: ListDocumentsInput & { expand: 'documents' }): Promise<ListResult<Document>>;
       list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<DocumentSummary | Document>>;
       get(organizationId: string, input: DocumentRefInput): Promise<Document>;
+      /** The document's file: bytes, media type, filename (the `mime_data.url` of list summaries). */
+      content(organizationId: string, input: DocumentRefInput): Promise<DocumentContent>;
       update(organizationId: string, input: UpdateDocumentInput): Promise<Document>;
       delete(organizationId: string, input: DocumentRefInput): Promise<Deleted>;
       /** Annotations from a JSONL or CSV file, applied row by row (docs/spec/analysis.md). */
@@ -198,10 +216,44 @@ export interface Docevals {
     delete(organizationId: string, input: ProcessorRefInput): Promise<Deleted>;
     submit(organizationId: string, input: SubmitProcessorInput): Promise<SubmitResult>;
   };
+  /**
+   * Each organization's provider keys (`OpenAI`, `Anthropic`, `Gemini`, `xAI`) and custom OpenAI-compatible endpoint,
+   * sealed by `DocevalsOptions.secrets.cipher`; no call ever answers a key (docs/secrets.md).
+   *
+   * @example
+   * await docevals.secrets.externalApiKeys.create('org_1', { provider: 'Anthropic', api_key: 'sk-ant-...' });
+   * await docevals.secrets.externalApiKeys.list('org_1'); // [{ provider: 'OpenAI', is_configured: false, last_updated: null }, ...]
+   */
+  readonly secrets: {
+    readonly externalApiKeys: {
+      create(organizationId: string, input: CreateExternalApiKeyInput): Promise<ExternalApiKey>;
+      get(organizationId: string, input: ExternalApiKeyRefInput): Promise<ExternalApiKey>;
+      list(organizationId: string): Promise<ExternalApiKey[]>;
+      delete(organizationId: string, input: ExternalApiKeyRefInput): Promise<ExternalApiKeyDeleted>;
+    };
+    /** The organization's own OpenAI-compatible endpoint: its models run as `custom/<name>`. */
+    readonly customEndpoint: {
+      set(organizationId: string, input: SetCustomEndpointInput): Promise<CustomEndpoint>;
+      get(organizationId: string): Promise<CustomEndpoint>;
+      delete(organizationId: string): Promise<{ deleted: boolean; success: true }>;
+    };
+    /**
+     * For the host, at start: checks the master key against the store (a wrong key is a `not_configured` error
+     * naming the key id the store needs) and, when the store is under the previous key, re-encrypts every secret.
+     */
+    check(): Promise<{ key_id: string; reencrypted: number }>;
+    /** Re-encrypts every organization's secrets not under the current master key; returns how many. */
+    reencrypt(): Promise<number>;
+    /** Whether a cipher was given (else every secrets call is a 501 `not_configured`). */
+    readonly configured: boolean;
+  };
   /** The model names and patterns the registered extractors serve. */
   models(): string[];
-  /** GET /v1/models: the served models with their extractor, `pattern` flag and modalities (the same for every organization). */
-  listModels(): Promise<ModelList>;
+  /**
+   * GET /v1/models: the served models with their extractor, `pattern` flag and modalities. For an organization: the
+   * models it can run now, with the `provider` serving each (its own key or the host's); without one, the host's.
+   */
+  listModels(organizationId?: string): Promise<ModelList>;
   /**
    * What the job runner's queues hold (a queue runner: depth, running, failed, completed per model; workers seen),
    * for a host's health detail; null for the in-process runner, which has none.

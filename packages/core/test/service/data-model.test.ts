@@ -235,7 +235,14 @@ describe('the per-document data model', () => {
     const listed = await docevals.evals.list(ORG, {});
     const [item] = listed.data;
     expect(item!.document_count).toBe(2);
-    expect(item!.documents[0]).toEqual({ id: evaluation.documents[0]!.id, filename: 'd0.json', mime_type: 'application/json', size: expect.any(Number) });
+    const id = evaluation.documents[0]!.id;
+    expect(item!.documents[0]).toEqual({
+      id,
+      filename: 'd0.json',
+      mime_type: 'application/json',
+      size: expect.any(Number),
+      mime_data: { filename: 'd0.json', url: `/v1/evals/${evaluation.id}/documents/${id}/content` },
+    });
     expect(item!.iterations[0]).toMatchObject({ status: 'completed', progress: { total: 2 } });
     expect(item!.iterations[0]).not.toHaveProperty('predictions');
     const expanded = await docevals.evals.list(ORG, { expand: 'documents', limit: 5 });
@@ -243,7 +250,7 @@ describe('the per-document data model', () => {
     await expect(docevals.evals.list(ORG, { expand: 'documents', limit: 11 })).rejects.toMatchObject({ code: 'validation_error', issues: [{ path: 'limit' }] });
 
     const documents = await docevals.evals.documents.list(ORG, { evaluation_id: evaluation.id });
-    expect(documents.data.map((d) => Object.keys(d).sort())).toEqual([['filename', 'id', 'mime_type', 'size'], ['filename', 'id', 'mime_type', 'size']]);
+    expect(documents.data.map((d) => Object.keys(d).sort())).toEqual([['filename', 'id', 'mime_data', 'mime_type', 'size'], ['filename', 'id', 'mime_data', 'mime_type', 'size']]);
     const whole = await docevals.evals.documents.list(ORG, { evaluation_id: evaluation.id, expand: 'documents' });
     expect(whole.data).toEqual(evaluation.documents);
   });
