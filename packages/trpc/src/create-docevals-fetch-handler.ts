@@ -1,4 +1,4 @@
-import { assertJsonContainersWithin, DocevalsError, LIMITS, readBodyTextAtMost, type Authenticate, type Docevals } from '@docevals/core';
+import { assertJsonContainersWithin, LIMITS, readBodyTextAtMost, type Authenticate, type Docevals } from '@docevals/core';
 import type { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';

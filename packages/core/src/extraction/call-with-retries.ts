@@ -1,5 +1,4 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { LimitFunction } from 'p-limit';
 import { ExtractionFailure, type ExtractionDocument, type ExtractionOutput, type Extractor, type ProviderCredentials } from '../extractor.js';
 import { describeSchemaErrors } from '../json-schema/compile.js';
 import { findJsonProblem, type JsonObject } from '../json/assert-json.js';

@@ -13,7 +13,7 @@ import {
 } from '../analysis/index.js';
 import { notFound, validationError, type DocevalsError } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
-import { annotationValidator, assertAnnotations } from '../json-schema/annotation.js';
+import { annotationValidator } from '../json-schema/annotation.js';
 import { isLabeled } from '../metrics/index.js';
 import { pacer } from '../time-slice.js';
 import {
