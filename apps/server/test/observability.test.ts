@@ -169,7 +169,7 @@ describe('traces, metrics and logs across an API server and a worker process', (
     expect(new Set(calls.map((c) => c.parentSpanId))).toEqual(new Set(documents.map((d) => d.spanId)));
     for (const call of calls) {
       expect(attribute(call, 'gen_ai.request.model')).toBe('gpt-4o-mini');
-      expect(attribute(call, 'gen_ai.provider.name')).toBe('openai');
+      expect(attribute(call, 'gen_ai.provider.name')).toBe('providers');
       expect(attribute(call, 'gen_ai.usage.input_tokens')).toBe(100);
       expect(attribute(call, 'gen_ai.usage.output_tokens')).toBe(20);
       expect(attribute(call, 'docevals.cost.value')).toBeGreaterThan(0);
@@ -181,10 +181,10 @@ describe('traces, metrics and logs across an API server and a worker process', (
     // Metrics: the worker extracted, the API server answered; both parse as Prometheus text.
     const workerText = await scrape(workerMetrics, METRICS_TOKEN);
     expect(valueOf(workerText, 'docevals_documents_total', { model: 'gpt-4o-mini', status: 'succeeded' })).toBe(3);
-    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'openai', model: 'gpt-4o-mini', type: 'input' })).toBe(300);
-    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'openai', model: 'gpt-4o-mini', type: 'output' })).toBe(60);
-    expect(valueOf(workerText, 'docevals_extractor_cost_total', { provider: 'openai', model: 'gpt-4o-mini', currency: 'USD' })).toBeGreaterThan(0);
-    const callHistogram = histogram(workerText, 'docevals_extractor_call_duration_seconds', { provider: 'openai', model: 'gpt-4o-mini', outcome: 'ok' });
+    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'providers', model: 'gpt-4o-mini', type: 'input' })).toBe(300);
+    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'providers', model: 'gpt-4o-mini', type: 'output' })).toBe(60);
+    expect(valueOf(workerText, 'docevals_extractor_cost_total', { provider: 'providers', model: 'gpt-4o-mini', currency: 'USD' })).toBeGreaterThan(0);
+    const callHistogram = histogram(workerText, 'docevals_extractor_call_duration_seconds', { provider: 'providers', model: 'gpt-4o-mini', outcome: 'ok' });
     expect(callHistogram.count).toBe(3);
     // Buckets from 5 ms to 60 s: none of these 20 ms calls under 10 ms, every one under 60 s.
     expect(Object.keys(callHistogram.buckets).sort()).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '20', '30', '60', '+Inf'].sort());

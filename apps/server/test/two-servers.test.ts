@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 /**
  * The standalone server as several app servers would run it: two instances on one Redis, or on one PostgreSQL,
  * over real sockets, and a model served by an OpenAI-compatible endpoint on loopback.
@@ -18,9 +19,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** One master key for every server of a test (32 bytes, base64). */
+const SHARED_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
+
 async function server(env: Record<string, string>): Promise<{ app: StandaloneServer; url: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'docevals-two-servers-'));
-  const app = await createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: () => {} });
+  // Servers sharing a store share the master key of organization secrets (each would generate its own otherwise, and
+  // the second refuses to start: docs/secrets.md).
+  const app = await createStandaloneServer(
+    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_SECRETS_KEY: SHARED_SECRETS_KEY, ...env },
+    { log: () => {} },
+  );
   const url = await app.listen();
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => app.close(100));
   return { app, url };

@@ -9,7 +9,7 @@ import { isDocevalsError } from '@docevals/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bodyArbitrary, queryArbitrary, rawBodyArbitrary } from '../../../test-support/fuzz-arbitraries.js';
 import { KEY_B } from './support/rest-server.js';
-import { requestsFor, seededServer } from './support/seed.js';
+import { requestsFor, seed, seededServer } from './support/seed.js';
 
 const RUNS = 200;
 const TIME_PER_OPERATION_MS = 2_000;
@@ -58,7 +58,8 @@ describe('fuzz: every REST operation answers random input with a documented stat
   }, 120_000);
 
   it('random CSV and JSON Lines annotation files (list indexes, deep paths, quotes, __proto__), then every export', async () => {
-    const { evaluationId, documentId, iterationId } = served.ids;
+    // Objects of its own: the tests above end with the deleting operations, which remove the shared seed.
+    const { evaluationId, documentId, iterationId } = await seed(served.api);
     const segment = fc.oneof(
       fc.constantFrom('invoice_number', 'total', '__proto__', 'items', '0', '99999', '1000', 'a~1b', ''),
       fc.string({ maxLength: 6 }),
