@@ -231,7 +231,9 @@ function MatrixSection(props: { evaluationId: string; iterations: IterationSumma
     return allRows.filter((row) => {
       if (q !== '' && !row.filename.toLowerCase().includes(q)) return false;
       if (filters.outcome !== '' && !iterations.some((iteration) => row.outcomes[iteration.id] === filters.outcome)) return false;
-      if (filters.below !== null && !iterations.some((iteration) => typeof row.similarities[iteration.id] === 'number' && row.similarities[iteration.id]! < filters.below!)) return false;
+      // A failed document scores 0 (issue 25's honest numbers): it is below any threshold above 0.
+      const scoreIn = (id: string) => (row.outcomes[id] === 'failed' ? 0 : row.similarities[id]);
+      if (filters.below !== null && !iterations.some((iteration) => { const score = scoreIn(iteration.id); return typeof score === 'number' && score < filters.below!; })) return false;
       return true;
     });
   }, [allRows, filters.q, filters.outcome, filters.below, iterations]);
