@@ -26,7 +26,7 @@ export type AnnotationFormat = 'jsonl' | 'csv';
  * cells are typed by the schema (number, integer, boolean; text otherwise); an empty cell leaves the field out, the
  * text `null` is null. Rows that cannot be read are returned with their issues, never thrown; so is an annotation no
  * reader would take (nested past 64 levels, a `__proto__` key), and a list index past the schema's `maxItems` or
- * {@link LIMITS.maxImportListItems} is refused before any item is allocated.
+ * `LIMITS.maxImportListItems` is refused before any item is allocated.
  *
  * @example
  * parseAnnotations('{"filename":"a.pdf","annotation":{"total":3}}\n', 'jsonl', schema);
@@ -60,7 +60,7 @@ export function parseAnnotations(text: string, format: AnnotationFormat, jsonSch
 export interface PacedParseOptions {
   /** Rows past this many stop the parse: the answer is the rows read so far and `over` says why it stopped. */
   maxRows: number;
-  /** CSV cells (rows x header columns) past this many stop the parse the same way; default {@link LIMITS.maxImportCells}. */
+  /** CSV cells (rows x header columns) past this many stop the parse the same way; default `LIMITS.maxImportCells`. */
   maxCells?: number;
   /** Awaited between steps; yields to the event loop when its time slice is spent (see `pacer`). */
   pace?: () => Promise<void> | void;
