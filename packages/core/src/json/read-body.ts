@@ -9,20 +9,15 @@ export function bodyTooLarge(maxBytes: number): DocevalsError {
 }
 
 /**
- * A web `Request`'s body as bytes, refusing with 413 when its `Content-Length` declares more than `maxBytes` or as soon
- * as more than `maxBytes` have streamed in (the rest is never pulled, never buffered). A body that breaks off is a
- * 400. Shared by the REST and tRPC transports, so both answer an oversized or broken body the same way
- * (docs/spec/limits.md).
- *
- * @example
- * const bytes = await readBodyAtMost(request, 32 * 1024 * 1024);
+ * Streams a web `Request`'s body into `onChunk`, refusing with 413 when its `Content-Length` declares more than
+ * `maxBytes` or as soon as more than `maxBytes` have streamed in (the rest is never pulled, never buffered). A body
+ * that breaks off is a 400. Answers how many bytes came.
  */
-export async function readBodyAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function streamBodyAtMost(request: Request, maxBytes: number, onChunk: (chunk: Uint8Array) => void): Promise<number> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
-  if (request.body === null) return new Uint8Array(0);
+  if (request.body === null) return 0;
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -31,15 +26,27 @@ export async function readBodyAtMost(request: Request, maxBytes: number): Promis
     } catch (error) {
       throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
     }
-    if (chunk.done) break;
+    if (chunk.done) return total;
     total += chunk.value.byteLength;
     if (total > maxBytes) {
       // Stop pulling: the rest of the stream is dropped by the runtime, not stored.
       reader.cancel().catch(() => undefined);
       throw bodyTooLarge(maxBytes);
     }
-    chunks.push(chunk.value);
+    onChunk(chunk.value);
   }
+}
+
+/**
+ * A web `Request`'s body as bytes, at most `maxBytes` (413 past it, 400 when it breaks off). Shared by the REST and
+ * tRPC transports, so both answer an oversized or broken body the same way (docs/spec/limits.md).
+ *
+ * @example
+ * const bytes = await readBodyAtMost(request, 32 * 1024 * 1024);
+ */
+export async function readBodyAtMost(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  const total = await streamBodyAtMost(request, maxBytes, (chunk) => chunks.push(chunk));
   if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(total);
   let offset = 0;
@@ -59,13 +66,8 @@ export async function readBodyAtMost(request: Request, maxBytes: number): Promis
  * const text = await readBodyTextAtMost(request, 32 * 1024 * 1024, 'The request body is not valid UTF-8.');
  */
 export async function readBodyTextAtMost(request: Request, maxBytes: number, notUtf8: string): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) throw bodyTooLarge(maxBytes);
-  if (request.body === null) return '';
-  const reader = request.body.getReader();
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const parts: string[] = [];
-  let total = 0;
   // Past a malformed sequence the rest is still read (not decoded), as a whole body is, before the 400.
   let malformed = false;
   const decode = (bytes?: Uint8Array) => {
@@ -77,21 +79,7 @@ export async function readBodyTextAtMost(request: Request, maxBytes: number, not
       parts.length = 0;
     }
   };
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      throw new DocevalsError('bad_request', 'The request body could not be read to its end.', { cause: error });
-    }
-    if (chunk.done) break;
-    total += chunk.value.byteLength;
-    if (total > maxBytes) {
-      reader.cancel().catch(() => undefined);
-      throw bodyTooLarge(maxBytes);
-    }
-    decode(chunk.value);
-  }
+  await streamBodyAtMost(request, maxBytes, decode);
   decode();
   if (malformed) throw new DocevalsError('bad_request', notUtf8);
   return parts.join('');
