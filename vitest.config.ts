@@ -35,7 +35,9 @@ export default defineConfig({
       project('cli', './packages/cli', { testTimeout: 120_000, hookTimeout: 60_000 }),
       project('bullmq', './packages/bullmq', { testTimeout: 120_000, hookTimeout: 60_000 }),
       // The product: the standalone server (REST + tRPC + web app) and its worker.
-      project('server', './apps/server', { testTimeout: 60_000 }),
+      // One master key of organization secrets for every server these tests start on the shared Redis / PostgreSQL
+      // (servers of one store must share it; each would generate its own otherwise: docs/secrets.md).
+      project('server', './apps/server', { testTimeout: 60_000, env: { DOCEVALS_SECRETS_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=' } }),
       project('examples', './examples', { testTimeout: 60_000, include: ['*/test/**/*.test.ts'] }),
       // The workspace's own tooling: the lint configuration's package boundaries.
       project('tools', './test-support', { testTimeout: 60_000, include: ['*.test.ts'] }),

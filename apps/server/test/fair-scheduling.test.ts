@@ -35,6 +35,7 @@ describe('fair scheduling between organizations (standalone server, in process)'
     const dataDir = await mkdtemp(join(tmpdir(), 'docevals-fair-'));
     const app = await createStandaloneServer(
       {
+        DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!,
         PORT: '0',
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,

@@ -115,7 +115,7 @@ describe('traces, metrics and logs across an API server and a worker process', (
       DOCEVALS_METRICS_TOKEN: METRICS_TOKEN,
     };
     const logs: string[] = [];
-    const app = await createStandaloneServer({ ...env, PORT: '0', HOST: '127.0.0.1' }, {
+    const app = await createStandaloneServer({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, ...env, PORT: '0', HOST: '127.0.0.1' }, {
       log: () => {},
       logger: createLogger({ pretty: false, write: (line) => logs.push(line) }),
     });
@@ -233,7 +233,7 @@ describe('probes', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'docevals-probes-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
     const app = await createStandaloneServer(
-      { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: redis.url, DOCEVALS_API_KEYS: `${KEY}:org_probes`, DOCEVALS_METRICS_PORT: '0' },
+      { DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL: redis.url, DOCEVALS_API_KEYS: `${KEY}:org_probes`, DOCEVALS_METRICS_PORT: '0' },
       { log: () => {}, logger: createLogger({ pretty: false, write: () => {} }) },
     );
     cleanups.push(() => app.close(100));

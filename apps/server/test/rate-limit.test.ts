@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 /**
  * The per-key rate limit of the standalone server (docs/spec/limits.md): a token bucket per API key, in Redis when
  * the server runs on Redis, so that two servers on one Redis share one budget per key. Real sockets, real Redis.
@@ -14,15 +13,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** One master key for every server of a test (32 bytes, base64). */
-const SHARED_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
-
 async function server(env: Record<string, string>): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'docevals-rate-limit-'));
   // Servers sharing a store share the master key of organization secrets (each would generate its own otherwise, and
   // the second refuses to start: docs/secrets.md).
   const app = await createStandaloneServer(
-    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_SECRETS_KEY: SHARED_SECRETS_KEY, ...env },
+    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, ...env },
     { log: () => {} },
   );
   const url = await app.listen();

@@ -30,7 +30,7 @@ async function start(env: Record<string, string> = {}) {
   /** The JSON log lines (requests, errors), parsed. */
   const logs: Array<Record<string, unknown> & { msg: string }> = [];
   const logger = createLogger({ pretty: false, write: (line) => logs.push(JSON.parse(line)) });
-  const app = await createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: (l) => lines.push(l), logger });
+  const app = await createStandaloneServer({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: (l) => lines.push(l), logger });
   running.push(app);
   const url = await app.listen();
   return { app, url, lines, logs };
@@ -67,7 +67,7 @@ describe('the standalone server', () => {
     const takenPort = (blocker.address() as AddressInfo).port;
     try {
       const lines: string[] = [];
-      const refused = await createStandaloneServer({ PORT: String(takenPort), HOST: '127.0.0.1', DATA_DIR: dataDir }, { log: (l) => lines.push(l) });
+      const refused = await createStandaloneServer({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, PORT: String(takenPort), HOST: '127.0.0.1', DATA_DIR: dataDir }, { log: (l) => lines.push(l) });
       running.push(refused);
       const failure = await refused.listen().then(() => null, (error: Error) => error);
       expect(failure?.message).toBe(

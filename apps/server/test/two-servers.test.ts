@@ -19,15 +19,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** One master key for every server of a test (32 bytes, base64). */
-const SHARED_SECRETS_KEY = Buffer.alloc(32, 7).toString('base64');
-
 async function server(env: Record<string, string>): Promise<{ app: StandaloneServer; url: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'docevals-two-servers-'));
   // Servers sharing a store share the master key of organization secrets (each would generate its own otherwise, and
   // the second refuses to start: docs/secrets.md).
   const app = await createStandaloneServer(
-    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_SECRETS_KEY: SHARED_SECRETS_KEY, ...env },
+    { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, ...env },
     { log: () => {} },
   );
   const url = await app.listen();
