@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+import { useEditSearch } from '../search-params.js';
 import { DataTable } from '../components/DataTable.js';
 import { useFieldScores, useMatrixData } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
@@ -29,7 +30,8 @@ function worstFirst(fields: readonly FieldDelta[]): FieldDelta[] {
  */
 export function ComparePage() {
   const { evaluationId = '' } = useParams();
-  const [search, setSearch] = useSearchParams();
+  const [search] = useSearchParams();
+  const editSearch = useEditSearch();
   const trpc = useTRPC();
   const base = search.get('base') ?? '';
   const head = search.get('head') ?? '';
@@ -63,11 +65,7 @@ export function ComparePage() {
             const value = Number(event.target.value);
             if (Number.isFinite(value) && value >= 0 && value <= 1) {
               setThreshold(value);
-              setSearch((previous) => {
-                const next = new URLSearchParams(previous);
-                next.set('threshold', String(value));
-                return next;
-              });
+              editSearch((next) => next.set('threshold', String(value)), { replace: false });
             }
           }}
         />

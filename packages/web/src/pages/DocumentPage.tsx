@@ -3,6 +3,7 @@ import { alignPrediction, type JsonValue } from '@docevals/core';
 import { diffChars } from 'diff';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+import { useEditSearch } from '../search-params.js';
 import { DataTable } from '../components/DataTable.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
@@ -331,7 +332,8 @@ type IterationSummary = RouterOutputs['evals']['iterations']['listSummaries']['d
  */
 function SideBySide(props: { evaluationId: string; documentId: string; annotation: unknown; iterations: readonly IterationSummary[] }) {
   const trpc = useTRPC();
-  const [search, setSearch] = useSearchParams();
+  const [search] = useSearchParams();
+  const editSearch = useEditSearch();
   const known = new Set(props.iterations.map((iteration) => iteration.id));
   const chosen = (search.get('compare') ?? '').split(',').filter((id) => id !== '' && (known.size === 0 || known.has(id)));
   const results = useQueries({
@@ -341,16 +343,12 @@ function SideBySide(props: { evaluationId: string; documentId: string; annotatio
     })),
   });
   const toggle = (id: string, on: boolean) =>
-    setSearch(
-      (previous) => {
-        const next = new URLSearchParams(previous);
-        const ids = props.iterations.map((iteration) => iteration.id).filter((other) => (other === id ? on : chosen.includes(other)));
-        if (ids.length === 0) next.delete('compare');
-        else next.set('compare', ids.join(','));
-        return next;
-      },
-      { replace: true },
-    );
+    editSearch((next) => {
+      const current = (next.get('compare') ?? '').split(',');
+      const ids = props.iterations.map((iteration) => iteration.id).filter((other) => (other === id ? on : current.includes(other)));
+      if (ids.length === 0) next.delete('compare');
+      else next.set('compare', ids.join(','));
+    });
   const truth = flatten(props.annotation ?? {});
   const predictions = results.map((result) => result.data);
   const flats = predictions.map((prediction) => flatten(prediction?.prediction ?? {}));

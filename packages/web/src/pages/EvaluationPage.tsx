@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSubscription } from '@trpc/tanstack-react-query';
 import { lazy, Suspense, useId, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useEditSearch } from '../search-params.js';
 import { authHeaders } from '../auth.js';
 import { DataTable } from '../components/DataTable.js';
 import { FileDrop } from '../components/FileDrop.js';
@@ -201,7 +202,8 @@ export function readMatrixFilters(search: URLSearchParams): MatrixFilters {
  * predictions' metrics, read once per iteration).
  */
 function MatrixSection(props: { evaluationId: string; iterations: IterationSummary[]; matrix: ReturnType<typeof useMatrixData> }) {
-  const [search, setSearch] = useSearchParams();
+  const [search] = useSearchParams();
+  const editSearch = useEditSearch();
   const filters = readMatrixFilters(search);
   const data = props.matrix.data;
   const iterations = data?.iterations ?? NO_COLUMNS;
@@ -239,17 +241,12 @@ function MatrixSection(props: { evaluationId: string; iterations: IterationSumma
   }, [allRows, filters.q, filters.outcome, filters.below, iterations]);
 
   const update = (changes: Record<string, string | null>) =>
-    setSearch(
-      (previous) => {
-        const next = new URLSearchParams(previous);
-        for (const [key, value] of Object.entries(changes)) {
-          if (value === null || value === '') next.delete(key);
-          else next.set(key, value);
-        }
-        return next;
-      },
-      { replace: true },
-    );
+    editSearch((next) => {
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null || value === '') next.delete(key);
+        else next.set(key, value);
+      }
+    });
 
   if (props.matrix.error) return <p role="alert">Cannot load the matrix: {errorMessage(props.matrix.error)}</p>;
   if (props.matrix.isPending) return <p aria-busy="true">Loading…</p>;
