@@ -11,11 +11,12 @@ import { APP_BASE, createClient, createQueryClient, TRPCProvider } from './trpc.
 const EvaluationPage = lazy(() => import('./pages/EvaluationPage.js').then((m) => ({ default: m.EvaluationPage })));
 const DocumentPage = lazy(() => import('./pages/DocumentPage.js').then((m) => ({ default: m.DocumentPage })));
 const ComparePage = lazy(() => import('./pages/ComparePage.js').then((m) => ({ default: m.ComparePage })));
+const SettingsPage = lazy(() => import('./pages/SettingsPage.js').then((m) => ({ default: m.SettingsPage })));
 
 /**
  * The app: the tRPC and TanStack Query providers, the sign-in gate (a key in sessionStorage) and the routes of
  * docs/web.md: `/`, `/evals/:evaluationId`, `/evals/:evaluationId/documents/:documentId`,
- * `/evals/:evaluationId/compare?base=&head=`.
+ * `/evals/:evaluationId/compare?base=&head=`, `/settings` (the organization's model provider keys).
  */
 export function App() {
   const [refused, setRefused] = useState(false);
@@ -37,6 +38,7 @@ export function App() {
               docevals
             </Link>
             <span className="spacer" />
+            {apiKey !== null && <Link to="/settings">Settings</Link>}
             <ThemeToggle />
             {apiKey !== null && (
               <button
@@ -67,6 +69,7 @@ export function App() {
                   <Route path="/evals/:evaluationId" element={<EvaluationPage />} />
                   <Route path="/evals/:evaluationId/documents/:documentId" element={<DocumentPage />} />
                   <Route path="/evals/:evaluationId/compare" element={<ComparePage />} />
+                  <Route path="/settings" element={<SettingsPage />} />
                   <Route path="*" element={<NotFound />} />
                 </Routes>
               </Suspense>

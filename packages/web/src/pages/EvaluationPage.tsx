@@ -500,7 +500,7 @@ interface LiveProgress {
   pending: number;
 }
 
-/** Start an iteration (model from `models.list`, settings with defaults), follow it live, cancel, re-run failures. */
+/** Start an iteration (model from `models.list`: what the organization can run now, with its keys; settings with defaults), follow it live, cancel, re-run failures. */
 function RunSection(props: { evaluationId: string; iterations: IterationSummary[]; filenames: ReadonlyMap<string, string> }) {
   const trpc = useTRPC();
   const client = useTRPCClient();
@@ -629,12 +629,13 @@ function RunSection(props: { evaluationId: string; iterations: IterationSummary[
           <datalist id={listId}>
             {models.data?.data.map((entry) => (
               <option key={`${entry.extractor}:${entry.id}`} value={entry.id}>
-                {entry.pattern ? `any name matching ${entry.id} (${entry.extractor})` : entry.extractor}
+                {entry.pattern ? `any name matching ${entry.id} (${entry.provider ?? entry.extractor})` : (entry.provider ?? entry.extractor)}
               </option>
             ))}
           </datalist>
           <p id={`${modelId}-hint`} className="field-hint">
-            Served here: {models.data?.data.map((entry) => entry.id).join(', ') ?? '…'} (a pattern such as <code>*</code> accepts any name).
+            Served here: {models.data?.data.map((entry) => entry.id).join(', ') ?? '…'} (a pattern such as <code>*</code> accepts any name). More
+            providers: add a key in <Link to="/settings">Settings</Link>.
           </p>
           <label htmlFor={temperatureId}>Temperature</label>
           <input id={temperatureId} type="number" min={0} max={2} step={0.1} value={temperature} onChange={(event) => setTemperature(event.target.value)} />
