@@ -2,12 +2,14 @@ import {
   createDocevals,
   isDocevalsError,
   type CreateEvaluationInput,
+  type CustomEndpoint,
   type Docevals,
   type DocumentInput,
   type DocumentSummary,
   type EvaluationComparison,
   type EvaluationOverview,
   type EvaluationSummary,
+  type ExternalApiKey,
   type ImportAnnotationsResult,
   type InferenceSettingsInput,
   type IterationEvent,
@@ -15,6 +17,8 @@ import {
   type IterationSummary,
   type Leaderboard,
   type Matrix,
+  type Provider,
+  type SetCustomEndpointInput,
 } from '@docevals/core';
 import { lowdbStorage } from '@docevals/adapters/lowdb';
 import { EventSource } from 'eventsource';
@@ -51,6 +55,14 @@ export interface DocevalsClient {
   matrix(evaluationId: string, after?: string): Promise<Matrix>;
   exportIteration(evaluationId: string, iterationId: string, format: 'csv' | 'jsonl'): Promise<AsyncIterable<string>>;
   models(): Promise<string[]>;
+  /** The organization's provider keys (configured or not, never a key) and its custom endpoint. */
+  listSecrets(): Promise<{ keys: ExternalApiKey[]; custom_endpoint: CustomEndpoint }>;
+  /** Stores (or replaces) the organization's key for a provider. */
+  setProviderKey(provider: Provider, apiKey: string): Promise<ExternalApiKey>;
+  /** Stores (or replaces) the organization's custom OpenAI-compatible endpoint. */
+  setCustomEndpoint(input: SetCustomEndpointInput): Promise<CustomEndpoint>;
+  /** Removes a provider's key, or the custom endpoint; `deleted` is false when there was none. */
+  removeSecret(name: Provider | 'custom'): Promise<{ deleted: boolean }>;
   close(): Promise<void>;
 }
 
@@ -170,6 +182,17 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     },
     // GET /v1/models lists entries `{ id, extractor, pattern, modalities }` (plain names from older servers).
     models: async () => (await json<{ data: Array<string | { id: string }> }>('GET', '/v1/models')).data.map((m) => (typeof m === 'string' ? m : m.id)),
+    listSecrets: async () => {
+      const [keys, custom_endpoint] = await Promise.all([
+        json<ExternalApiKey[]>('GET', '/v1/secrets/external_api_keys'),
+        json<CustomEndpoint>('GET', '/v1/secrets/custom_endpoint'),
+      ]);
+      return { keys, custom_endpoint };
+    },
+    setProviderKey: (provider, apiKey) => json('POST', '/v1/secrets/external_api_keys', { body: { provider, api_key: apiKey } }),
+    setCustomEndpoint: (input) => json('PUT', '/v1/secrets/custom_endpoint', { body: input }),
+    removeSecret: (name) =>
+      json('DELETE', name === 'custom' ? '/v1/secrets/custom_endpoint' : `/v1/secrets/external_api_keys/${encodeURIComponent(name)}`),
     close: async () => undefined,
   };
 }
@@ -262,6 +285,15 @@ function sseEvents(url: string, headers: Record<string, string>, doFetch: typeof
   };
 }
 
+/** A local store has no master key to seal secrets with: they live on a server. */
+async function localSecrets(): Promise<never> {
+  throw new CliError(
+    'organization secrets are kept by a server (sealed under its master key), not by a local --data-dir store: pass --url ' +
+      '(or set DOCEVALS_URL).',
+    EXIT.usage,
+  );
+}
+
 export interface LocalClientOptions {
   /** The lowdb folder (created when missing). */
   dataDir: string;
@@ -336,6 +368,10 @@ export function localClient(options: LocalClientOptions): DocevalsClient {
     matrix: (id, after) => call(() => docevals.evals.matrix(org, { evaluation_id: id, limit: 1000, ...(after ? { after } : {}) })),
     exportIteration: (e, i, format) => call(async () => (await docevals.evals.iterations.export(org, { evaluation_id: e, iteration_id: i, format })).chunks),
     models: async () => docevals.models(),
+    listSecrets: localSecrets,
+    setProviderKey: localSecrets,
+    setCustomEndpoint: localSecrets,
+    removeSecret: localSecrets,
     close: () => docevals.close(),
   };
 }

@@ -5,3 +5,4 @@ export { compareIterations, formatCompare, formatGateGithub, formatGateJunit, fo
 export { formatImportReport, importFolder } from './commands/import.js';
 export { pickIteration, resolveEvaluation } from './commands/resolve.js';
 export { formatRunReport, runExitCode, runIteration } from './commands/run.js';
+export { formatSecrets, formatSet, removeSecret, secretName, setSecret } from './commands/secrets.js';

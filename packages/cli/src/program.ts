@@ -59,6 +59,9 @@ async function loadConfig(path: string, explicit: boolean): Promise<CliConfig> {
   }
 }
 
+/** The providers (as PROVIDERS of @docevals/core, which `--help` does not load). */
+const PROVIDER_NAMES = ['OpenAI', 'Anthropic', 'Gemini', 'xAI'] as const;
+
 const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 
 /**
@@ -335,6 +338,52 @@ Exit codes: 0 ok, 1 gate failed, 2 usage, 3 server or network error, 4 request r
       action(async ({ client, out }) => {
         const models = await client.models();
         out.result(models.join('\n'), models);
+      }),
+    );
+
+  const secrets = program
+    .command('secrets')
+    .description("the organization's model provider keys, kept encrypted by the server (docs/secrets.md)")
+    .addHelpText(
+      'after',
+      examples([
+        'printf %s "$ANTHROPIC_KEY" | docevals secrets set Anthropic',
+        'docevals secrets set OpenAI --from-env MY_OPENAI_KEY',
+        'docevals secrets set custom --base-url http://localhost:11434/v1 --models llama3.1,qwen2.5 < /dev/null',
+        'docevals secrets ls',
+        'docevals secrets rm Anthropic',
+      ]),
+    );
+  secrets
+    .command('set')
+    .description('store (or replace) a provider key: read from stdin (typed without echo on a terminal) or --from-env, never from the command line')
+    .argument('<provider>', `${[...PROVIDER_NAMES, 'custom'].join(', ')} (custom: your own OpenAI-compatible endpoint)`)
+    .option('--from-env <var>', 'read the key from this environment variable instead of stdin')
+    .option('--base-url <url>', 'custom: the endpoint\'s OpenAI-compatible base URL')
+    .option('--models <names>', 'custom: the model names it serves, comma-separated (run as custom/<name>)')
+    .action(
+      action(async ({ client, out }, provider: string, options: { fromEnv?: string; baseUrl?: string; models?: string }) => {
+        const name = (await commands()).secretName(provider);
+        const stored = await (await commands()).setSecret(client, name, options, { stdin: process.stdin, stderr: process.stderr, env: process.env });
+        out.result((await commands()).formatSet(name, stored), stored);
+      }),
+    );
+  secrets
+    .command('ls')
+    .description('which providers have a key (never the key) and the custom endpoint')
+    .action(
+      action(async ({ client, out }) => {
+        const listed = await client.listSecrets();
+        out.result((await commands()).formatSecrets(listed), listed);
+      }),
+    );
+  secrets
+    .command('rm')
+    .description("remove a provider's key (its models then use the server's own key, if any) or the custom endpoint")
+    .argument('<provider>', `${[...PROVIDER_NAMES, 'custom'].join(', ')}`)
+    .action(
+      action(async ({ client, out }, provider: string) => {
+        await (await commands()).removeSecret(client, (await commands()).secretName(provider), out);
       }),
     );
 

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { apiKeyAuthenticator, createDocevals, localRulesExtractor, type Docevals, type Extractor } from '@docevals/core';
+import { aesGcmCipher, apiKeyAuthenticator, createDocevals, generateMasterKey, localRulesExtractor, parseMasterKey, type Docevals, type Extractor } from '@docevals/core';
 import { lowdbStorage } from '@docevals/adapters/lowdb';
 import { createRestHandler } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
@@ -28,15 +28,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `docevals ...args` as a subprocess without a TTY (stdin closed). */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+/** Runs `docevals ...args` as a subprocess without a TTY (stdin: `input`, then closed). */
+export function runCli(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       cliCommand[0],
       [...cliCommand.slice(1), ...args],
       { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', DOCEVALS_URL: '', DOCEVALS_API_KEY: '', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ).stdin?.end();
+    ).stdin?.end(options.input ?? '');
   });
 }
 
@@ -190,12 +190,14 @@ export interface TestServer {
 /**
  * The standalone server's parts: the service on lowdb in `dataDir`, the REST handler, node http on 127.0.0.1:0.
  * `legacy`: the server of before background jobs: `"background"` is dropped from an iteration create, so it
- * answers 200 once the iteration is done.
+ * answers 200 once the iteration is done. `secrets`: organization secrets on, under a fresh master key.
+ * `extractors`: served before the usual ones.
  */
-export async function startServer(dataDir: string, options: { legacy?: boolean } = {}): Promise<TestServer> {
+export async function startServer(dataDir: string, options: { legacy?: boolean; secrets?: boolean; extractors?: Extractor[] } = {}): Promise<TestServer> {
   const docevals = createDocevals({
     storage: lowdbStorage({ dir: dataDir }),
-    extractors: [localRulesExtractor(), degradedExtractor(), slowExtractor()],
+    ...(options.secrets ? { secrets: { cipher: await aesGcmCipher([parseMasterKey(generateMasterKey())]) } } : {}),
+    extractors: [...(options.extractors ?? []), localRulesExtractor(), degradedExtractor(), slowExtractor()],
     extraction: { concurrency: 4 },
   });
   const rest = createRestHandler({ docevals, authenticate: apiKeyAuthenticator({ keys: { [API_KEY]: ORG } }), onError: () => undefined });
