@@ -15,6 +15,7 @@ import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.j
 import { DOCS_CSP, docsInitScript, docsPage, loadRendererBundle } from './docs-page.js';
 import { createOpenApiDocument } from './openapi-document.js';
 import { isMultipart, readFormBody } from './read-form-body.js';
+import { withContentUrlsUnder } from './content-urls.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
@@ -114,6 +115,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return errorResponse(error);
   };
 
+  /** The base path as a URL prefix: '' at the root. */
+  const mountPrefix = basePath === '/' ? '' : basePath;
   const app = new Hono<Env>({ strict: true }).basePath(basePath);
   app.onError((error, c) => fail(error, c.req.raw));
   app.notFound((c) => {
@@ -222,7 +225,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return c.json(result, 202, { location });
     }
     // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
-    return c.body(jsonBody(result), 200, { 'content-type': 'application/json' });
+    const answer = endpoint.documentSummaries ? withContentUrlsUnder(result, mountPrefix) : result;
+    return c.body(jsonBody(answer), 200, { 'content-type': 'application/json' });
   }
 
   return async (request, context) => {

@@ -456,7 +456,8 @@ export const DocumentSummarySchema = named('DocumentSummary', documented(documen
     filename: 'The file name.',
     url:
       'The path of the file\'s content on this server, `/v1/evals/{evaluation_id}/documents/{document_id}/content` ' +
-      '(authenticated like every call), not a data URL: lists stay light.',
+      'under the API\'s base path when it is mounted under one (`/evals/v1/...`), authenticated like every call; not a ' +
+      'data URL: lists stay light.',
   }), { description: 'A file: its name and where to read its content.' }), 'The interface\'s `{filename, url}`, the url a path to the content.'),
 }), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
 

@@ -56,7 +56,8 @@ export const documentContentPath = (evaluationId: string, documentId: string) =>
  * A document in a list (docs/spec/service.md, Reads): no annotation, no content; `?expand=documents` for those.
  * `mime_data` is the interface's `{filename, url}` with `url` the path of the file's content on this server
  * (`GET /v1/evals/{evaluation_id}/documents/{document_id}/content`, authenticated like every call), not a data URL,
- * so a list stays light and still parses as the reference SDK's documents.
+ * so a list stays light and still parses as the reference SDK's documents. The service answers it relative to where
+ * the REST API is mounted; the REST handler puts it under its `basePath` (`/evals/v1/...`).
  */
 export const documentSummarySchema = z.object({
   id: z.string(),
