@@ -253,7 +253,7 @@ describe('traces, metrics and logs across an API server and a worker process', (
 });
 
 describe('traces and metrics of the in-process runner', () => {
-  it("an iteration that waits for the runner's slot keeps its trace; outcomes are counted by status", async () => {
+  it("an iteration that waits for the runner's slot keeps its trace; outcomes are counted by status (completed, cancelled, failed)", async () => {
     const model = await invoiceModel(400);
     cleanups.push(() => model.fake.stop());
     const dataDir = await mkdtemp(join(tmpdir(), 'docevals-observe-local-'));
@@ -303,11 +303,16 @@ describe('traces and metrics of the in-process runner', () => {
     }
     expect(spans.filter((s) => s.name === 'docevals document')).toHaveLength(6);
 
+    // A provider refusing every call: the iteration ends failed, counted as such.
+    model.state.down = true;
+    const failing = (await api('POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })).body.id as string;
+    await until(async () => (await status(failing)) === 'failed', 30_000, 'the failing iteration to end');
+
     const after = await scrape(url, METRICS_TOKEN);
-    expect(count(after, 'started') - count(before, 'started')).toBe(3);
+    expect(count(after, 'started') - count(before, 'started')).toBe(4);
     expect(count(after, 'completed') - count(before, 'completed')).toBe(2);
     expect(count(after, 'cancelled') - count(before, 'cancelled')).toBe(1);
-    expect(count(after, 'failed') - count(before, 'failed')).toBe(0);
+    expect(count(after, 'failed') - count(before, 'failed')).toBe(1);
   }, 60_000);
 });
 
