@@ -254,7 +254,7 @@ describe('traces, metrics and logs across an API server and a worker process', (
 
 describe('traces and metrics of the in-process runner', () => {
   it("an iteration that waits for the runner's slot keeps its trace; outcomes are counted by status (completed, cancelled, failed)", async () => {
-    const model = await invoiceModel(400);
+    const model = await invoiceModel(150);
     cleanups.push(() => model.fake.stop());
     const dataDir = await mkdtemp(join(tmpdir(), 'docevals-observe-local-'));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
@@ -264,12 +264,15 @@ describe('traces and metrics of the in-process runner', () => {
         PORT: '0',
         HOST: '127.0.0.1',
         DATA_DIR: dataDir,
-        DOCEVALS_API_KEYS: `${KEY}:org_local`,
+        DOCEVALS_API_KEYS: `${KEY}:org_local,${KEY}-other:org_other`,
         OPENAI_API_KEY: 'sk-test-secret',
         OPENAI_BASE_URL: model.fake.baseURL,
         DOCEVALS_METRICS_TOKEN: METRICS_TOKEN,
-        // One iteration at a time: the second waits for the first to end, the third is cancelled while it waits.
+        // One iteration at a time per organization: the second waits for the first to end, the third is cancelled
+        // while it waits. One call at a time in the server: the other organization's iteration runs beside the first,
+        // and their documents take turns in the one fair slot.
         DOCEVALS_MAX_RUNNING_ITERATIONS: '1',
+        DOCEVALS_CONCURRENCY: '1',
       },
       { log: () => {}, logger: createLogger({ pretty: false, write: () => {} }) },
     );
@@ -278,18 +281,22 @@ describe('traces and metrics of the in-process runner', () => {
     const api = apiClient(url, KEY);
     const created = await api('POST', '/v1/evals', { name: 'local', json_schema: SCHEMA, documents: invoiceDocuments(3), default_inference_settings: { model: 'gpt-4o-mini' } });
     const evaluationId = created.body.id as string;
+    const other = apiClient(url, `${KEY}-other`);
+    const otherEvaluation = (await other('POST', '/v1/evals', { name: 'other', json_schema: SCHEMA, documents: invoiceDocuments(3), default_inference_settings: { model: 'gpt-4o-mini' } })).body.id as string;
     const count = (text: string, status: string) => valueOf(text, 'docevals_iterations_total', { status, model: 'gpt-4o-mini' });
     const before = await scrape(url, METRICS_TOKEN);
     memory.reset();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await api('POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })).body.id as string);
+    const otherId = (await other('POST', `/v1/evals/${otherEvaluation}/iterations/create`, { background: true })).body.id as string;
     const cancelled = await api('POST', `/v1/evals/${evaluationId}/iterations/${ids[2]}/cancel`);
     expect(cancelled.body.status).toBe('cancelled');
     const status = async (id: string) => (await api('GET', `/v1/evals/${evaluationId}/iterations/${id}?view=summary`)).body.status as string;
     await until(async () => (await status(ids[0]!)) === 'completed' && (await status(ids[1]!)) === 'completed', 30_000, 'both iterations to complete');
+    await until(async () => (await other('GET', `/v1/evals/${otherEvaluation}/iterations/${otherId}?view=summary`)).body.status === 'completed', 30_000, "the other organization's iteration");
 
     const spans = memory.getFinishedSpans();
-    for (const id of ids.slice(0, 2)) {
+    for (const id of [ids[0]!, ids[1]!, otherId]) {
       const iteration = spans.find((s) => s.name === 'docevals iteration' && s.attributes['docevals.iteration_id'] === id)!;
       expect(iteration).toBeDefined();
       // Its documents and their calls, in its trace and under its span, whichever iteration ended to let it start.
@@ -301,7 +308,7 @@ describe('traces and metrics of the in-process runner', () => {
       const end = spans.find((s) => s.name === 'docevals iteration end' && s.attributes['docevals.iteration_id'] === id)!;
       expect(end.attributes['docevals.iteration.status']).toBe('completed');
     }
-    expect(spans.filter((s) => s.name === 'docevals document')).toHaveLength(6);
+    expect(spans.filter((s) => s.name === 'docevals document')).toHaveLength(9);
 
     // A provider refusing every call: the iteration ends failed, counted as such.
     model.state.down = true;
@@ -309,8 +316,8 @@ describe('traces and metrics of the in-process runner', () => {
     await until(async () => (await status(failing)) === 'failed', 30_000, 'the failing iteration to end');
 
     const after = await scrape(url, METRICS_TOKEN);
-    expect(count(after, 'started') - count(before, 'started')).toBe(4);
-    expect(count(after, 'completed') - count(before, 'completed')).toBe(2);
+    expect(count(after, 'started') - count(before, 'started')).toBe(5);
+    expect(count(after, 'completed') - count(before, 'completed')).toBe(3);
     expect(count(after, 'cancelled') - count(before, 'cancelled')).toBe(1);
     expect(count(after, 'failed') - count(before, 'failed')).toBe(1);
   }, 60_000);
