@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every benchmark script (packages/*/bench/*.bench.ts, examples/*/bench/*.bench.ts) one after another with tsx.
+// Runs every benchmark script (packages/*/bench/*.bench.ts, apps/*/bench/*.bench.ts, examples/*/bench/*.bench.ts) one after another with tsx.
 // `pnpm bench` runs them all; `pnpm bench metrics` runs those whose path contains "metrics" (`pnpm bench bullmq`: the
 // queue mode's worker scaling).
 // Benchmarks print their own figures; docs/benchmarks.md records them. They are not tests: nothing here fails CI.
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const filter = process.argv[2] ?? '';
 const files = [];
-for (const group of ['packages', 'examples']) {
+for (const group of ['packages', 'apps', 'examples']) {
   for (const pkg of readdirSync(join(root, group))) {
     const dir = join(root, group, pkg, 'bench');
     if (!existsSync(dir)) continue;

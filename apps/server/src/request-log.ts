@@ -83,13 +83,17 @@ export function observeRequests(listener: Listener, options: { logger: Logger; m
 }
 
 /**
- * The operation a request ran (the core's name, `evals.iterations.create`); a tRPC batch of several is `trpc.batch`.
- * A request that ran none (refused before, or not an API call) is named by where it went: `rest`, `trpc`, `health`,
- * `metrics`, `docs`, `web`. A bounded set of labels whatever the paths asked.
+ * The operation a request ran (the core's name, `evals.iterations.create`); a tRPC batch of several is `trpc.batch`;
+ * a REST route that ran several is named by its last (an event stream's route reads the iteration, then streams:
+ * `evals.iterations.events`). A request that ran none (refused before, or not an API call) is named by where it went:
+ * `rest`, `trpc`, `health`, `metrics`, `docs`, `web`. A bounded set of labels whatever the paths asked.
  */
 export function operationLabel(operations: readonly string[], path: string): string {
   if (operations.length === 1) return operations[0]!;
-  if (operations.length > 1) return new Set(operations).size === 1 ? operations[0]! : 'trpc.batch';
+  if (operations.length > 1) {
+    if (new Set(operations).size === 1) return operations[0]!;
+    return path === '/trpc' || path.startsWith('/trpc/') ? 'trpc.batch' : operations[operations.length - 1]!;
+  }
   if (path === '/metrics') return 'metrics';
   if (path === '/health' || path.startsWith('/health/')) return 'health';
   if (path === '/trpc' || path.startsWith('/trpc/')) return 'trpc';

@@ -18,7 +18,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { startTelemetry } from '../src/observability/telemetry.js';
 import { startRedisServer } from '../../../test-support/redis-global-setup.js';
 import { apiClient } from './support/api-client.js';
-import { invoiceDocuments, invoiceModel, SCHEMA, until } from './support/jobs-support.js';
+import { invoiceDocuments, invoiceModel, readSse, SCHEMA, until } from './support/jobs-support.js';
 import { spawnScript } from './support/processes.js';
 
 const KEY = 'observe-key-5f1b2c';
@@ -145,6 +145,12 @@ describe('traces, metrics and logs across an API server and a worker process', (
     await until(async () => (await api('GET', `/v1/evals/${evaluationId}/iterations/${iterationId}?view=summary`)).body.status === 'completed', 60_000, 'the iteration to complete');
     await until(() => collector.spans.filter((s) => s.name === 'chat gpt-4o-mini').length >= 3, 20_000, "the worker's spans");
 
+    // The iteration's event stream (over by now: its final event only), read over SSE: an operation span too.
+    const streamed: string[] = [];
+    for await (const event of readSse(`${url}/v1/evals/${evaluationId}/iterations/${iterationId}/events`, KEY)) streamed.push(event.event);
+    expect(streamed).toEqual(['completed']);
+    await until(() => memory.getFinishedSpans().some((s) => s.name === 'GET evals.iterations.events'), 5_000, "the stream's request span");
+
     // The API process: the request's SERVER span, the operation's span, the iteration's span, one trace.
     const local = memory.getFinishedSpans();
     const request = local.find((s) => s.name === 'POST evals.iterations.create')!;
@@ -160,6 +166,14 @@ describe('traces, metrics and logs across an API server and a worker process', (
     expect(iteration.attributes['gen_ai.request.model']).toBe('gpt-4o-mini');
     expect(iteration.spanContext().traceId).toBe(traceId);
 
+    const streamRequest = local.find((s) => s.name === 'GET evals.iterations.events')!;
+    const stream = child(streamRequest, 'docevals evals.iterations.events')!;
+    expect(stream).toBeDefined();
+    expect(stream.attributes['docevals.stream.items']).toBe(1);
+    expect(stream.attributes['docevals.operation']).toBe('evals.iterations.events');
+    // The stream's storage reads are its children.
+    expect(local.some((s) => s.parentSpanContext?.spanId === stream.spanContext().spanId && s.attributes['db.operation.name'] !== undefined)).toBe(true);
+
     // The worker process: three documents, children of the iteration's span across the queue; a call in each.
     const documents = collector.spans.filter((s) => s.name === 'docevals document' && s.traceId === traceId);
     expect(documents).toHaveLength(3);
@@ -169,22 +183,29 @@ describe('traces, metrics and logs across an API server and a worker process', (
     expect(new Set(calls.map((c) => c.parentSpanId))).toEqual(new Set(documents.map((d) => d.spanId)));
     for (const call of calls) {
       expect(attribute(call, 'gen_ai.request.model')).toBe('gpt-4o-mini');
-      expect(attribute(call, 'gen_ai.provider.name')).toBe('providers');
+      // The provider the model was routed to (the conventions' name), not the routing extractor's own name.
+      expect(attribute(call, 'gen_ai.provider.name')).toBe('openai');
+      expect(attribute(call, 'gen_ai.system')).toBe('openai');
       expect(attribute(call, 'gen_ai.usage.input_tokens')).toBe(100);
       expect(attribute(call, 'gen_ai.usage.output_tokens')).toBe(20);
       expect(attribute(call, 'docevals.cost.value')).toBeGreaterThan(0);
       expect(attribute(call, 'docevals.cost.currency')).toBe('USD');
     }
+    // The outcome, recorded by the worker that recorded the last document: in the trace, once.
+    const ends = collector.spans.filter((s) => s.name === 'docevals iteration end' && attribute(s, 'docevals.iteration_id') === iterationId);
+    expect(ends).toHaveLength(1);
+    expect(ends[0]!.traceId).toBe(traceId);
+    expect(attribute(ends[0]!, 'docevals.iteration.status')).toBe('completed');
     // The storage calls of a document are in the trace too.
     expect(collector.spans.some((s) => s.traceId === traceId && attribute(s, 'db.operation.name') !== undefined)).toBe(true);
 
     // Metrics: the worker extracted, the API server answered; both parse as Prometheus text.
     const workerText = await scrape(workerMetrics, METRICS_TOKEN);
     expect(valueOf(workerText, 'docevals_documents_total', { model: 'gpt-4o-mini', status: 'succeeded' })).toBe(3);
-    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'providers', model: 'gpt-4o-mini', type: 'input' })).toBe(300);
-    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'providers', model: 'gpt-4o-mini', type: 'output' })).toBe(60);
-    expect(valueOf(workerText, 'docevals_extractor_cost_total', { provider: 'providers', model: 'gpt-4o-mini', currency: 'USD' })).toBeGreaterThan(0);
-    const callHistogram = histogram(workerText, 'docevals_extractor_call_duration_seconds', { provider: 'providers', model: 'gpt-4o-mini', outcome: 'ok' });
+    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'openai', model: 'gpt-4o-mini', type: 'input' })).toBe(300);
+    expect(valueOf(workerText, 'docevals_extractor_tokens_total', { provider: 'openai', model: 'gpt-4o-mini', type: 'output' })).toBe(60);
+    expect(valueOf(workerText, 'docevals_extractor_cost_total', { provider: 'openai', model: 'gpt-4o-mini', currency: 'USD' })).toBeGreaterThan(0);
+    const callHistogram = histogram(workerText, 'docevals_extractor_call_duration_seconds', { provider: 'openai', model: 'gpt-4o-mini', outcome: 'ok' });
     expect(callHistogram.count).toBe(3);
     // Buckets from 5 ms to 60 s: none of these 20 ms calls under 10 ms, every one under 60 s.
     expect(Object.keys(callHistogram.buckets).sort()).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '20', '30', '60', '+Inf'].sort());
@@ -192,6 +213,9 @@ describe('traces, metrics and logs across an API server and a worker process', (
     expect(callHistogram.buckets['60']).toBe(3);
     expect(histogram(workerText, 'docevals_queue_wait_seconds', { model: 'gpt-4o-mini' }).count).toBeGreaterThanOrEqual(1);
     expect(histogram(workerText, 'docevals_storage_operation_duration_seconds', { collection: 'predictions', outcome: 'ok' }).count).toBeGreaterThan(0);
+    // Iterations by status: started where started (the API server), completed where the outcome was recorded.
+    expect(valueOf(workerText, 'docevals_iterations_total', { status: 'completed', model: 'gpt-4o-mini' })).toBe(1);
+    expect(valueOf(workerText, 'docevals_iterations_total', { status: 'started' })).toBe(0);
     expect(samples(workerText, 'nodejs_eventloop_lag_seconds')).toHaveLength(1);
     expect(samples(workerText, 'nodejs_heap_size_used_bytes')).toHaveLength(1);
 
@@ -201,7 +225,9 @@ describe('traces, metrics and logs across an API server and a worker process', (
     const apiText = await scrape(url, METRICS_TOKEN);
     expect(valueOf(apiText, 'docevals_http_requests_total', { operation: 'evals.iterations.create', status: '202' })).toBe(1);
     expect(valueOf(apiText, 'docevals_http_requests_total', { operation: 'evals.create', status: '200' })).toBe(1);
+    expect(valueOf(apiText, 'docevals_http_requests_total', { operation: 'evals.iterations.events', status: '200' })).toBe(1);
     expect(valueOf(apiText, 'docevals_iterations_total', { status: 'started', model: 'gpt-4o-mini' })).toBe(1);
+    expect(valueOf(apiText, 'docevals_iterations_total', { status: 'completed' })).toBe(0);
     expect(samples(apiText, 'docevals_queue_workers')[0]?.value).toBe('1');
     for (const text of [apiText, workerText]) {
       for (const family of parsePrometheusTextFormat(text)) {
@@ -224,6 +250,77 @@ describe('traces, metrics and logs across an API server and a worker process', (
       expect(everything).not.toContain(secret);
     }
   }, 120_000);
+});
+
+describe('traces and metrics of the in-process runner', () => {
+  it("an iteration that waits for the runner's slot keeps its trace; outcomes are counted by status (completed, cancelled, failed)", async () => {
+    const model = await invoiceModel(150);
+    cleanups.push(() => model.fake.stop());
+    const dataDir = await mkdtemp(join(tmpdir(), 'docevals-observe-local-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const app = await createStandaloneServer(
+      {
+        DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        DOCEVALS_API_KEYS: `${KEY}:org_local,${KEY}-other:org_other`,
+        OPENAI_API_KEY: 'sk-test-secret',
+        OPENAI_BASE_URL: model.fake.baseURL,
+        DOCEVALS_METRICS_TOKEN: METRICS_TOKEN,
+        // One iteration at a time per organization: the second waits for the first to end, the third is cancelled
+        // while it waits. One call at a time in the server: the other organization's iteration runs beside the first,
+        // and their documents take turns in the one fair slot.
+        DOCEVALS_MAX_RUNNING_ITERATIONS: '1',
+        DOCEVALS_CONCURRENCY: '1',
+      },
+      { log: () => {}, logger: createLogger({ pretty: false, write: () => {} }) },
+    );
+    cleanups.push(() => app.close(100));
+    const url = await app.listen();
+    const api = apiClient(url, KEY);
+    const created = await api('POST', '/v1/evals', { name: 'local', json_schema: SCHEMA, documents: invoiceDocuments(3), default_inference_settings: { model: 'gpt-4o-mini' } });
+    const evaluationId = created.body.id as string;
+    const other = apiClient(url, `${KEY}-other`);
+    const otherEvaluation = (await other('POST', '/v1/evals', { name: 'other', json_schema: SCHEMA, documents: invoiceDocuments(3), default_inference_settings: { model: 'gpt-4o-mini' } })).body.id as string;
+    const count = (text: string, status: string) => valueOf(text, 'docevals_iterations_total', { status, model: 'gpt-4o-mini' });
+    const before = await scrape(url, METRICS_TOKEN);
+    memory.reset();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await api('POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })).body.id as string);
+    const otherId = (await other('POST', `/v1/evals/${otherEvaluation}/iterations/create`, { background: true })).body.id as string;
+    const cancelled = await api('POST', `/v1/evals/${evaluationId}/iterations/${ids[2]}/cancel`);
+    expect(cancelled.body.status).toBe('cancelled');
+    const status = async (id: string) => (await api('GET', `/v1/evals/${evaluationId}/iterations/${id}?view=summary`)).body.status as string;
+    await until(async () => (await status(ids[0]!)) === 'completed' && (await status(ids[1]!)) === 'completed', 30_000, 'both iterations to complete');
+    await until(async () => (await other('GET', `/v1/evals/${otherEvaluation}/iterations/${otherId}?view=summary`)).body.status === 'completed', 30_000, "the other organization's iteration");
+
+    const spans = memory.getFinishedSpans();
+    for (const id of [ids[0]!, ids[1]!, otherId]) {
+      const iteration = spans.find((s) => s.name === 'docevals iteration' && s.attributes['docevals.iteration_id'] === id)!;
+      expect(iteration).toBeDefined();
+      // Its documents and their calls, in its trace and under its span, whichever iteration ended to let it start.
+      const documents = spans.filter((s) => s.name === 'docevals document' && s.parentSpanContext?.spanId === iteration.spanContext().spanId);
+      expect(documents).toHaveLength(3);
+      for (const document of documents) expect(document.spanContext().traceId).toBe(iteration.spanContext().traceId);
+      const calls = spans.filter((s) => s.name === 'chat gpt-4o-mini' && s.spanContext().traceId === iteration.spanContext().traceId);
+      expect(calls).toHaveLength(3);
+      const end = spans.find((s) => s.name === 'docevals iteration end' && s.attributes['docevals.iteration_id'] === id)!;
+      expect(end.attributes['docevals.iteration.status']).toBe('completed');
+    }
+    expect(spans.filter((s) => s.name === 'docevals document')).toHaveLength(9);
+
+    // A provider refusing every call: the iteration ends failed, counted as such.
+    model.state.down = true;
+    const failing = (await api('POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })).body.id as string;
+    await until(async () => (await status(failing)) === 'failed', 30_000, 'the failing iteration to end');
+
+    const after = await scrape(url, METRICS_TOKEN);
+    expect(count(after, 'started') - count(before, 'started')).toBe(5);
+    expect(count(after, 'completed') - count(before, 'completed')).toBe(3);
+    expect(count(after, 'cancelled') - count(before, 'cancelled')).toBe(1);
+    expect(count(after, 'failed') - count(before, 'failed')).toBe(1);
+  }, 60_000);
 });
 
 describe('probes', () => {

@@ -147,7 +147,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     if (!planned) return 'nothing to run';
     const { job_id: jobId, model } = planned;
     if (planned.document_ids.length === 0) {
-      await jobs.finish(ref, jobId);
+      await withTraceCarrier(job.data.trace, () => jobs.finish(ref, jobId));
       return 'finished';
     }
     // Set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded stay counted; it
@@ -262,7 +262,8 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     } finally {
       batchSpan?.end();
       try {
-        if (inCall !== null || done.length > 0) await step(null);
+        // Under the iteration's trace too: the step that records the last document records the outcome (its span).
+        if (inCall !== null || done.length > 0) await withTraceCarrier(data.trace, () => step(null));
       } finally {
         for (const [line, fields] of lines) fleet.log(line, fields);
       }

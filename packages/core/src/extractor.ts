@@ -84,6 +84,12 @@ export interface Extractor {
    * provider otherwise.
    */
   credentials?(model: string): CredentialNeed | null;
+  /**
+   * The system that serves `model`, as the OpenTelemetry generative-AI conventions name it (`gen_ai.provider.name`:
+   * `openai`, `anthropic`, `gcp.gemini`, `x_ai`, ...), for an extractor that routes models to several providers. Traces
+   * and the server's metrics (`provider` label) use it; absent or undefined: the extractor's {@link Extractor.name}.
+   */
+  providerName?(model: string): string | undefined;
   extract(request: ExtractionRequest): Promise<ExtractionOutput>;
 }
 

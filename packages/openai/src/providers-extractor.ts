@@ -37,6 +37,17 @@ export interface ProvidersExtractorOptions {
 }
 
 /**
+ * Each provider's `gen_ai.provider.name` (the OpenTelemetry generative-AI conventions' well-known values); an
+ * organization's custom endpoint is `custom` (whatever serves it: its address is the organization's own).
+ */
+const GEN_AI_PROVIDER: Readonly<Record<Provider, string>> = Object.freeze({
+  OpenAI: 'openai',
+  Anthropic: 'anthropic',
+  Gemini: 'gcp.gemini',
+  xAI: 'x_ai',
+});
+
+/**
  * An {@link Extractor} that runs each provider's models with the key of the organization that runs them: OpenAI
  * (`gpt-*`, `o1`, `o3`...), Anthropic (`claude-*`), Gemini (`gemini-*`), xAI (`grok-*`), each through its
  * OpenAI-compatible endpoint with the OpenAI SDK, and `custom/<model>` through the organization's own endpoint. The
@@ -88,6 +99,10 @@ export function providersExtractor(options: ProvidersExtractorOptions = {}): Ext
     models: [...Object.values(PROVIDER_INFO).flatMap((info) => info.models), `${CUSTOM_MODEL_PREFIX}*`],
     modalities: modelModalities,
     credentials: need,
+    providerName: (model) => {
+      const required = need(model);
+      return required ? (required.provider === CUSTOM_PROVIDER ? CUSTOM_PROVIDER : GEN_AI_PROVIDER[required.provider as Provider]) : undefined;
+    },
     async extract(request: ExtractionRequest): Promise<ExtractionOutput> {
       const { model } = request.settings;
       const required = need(model);

@@ -33,6 +33,13 @@ async function service(options: Parameters<typeof providersExtractor>[0] = {}) {
 }
 
 describe('providersExtractor', () => {
+  it("names each model's provider as the OpenTelemetry conventions do (gen_ai.provider.name), not its own name", () => {
+    const extractor = providersExtractor();
+    expect(extractor.name).toBe('providers');
+    const names = ['gpt-4o-mini', 'o4-mini', 'claude-sonnet-4-5', 'gemini-2.5-flash', 'grok-4', 'custom/llama3.1', 'local-rules'].map((m) => extractor.providerName?.(m));
+    expect(names).toEqual(['openai', 'openai', 'anthropic', 'gcp.gemini', 'x_ai', 'custom', undefined]);
+  });
+
   it("runs each organization's iteration on its own custom endpoint with its own key, never the other's", async () => {
     const docevals = await service();
     await docevals.secrets.customEndpoint.set('org_a', { base_url: serverA.baseURL, api_key: 'key-of-org-a', models: ['llama3.1'] });

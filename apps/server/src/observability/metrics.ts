@@ -50,7 +50,7 @@ export class DocevalsMetrics {
       buckets: CALL_BUCKETS,
       registers,
     });
-    this.iterations = new Counter({ name: 'docevals_iterations_total', help: 'Iterations started in this process (status started; failed when the start failed), by model.', labelNames: ['status', 'model'], registers });
+    this.iterations = new Counter({ name: 'docevals_iterations_total', help: 'Iterations by model and status: started (counted where started), then completed, failed or cancelled (counted where the outcome is recorded: a worker in queue mode).', labelNames: ['status', 'model'], registers });
     this.documents = new Counter({ name: 'docevals_documents_total', help: 'Documents extracted, by model and outcome (succeeded, failed, skipped): rate() is documents per second.', labelNames: ['model', 'status'], registers });
     this.documentSeconds = new Histogram({ name: 'docevals_document_duration_seconds', help: "A document's extraction (its consensus runs and retries), by model.", labelNames: ['model'], buckets: CALL_BUCKETS, registers });
     this.calls = new Histogram({
@@ -160,7 +160,8 @@ export class DocevalsMetrics {
       this.documents.inc({ model, status: text(a[ATTR.documentStatus], 'failed') });
       this.documentSeconds.observe({ model }, seconds);
     } else if (span.name === SPAN.iteration) {
-      this.iterations.inc({ model, status: failed ? 'failed' : 'started' });
+      // Every start; how it ends is the `iteration end` span's, recorded once by whichever process wrote it.
+      this.iterations.inc({ model, status: 'started' });
     } else if (span.name === SPAN.iterationEnd) {
       this.iterations.inc({ model, status: text(a[ATTR.iterationStatus], 'failed') });
     } else if (span.name === SPAN.queueBatch) {

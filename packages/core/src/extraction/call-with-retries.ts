@@ -105,14 +105,14 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
 export const CANCELLED = 'cancelled';
 
 /**
- * One attempt in a CLIENT span named by the generative-AI conventions (`chat <model>`): the provider (the extractor's
- * name) and the model asked, the tokens used, the finish reasons and the cost (`docevals.cost.*`: the conventions have
+ * One attempt in a CLIENT span named by the generative-AI conventions (`chat <model>`): the provider (the one the
+ * extractor routes the model to, {@link Extractor.providerName}, else the extractor's name) and the model asked, the tokens used, the finish reasons and the cost (`docevals.cost.*`: the conventions have
  * none) when the extractor reports them; a failure as `error.type` (`timeout`, `cancelled`, `invalid_output`,
  * `provider_error`, `extractor_error`). Each attempt is a span of its own, timed inside the concurrency limit: a retry
  * is a second span, and the wait for a slot is no part of a call's time.
  */
 function tracedAttempt(context: RunContext, attempt: number): Promise<Attempt> {
-  const provider = context.extractor.name;
+  const provider = context.extractor.providerName?.(context.settings.model) ?? context.extractor.name;
   const model = context.settings.model;
   return inSpan(
     `chat ${model}`,

@@ -11,7 +11,7 @@ import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
 import { SECRETS_SCOPE, secretOperations } from './secrets.js';
 import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
-import { ATTR, inSpan, SPAN } from '../telemetry/index.js';
+import { ATTR, inSpan, inStreamSpan, SPAN } from '../telemetry/index.js';
 import { tracedStorage } from './traced-storage.js';
 import { OrganizationGate } from './organization-gate.js';
 import { LIMITS } from '../limits.js';
@@ -155,21 +155,29 @@ function assemble(
   return docevals;
 }
 
+/** Operations that answer a stream (an iterable read over time) rather than a promise. */
+const STREAMS = new Set(['evals.iterations.events']);
+
 /**
  * Each operation of a group (and of its sub-groups) runs in a span named by the operation (`docevals
  * evals.iterations.create`: the name of the operations table and of the tRPC procedure), whatever the transport. The
- * event stream is left as it is: it answers an iterable, not a promise, and lives as long as its reader.
+ * event stream's span lasts as long as its reader reads (an SSE stream: from its first event to its end or the
+ * client going away).
  */
 function traceOperations(group: object, prefix: string): void {
   const target = group as Record<string, unknown>;
   for (const [name, value] of Object.entries(target)) {
     const path = `${prefix}${name}`;
     if (typeof value === 'object' && value !== null) traceOperations(value, `${path}.`);
-    if (typeof value !== 'function' || path === 'evals.iterations.events') continue;
+    if (typeof value !== 'function') continue;
+    const attributes = (organizationId: string) => ({ attributes: { [ATTR.operation]: path, [ATTR.organization]: String(organizationId) } });
+    if (STREAMS.has(path)) {
+      const stream = value as (organizationId: string, input?: unknown) => AsyncIterable<unknown>;
+      target[name] = (organizationId: string, input?: unknown) =>
+        inStreamSpan(SPAN.operation(path), attributes(organizationId), () => stream(organizationId, input));
+      continue;
+    }
     const operation = value as (organizationId: string, input?: unknown) => Promise<unknown>;
-    target[name] = (organizationId: string, input?: unknown) =>
-      inSpan(SPAN.operation(path), { attributes: { [ATTR.operation]: path, [ATTR.organization]: String(organizationId) } }, () =>
-        operation(organizationId, input),
-      );
+    target[name] = (organizationId: string, input?: unknown) => inSpan(SPAN.operation(path), attributes(organizationId), () => operation(organizationId, input));
   }
 }

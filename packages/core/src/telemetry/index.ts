@@ -50,6 +50,8 @@ export const ATTR = {
   attempts: 'docevals.attempts',
   queueWaitMs: 'docevals.queue.wait_ms',
   batchSize: 'docevals.queue.batch_size',
+  /** Items a stream span's reader got (an SSE stream's events). */
+  streamItems: 'docevals.stream.items',
 } as const;
 
 /** The OpenTelemetry semantic conventions' keys used here (gen_ai.*, db.*, error.type). */
@@ -102,6 +104,64 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span) =
       }
     },
   );
+}
+
+/**
+ * A stream in a span: the span starts at the stream's first read, as a child of the context active where the stream
+ * was made (a request's), is the active one during each read (the storage calls a read makes are its children), and
+ * ends when the stream ends, fails (recorded as {@link inSpan} does) or is closed by its reader (an SSE client going
+ * away). `docevals.stream.items` counts what was read. A stream never read opens no span.
+ *
+ * @example
+ * const events = inStreamSpan('docevals evals.iterations.events', {}, () => iterationEvents(...));
+ */
+export function inStreamSpan<T>(name: string, options: SpanOptions, open: () => AsyncIterable<T>): AsyncIterable<T> {
+  const parent = options.parent ?? context.active();
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<T> {
+      let span: Span | undefined;
+      let active: Context | undefined;
+      let inner: AsyncIterator<T> | undefined;
+      let items = 0;
+      let ended = false;
+      const end = (error?: unknown) => {
+        if (ended || !span) return;
+        ended = true;
+        if (error !== undefined) recordError(span, error);
+        if (span.isRecording()) span.setAttribute(ATTR.streamItems, items);
+        span.end();
+      };
+      const step = async (read: (iterator: AsyncIterator<T>) => Promise<IteratorResult<T>>): Promise<IteratorResult<T>> => {
+        if (!span) {
+          span = startSpan(name, { ...options, parent });
+          active = trace.setSpan(parent, span);
+        }
+        try {
+          const result = await context.with(active!, () => read((inner ??= context.with(active!, () => open()[Symbol.asyncIterator]()))));
+          if (result.done) end();
+          else items++;
+          return result;
+        } catch (error) {
+          end(error);
+          throw error;
+        }
+      };
+      return {
+        next: () => step((iterator) => iterator.next()),
+        return: async (value?: unknown) => {
+          if (!inner) {
+            ended = true;
+            return { done: true, value: value as T };
+          }
+          try {
+            return await step((iterator) => (iterator.return ? iterator.return(value) : Promise.resolve({ done: true, value: value as T })));
+          } finally {
+            end();
+          }
+        },
+      };
+    },
+  };
 }
 
 /**

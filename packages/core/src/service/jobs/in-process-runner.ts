@@ -1,9 +1,19 @@
+import { context, type Context } from '@opentelemetry/api';
 import type { IterationRef, JobRunner, JobWork } from './contract.js';
 
 /** How long a cancel waits for the run to stop (calls in flight aborted, events of what it saved written). */
 const CANCEL_WAIT_MS = 2_000;
 
 const keyOf = (ref: IterationRef) => `${ref.organization_id}\u0000${ref.iteration_id}`;
+
+/**
+ * A job waiting for its turn, with the trace context it was enqueued in (the iteration's span): it starts later from
+ * another job's end or a scan, whose context is not its own, and its documents must still be the iteration's children.
+ */
+interface Waiting {
+  ref: IterationRef;
+  trace: Context;
+}
 
 /**
  * The embedded runner: at most `maxRunningIterations` jobs of one organization at once in this process, the others
@@ -27,7 +37,7 @@ class InProcessRunner implements JobRunner {
   private readonly max: number;
   private readonly onError: (error: unknown) => void;
   /** Waiting jobs by organization; the Map's order is the turn (an organization served goes to the back). */
-  private readonly queue = new Map<string, IterationRef[]>();
+  private readonly queue = new Map<string, Waiting[]>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   /** Running jobs by organization. */
   private readonly perOrganization = new Map<string, number>();
@@ -47,16 +57,17 @@ class InProcessRunner implements JobRunner {
     if (this.closed) return;
     const key = keyOf(ref);
     const waiting = this.queue.get(ref.organization_id);
-    if (this.running.has(key) || waiting?.some((q) => keyOf(q) === key)) return;
-    if (waiting) waiting.push(ref);
-    else this.queue.set(ref.organization_id, [ref]);
+    if (this.running.has(key) || waiting?.some((q) => keyOf(q.ref) === key)) return;
+    const entry = { ref, trace: context.active() };
+    if (waiting) waiting.push(entry);
+    else this.queue.set(ref.organization_id, [entry]);
     this.pump();
   }
 
   async cancel(ref: IterationRef): Promise<void> {
     const key = keyOf(ref);
     const waiting = this.queue.get(ref.organization_id) ?? [];
-    const index = waiting.findIndex((q) => keyOf(q) === key);
+    const index = waiting.findIndex((q) => keyOf(q.ref) === key);
     if (index >= 0) waiting.splice(index, 1);
     if (waiting.length === 0) this.queue.delete(ref.organization_id);
     const run = this.running.get(key);
@@ -91,10 +102,10 @@ class InProcessRunner implements JobRunner {
       started = false;
       for (const [org, waiting] of [...this.queue]) {
         if ((this.perOrganization.get(org) ?? 0) >= this.max) continue;
-        const ref = waiting.shift()!;
+        const next = waiting.shift()!;
         this.queue.delete(org);
         if (waiting.length > 0) this.queue.set(org, waiting);
-        if (!this.running.has(keyOf(ref))) this.startRun(ref);
+        if (!this.running.has(keyOf(next.ref))) context.with(next.trace, () => this.startRun(next.ref));
         started = true;
       }
     }

@@ -3,11 +3,30 @@ import type { ServiceContext } from '../context.js';
 import type { RunOutcome } from '../iteration-steps.js';
 import { predictionsFor, READ_PAGE, readAllDocuments } from '../reads.js';
 import { updateRecord } from '../update-record.js';
+import { ATTR, SEMCONV, SPAN, startSpan } from '../../telemetry/index.js';
 import type { IterationRef } from './contract.js';
 import { writeDocumentEvent, writeFinalEvent } from './events.js';
 import { documentEventId, isActive, type JobContext } from './job-context.js';
 
 /** A job's documents still to run, and the compare-and-sets that end it: finished, failed, cancelled. */
+
+/**
+ * The `docevals iteration end` span of an outcome just recorded (`docevals.iteration.status`: completed, failed,
+ * cancelled): opened and ended at once by the process whose compare-and-set wrote the outcome, so each outcome is
+ * traced (and counted by the server's metrics) once, wherever the job ran.
+ */
+function traceOutcome(iteration: IterationRecord): void {
+  startSpan(SPAN.iterationEnd, {
+    attributes: {
+      [ATTR.organization]: iteration.organization_id,
+      [ATTR.evaluation]: iteration.evaluation_id,
+      [ATTR.iteration]: iteration.id,
+      [ATTR.job]: iteration.job?.id ?? '',
+      [ATTR.iterationStatus]: iteration.status,
+      [SEMCONV.genAiRequestModel]: iteration.inference_settings.model,
+    },
+  }).end();
+}
 
 /**
  * The documents the job still has to run: those of its selection whose prediction was not written by this job
@@ -77,6 +96,7 @@ export async function finishJob(
     return { write: next, result: next };
   });
   if (!finished?.result) return false;
+  traceOutcome(finished.result);
   await writeFinalEvent(ctx, jobs, finished.result, job);
   return true;
 }
@@ -90,7 +110,9 @@ export async function failJob(ctx: ServiceContext, jobs: JobContext, ref: Iterat
     const next: IterationRecord = { ...current, status: 'failed', error: message, finished_at: now, lease: null, updated_at: now };
     return { write: next, result: next };
   });
-  if (failed?.result) await writeFinalEvent(ctx, jobs, failed.result, job);
+  if (!failed?.result) return;
+  traceOutcome(failed.result);
+  await writeFinalEvent(ctx, jobs, failed.result, job);
 }
 
 /**
@@ -105,6 +127,7 @@ export async function cancelJob(ctx: ServiceContext, jobs: JobContext, ref: Iter
     return { write: next, result: next };
   });
   const record = cancelled?.result ?? null;
+  if (record) traceOutcome(record);
   if (record) await writeFinalEvent(ctx, jobs, record, record.job!);
   return record;
 }
