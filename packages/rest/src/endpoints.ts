@@ -1,4 +1,5 @@
-import { operations, type Docevals, type Operation, type OperationName, type RestRoute, type RestTag } from '@docevals/core';
+import { type Docevals } from '@docevals/core';
+import { operations, type Operation, type OperationName, type RestRoute, type RestTag } from '@docevals/core/internal';
 import { z } from 'zod';
 
 export type HttpMethod = RestRoute['method'];
