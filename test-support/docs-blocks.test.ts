@@ -18,6 +18,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createStandaloneServer, type StandaloneServer } from '../apps/server/src/app.js';
@@ -25,6 +26,7 @@ import { completion, FakeOpenAIServer } from './fake-openai-server.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '..');
+const tsxLoader = pathToFileURL(join(realpathSync(join(ROOT, 'node_modules/tsx')), 'dist/loader.mjs')).href;
 
 export interface DocBlock {
   /** The page, relative to the repository root. */
@@ -277,9 +279,10 @@ describe('the blocks of README.md and docs/', () => {
     it.concurrent(`runs ${block.file}:${block.line} (TypeScript)`, async ({ expect }) => {
       const cwd = join(work, 'run', slug(block));
       await mkdir(cwd, { recursive: true });
-      const child = spawn(join(ROOT, 'node_modules/.bin/tsx'), ['--tsconfig', join(tsDir, 'tsconfig.json'), join(tsDir, 'runner.mjs'), join(tsDir, 'blocks', `${slug(block)}.ts`)], {
+      // One node process with tsx's loader (the tsx command would start a second one).
+      const child = spawn(process.execPath, ['--import', tsxLoader, join(tsDir, 'runner.mjs'), join(tsDir, 'blocks', `${slug(block)}.ts`)], {
         cwd,
-        env,
+        env: { ...env, TSX_TSCONFIG_PATH: join(tsDir, 'tsconfig.json') },
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });
