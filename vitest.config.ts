@@ -7,6 +7,7 @@ const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const alias = [
   { find: /^@docevals\/core$/, replacement: src('./packages/core/src/index.ts') },
   { find: /^@docevals\/core\/storage-kit$/, replacement: src('./packages/core/src/storage-kit/index.ts') },
+  { find: /^@docevals\/core\/internal$/, replacement: src('./packages/core/src/internal.ts') },
   { find: /^@docevals\/adapters\/(memory|lowdb|redis|postgres|conformance)$/, replacement: src('./packages/adapters/src/$1/index.ts') },
   { find: /^@docevals\/adapters$/, replacement: src('./packages/adapters/src/index.ts') },
   { find: /^@docevals\/openai$/, replacement: src('./packages/openai/src/index.ts') },

@@ -9,7 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = join(root, 'packages/cli/dist');
+// An output folder as the first argument builds elsewhere (the docs test puts the command it runs in a temp folder).
+const outdir = process.argv[2] ? resolve(process.argv[2]) : join(root, 'packages/cli/dist');
 await build({
   absWorkingDir: root,
   entryPoints: ['packages/cli/src/cli.ts'],

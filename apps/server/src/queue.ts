@@ -1,4 +1,5 @@
-import { localRulesExtractor, PROVIDERS, type Extractor, type JobOptions } from '@docevals/core';
+import { localRulesExtractor, type Extractor, type JobOptions } from '@docevals/core';
+import { PROVIDERS } from '@docevals/core/internal';
 import type { StandaloneConfig } from './config.js';
 
 /**

@@ -68,7 +68,12 @@ describe('pnpm start (the README command)', () => {
       const url = await listening(started);
       const answered = await fetch(`${url}/v1/evals`, { headers: { 'api-key': 'start-key' } });
       expect(answered.status).toBe(200);
-      // The API reference from the bundled server: redoc's renderer is found although the bundle cannot resolve it.
+      // The API reference from the bundled server (the page the start message names), and redoc's renderer, found
+      // although the bundle cannot resolve it.
+      const page = await fetch(`${url}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(await page.text()).toContain('/docs/redoc.standalone.js');
       const renderer = await fetch(`${url}/docs/redoc.standalone.js`);
       expect(renderer.status).toBe(200);
       expect((await renderer.text()).length).toBeGreaterThan(100_000);

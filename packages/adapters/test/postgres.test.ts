@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { updateRecord, type Storage } from '@docevals/core';
+import { type Storage } from '@docevals/core';
+import { updateRecord } from '@docevals/core/internal';
 import { runStorageConformance } from '@docevals/adapters/conformance';
 import { migrate, MIGRATIONS, postgresStorage } from '@docevals/adapters/postgres';
 import { Pool } from 'pg';

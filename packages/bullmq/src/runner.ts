@@ -1,4 +1,5 @@
-import { traceCarrier, type IterationRef, type JobRunner, type JobRunnerStats, type JobWork } from '@docevals/core';
+import { type IterationRef, type JobRunner, type JobRunnerStats, type JobWork } from '@docevals/core';
+import { traceCarrier } from '@docevals/core/internal';
 import { ATTEMPTS, Fleet, planJobId, PRIORITY_LIMIT, type JobData, type QueueOptions } from './fleet.js';
 
 /** How long a cancel waits for the calls in flight on every worker to be aborted (as the in-process runner does). */

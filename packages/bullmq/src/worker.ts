@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Worker, type Job } from 'bullmq';
 import {
-  activeTraceId,
-  ATTR,
   createDocevalsWithJobs,
-  SEMCONV,
-  SPAN,
-  startSpan,
-  withTraceCarrier,
   type Docevals,
   type DocevalsOptions,
   type Extractor,
   type Storage,
 } from '@docevals/core';
+import { activeTraceId, ATTR, SEMCONV, SPAN, startSpan, withTraceCarrier } from '@docevals/core/internal';
 import {
   ATTEMPTS,
   bullConnection,

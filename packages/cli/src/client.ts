@@ -17,9 +17,9 @@ import {
   type IterationSummary,
   type Leaderboard,
   type Matrix,
-  type Provider,
   type SetCustomEndpointInput,
 } from '@docevals/core';
+import type { Provider } from '@docevals/core/internal';
 import { lowdbStorage } from '@docevals/adapters/lowdb';
 import { EventSource } from 'eventsource';
 import { CliError, EXIT, exitCodeOfApiError } from './errors.js';

@@ -1,23 +1,21 @@
+/**
+ * `@docevals/core`: the service (`createDocevals`), its options and resources (types and zod schemas), typed errors,
+ * authentication helpers, the `Storage` and `Extractor` contracts, the job runner contract, the offline `local-rules`
+ * extractor, metrics, identifiers and analyses. What the other docevals packages share beyond this (request-body
+ * readers, the operations table, telemetry names, storage record helpers) is in `@docevals/core/internal`.
+ *
+ * @packageDocumentation
+ */
 export * from './errors.js';
-export * from './json/assert-json.js';
-export * from './json/json-body-limits.js';
-export * from './json/read-body.js';
+export type { JsonObject, JsonPrimitive, JsonValue } from './json/assert-json.js';
 export { LIMITS } from './limits.js';
-export * from './json-schema/compile.js';
-export * from './json-schema/annotation.js';
 export * from './schemas/index.js';
 export type * from './storage.js';
-export { JOBS_SCOPE } from './storage.js';
 export * from './extractor.js';
 export { aesGcmCipher, generateMasterKey, parseMasterKey, type SecretCipher } from './secrets/cipher.js';
-export { CUSTOM_MODEL_PREFIX, CUSTOM_PROVIDER, PROVIDER_INFO, PROVIDERS, isProvider, providerOfModel, type Provider, type ProviderInfo } from './secrets/providers.js';
-export { NO_MASTER_KEY_MESSAGE, SECRETS_SCOPE, type SecretRecord } from './service/secrets.js';
 export type * from './service/types.js';
-export * from './service/update-record.js';
-export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './auth/index.js';
 export * from './service/create-docevals.js';
-export * from './operations/index.js';
 export * from './extraction/index.js';
 export * from './metrics/index.js';
 export * from './identifiers/index.js';
@@ -37,4 +35,3 @@ export {
   type JobRunner,
   type JobWork,
 } from './service/jobs/index.js';
-export * from './telemetry/index.js';

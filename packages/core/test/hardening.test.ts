@@ -11,7 +11,7 @@ import {
   leafSimilarity,
   LIMITS,
   storageError,
-} from '../src/index.js';
+} from '../src/internal.js';
 
 function nested(depth: number, width: number, seed: number): unknown {
   if (depth === 0) return `value ${seed}`;

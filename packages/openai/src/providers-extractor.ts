@@ -1,15 +1,17 @@
 import {
-  CUSTOM_MODEL_PREFIX,
-  CUSTOM_PROVIDER,
   ExtractionFailure,
-  PROVIDER_INFO,
-  providerOfModel,
   type CredentialNeed,
   type ExtractionOutput,
   type ExtractionRequest,
   type Extractor,
-  type Provider,
 } from '@docevals/core';
+import {
+  CUSTOM_MODEL_PREFIX,
+  CUSTOM_PROVIDER,
+  PROVIDER_INFO,
+  providerOfModel,
+  type Provider,
+} from '@docevals/core/internal';
 import { modelModalities } from './model-capabilities.js';
 import { openaiExtractor, type OpenAIExtractorOptions } from './openai-extractor.js';
 import type { ModelPrice } from './prices.js';

@@ -1,4 +1,5 @@
-import { documentSummarySchema, operations, type Docevals, type Operation, type OperationName, type RestRoute, type RestTag } from '@docevals/core';
+import { documentSummarySchema, type Docevals } from '@docevals/core';
+import { operations, type Operation, type OperationName, type RestRoute, type RestTag } from '@docevals/core/internal';
 import { z } from 'zod';
 
 export type HttpMethod = RestRoute['method'];

@@ -1,4 +1,5 @@
-import { DocevalsError, readBodyAtMost, validationError } from '@docevals/core';
+import { DocevalsError, validationError } from '@docevals/core';
+import { readBodyAtMost } from '@docevals/core/internal';
 import type { JsonBody } from './read-json-body.js';
 
 /** True when the request carries `multipart/form-data`. */

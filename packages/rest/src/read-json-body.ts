@@ -1,4 +1,5 @@
-import { assertJsonContainersWithin, bodyTooLarge, DocevalsError, readBodyTextAtMost, validationError } from '@docevals/core';
+import { DocevalsError, validationError } from '@docevals/core';
+import { assertJsonContainersWithin, bodyTooLarge, readBodyTextAtMost } from '@docevals/core/internal';
 
 /** What {@link readJsonBody} returns: the body's top-level object, not validated further (the core does that). */
 export type JsonBody = Record<string, unknown>;

@@ -1,4 +1,5 @@
-import { assertJsonContainersWithin, LIMITS, readBodyTextAtMost, type Authenticate, type Docevals } from '@docevals/core';
+import { LIMITS, type Authenticate, type Docevals } from '@docevals/core';
+import { assertJsonContainersWithin, readBodyTextAtMost } from '@docevals/core/internal';
 import type { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';

@@ -1,11 +1,5 @@
-import {
-  assertNoForbiddenKey,
-  DocevalsError,
-  operations,
-  unauthorizedError,
-  type Docevals,
-  type Operation,
-} from '@docevals/core';
+import { DocevalsError, unauthorizedError, type Docevals } from '@docevals/core';
+import { assertNoForbiddenKey, operations, type Operation } from '@docevals/core/internal';
 import { initTRPC, tracked } from '@trpc/server';
 import { z } from 'zod';
 import type { DocevalsContext } from './create-docevals-context.js';

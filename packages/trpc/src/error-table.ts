@@ -1,4 +1,5 @@
-import { DocevalsError, INTERNAL_ERROR_MESSAGE, invalidRequest, isDocevalsError, issuesOf, type ErrorCode, type ErrorIssue } from '@docevals/core';
+import { DocevalsError, INTERNAL_ERROR_MESSAGE, isDocevalsError, type ErrorCode, type ErrorIssue } from '@docevals/core';
+import { invalidRequest, issuesOf } from '@docevals/core/internal';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 
 /**

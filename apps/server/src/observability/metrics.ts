@@ -1,4 +1,5 @@
-import { ATTR, SEMCONV, SPAN, TRACER_NAME, type Docevals } from '@docevals/core';
+import { type Docevals } from '@docevals/core';
+import { ATTR, SEMCONV, SPAN, TRACER_NAME } from '@docevals/core/internal';
 import { SpanStatusCode, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';

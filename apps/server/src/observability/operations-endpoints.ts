@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { JOBS_SCOPE, type Docevals, type Storage } from '@docevals/core';
+import { type Docevals, type Storage } from '@docevals/core';
+import { JOBS_SCOPE } from '@docevals/core/internal';
 import type { DocevalsMetrics } from './metrics.js';
 import { withTimeout } from './metrics.js';
 

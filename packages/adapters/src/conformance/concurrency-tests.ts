@@ -1,4 +1,5 @@
-import { type EvaluationRecord, type StoredFile, updateRecord } from '@docevals/core';
+import { type EvaluationRecord, type StoredFile } from '@docevals/core';
+import { updateRecord } from '@docevals/core/internal';
 import { expect, it } from 'vitest';
 import { type ConformanceContext, rejection } from './context.js';
 import { at, evaluationRecord, iterationRecord, ORG_A, processorRecord } from './fixtures.js';

@@ -1,4 +1,5 @@
-import { JOBS_SCOPE, type IterationEventRecord, type IterationRecord, type JobRecord } from '@docevals/core';
+import { type IterationEventRecord, type IterationRecord, type JobRecord } from '@docevals/core';
+import { JOBS_SCOPE } from '@docevals/core/internal';
 import { expect, it } from 'vitest';
 import type { ConformanceContext } from './context.js';
 import { at, iterationRecord, ORG_A, ORG_B } from './fixtures.js';

@@ -5,7 +5,7 @@
  *   hold <dir>    opens the folder, prints `ready`, and keeps it open until killed
  *   open <dir>    tries to open the folder and prints the outcome as JSON
  */
-import { updateRecord } from '@docevals/core';
+import { updateRecord } from '@docevals/core/internal';
 import { lowdbStorage } from '../../src/lowdb/index.js';
 import { contentOf, streamDocument, streamEvaluation, streamProcessor, STREAM_ORG } from './lowdb-fixtures.js';
 

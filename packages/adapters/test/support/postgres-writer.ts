@@ -5,7 +5,7 @@
  * prediction `<tag>-<n>` into iteration `it_pg`, retains file `file_<tag>-<n>`, and then prints `ack <tag>-<n>`:
  * a printed step is acknowledged. At the end prints `{"appended":N,"retries":R}`.
  */
-import { updateRecord } from '@docevals/core';
+import { updateRecord } from '@docevals/core/internal';
 import { postgresStorage } from '../../src/postgres/index.js';
 import { pgPrediction } from './postgres-fixtures.js';
 

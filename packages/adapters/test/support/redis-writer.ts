@@ -3,7 +3,7 @@
  * test: `node --import tsx redis-writer.ts <url> <keyPrefix> <org> <evaluationId> <appends> <tag> [concurrency]`.
  * Each append is an `updateRecord` (read, then compare-and-set replace); prints `{"appended":N,"retries":R}` (R: compare-and-set races lost and retried).
  */
-import { updateRecord } from '@docevals/core';
+import { updateRecord } from '@docevals/core/internal';
 import { redisStorage } from '../../src/redis/index.js';
 
 const [url, keyPrefix, org, evaluationId, appendsArg, tag, concurrencyArg = '4'] = process.argv.slice(2);

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { CUSTOM_PROVIDER, PROVIDERS, type CustomEndpoint, type ExternalApiKey, type Provider } from '@docevals/core';
+import type { CustomEndpoint, ExternalApiKey } from '@docevals/core';
+import { CUSTOM_PROVIDER, PROVIDERS, type Provider } from '@docevals/core/internal';
 import type { DocevalsClient } from '../client.js';
 import { CliError, EXIT } from '../errors.js';
 import { table, type Output } from '../output.js';

@@ -8,7 +8,7 @@ import {
   SECRETS_SCOPE,
   type Extractor,
   type ExtractionRequest,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { memoryStorage } from '../support/memory-storage.js';
 
 const keyA = parseMasterKey(generateMasterKey());

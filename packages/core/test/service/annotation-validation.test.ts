@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DocevalsError, withoutRequired, type Docevals } from '@docevals/core';
+import { DocevalsError, type Docevals } from '@docevals/core';
+import { withoutRequired } from '@docevals/core/internal';
 import { invoiceDocument, makeService, ORG } from './fixtures.js';
 import { rejectionOf } from '../../../../test-support/rejection.js';
 

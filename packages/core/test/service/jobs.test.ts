@@ -1,6 +1,6 @@
 import { memoryStorage } from '../support/memory-storage.js';
 import { describe, expect, it } from 'vitest';
-import { JOBS_SCOPE, type Extractor, type IterationEvent } from '../../src/index.js';
+import { JOBS_SCOPE, type Extractor, type IterationEvent } from '../../src/internal.js';
 import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
 
 /** An extractor that records each call's signal and answers after `delayMs` unless aborted (then it rejects). */
