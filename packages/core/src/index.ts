@@ -13,6 +13,7 @@ export { aesGcmCipher, generateMasterKey, parseMasterKey, type SecretCipher } fr
 export { CUSTOM_MODEL_PREFIX, CUSTOM_PROVIDER, PROVIDER_INFO, PROVIDERS, isProvider, providerOfModel, type Provider, type ProviderInfo } from './secrets/providers.js';
 export { NO_MASTER_KEY_MESSAGE, SECRETS_SCOPE, type SecretRecord } from './service/secrets.js';
 export type * from './service/types.js';
+export type { Docevals } from './service/docevals.js';
 export * from './service/update-record.js';
 export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './auth/index.js';

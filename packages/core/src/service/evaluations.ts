@@ -122,6 +122,24 @@ function matchPredictions(
 const LIST_RENDER_CONCURRENCY = 4;
 
 export function evaluationOperations(ctx: OperationContext) {
+  /**
+   * The interface's Evaluation (every document with its content, every iteration whole), or with `view: 'summary'`
+   * the evaluation without its documents: `document_count` and iterations as summaries, at a cost that does not grow
+   * with the documents.
+   *
+   * @example
+   * const { name, document_count } = await docevals.evals.get('org_1', { evaluation_id, view: 'summary' });
+   */
+  function get(organizationId: string, input: GetEvaluationInput & { view: 'summary' }): Promise<EvaluationOverview>;
+  function get(organizationId: string, input: GetEvaluationInput & { view?: 'full' }): Promise<Evaluation>;
+  function get(organizationId: string, input: GetEvaluationInput): Promise<Evaluation | EvaluationOverview>;
+  async function get(organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
+    const input = parseInput(getEvaluationInputSchema, raw);
+    const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+    if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
+    return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
+  }
+
   return {
     /**
      * One file commit (`retainMany`), one document commit (`insertMany`), one record and one prediction batch per
@@ -193,13 +211,7 @@ export function evaluationOperations(ctx: OperationContext) {
       }
     },
 
-    /** The interface's Evaluation, or with `view: 'summary'` the evaluation without its documents. */
-    async get(organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
-      const input = parseInput(getEvaluationInputSchema, raw);
-      const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
-      return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
-    },
+    get,
 
     /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */
     async list(organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<EvaluationSummary>> {
