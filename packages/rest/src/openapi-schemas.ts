@@ -111,8 +111,22 @@ export function documented<T extends z.ZodObject>(
     if (!(key in schema.shape)) throw new Error(`documented: "${key}" is not a property of the schema.`);
     shape[key] = typeof doc === 'string' ? (schema.shape[key] as z.ZodType).meta({ description: doc }) : doc;
   }
-  return schema.safeExtend(shape) as unknown as T;
+  const result = schema.safeExtend(shape) as unknown as T;
+  RESTATED.set(result, schema);
+  return result;
 }
+
+/** The core schema each {@link documented} restatement restates. */
+const RESTATED = new WeakMap<z.ZodType, z.ZodType>();
+/** The named component of each core schema that has one (`named(name, documented(coreSchema, ...))`). */
+const NAMED_BY_CORE = new Map<z.ZodType, z.ZodType>();
+
+/**
+ * The named component restating a core schema, if there is one: an operation whose answer is a core schema that
+ * already has a component (a new operation answering `evaluationOverviewSchema`) shows the component, with no entry
+ * of its own in openapi-operations.ts.
+ */
+export const componentOf = (schema: z.ZodType): z.ZodType | undefined => NAMED_BY_CORE.get(schema);
 
 /**
  * A named schema or null. (`.nullable()` on a named schema comes out of the generator as the bare `$ref`, losing
@@ -130,6 +144,8 @@ export const NAMED_SCHEMAS: Array<[name: string, schema: z.ZodType]> = [];
 function named<T extends z.ZodType>(name: string, schema: T, meta: { description: string; examples?: unknown[] }): T {
   const result = schema.openapi(name, meta) as T;
   NAMED_SCHEMAS.push([name, result]);
+  const core = RESTATED.get(schema);
+  if (core && !NAMED_BY_CORE.has(core)) NAMED_BY_CORE.set(core, result);
   return result;
 }
 

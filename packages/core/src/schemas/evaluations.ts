@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { documentInputSchema, documentSchema, documentSummarySchema, expandField, validateAnnotationsField } from './documents.js';
 import { defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
 import { importedIterationInputSchema, iterationSchema, iterationSummarySchema } from './iterations.js';
-import { clientId, idParam, jsonObject } from './json.js';
+import { clientId, evaluationIdParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 import { LIMITS } from '../limits.js';
 
@@ -21,7 +21,7 @@ export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 
 /** PATCH /v1/evals/{evaluation_id} (docs/spec/interface.md 4.2): omitted fields stay. */
 export const updateEvaluationInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   name: z.string().min(1, 'name must not be empty').max(512).optional(),
   project_id: z.string().max(256).optional(),
   json_schema: jsonObject().optional(),
@@ -29,7 +29,7 @@ export const updateEvaluationInputSchema = z.object({
 });
 export type UpdateEvaluationInput = z.input<typeof updateEvaluationInputSchema>;
 
-export const evaluationRefInputSchema = z.object({ evaluation_id: idParam });
+export const evaluationRefInputSchema = z.object({ evaluation_id: evaluationIdParam });
 export type EvaluationRefInput = z.input<typeof evaluationRefInputSchema>;
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema, settingsFields } from './inference-settings.js';
-import { clientId, idParam, jsonObject } from './json.js';
+import { clientId, jsonObject, processorIdParam } from './json.js';
 import { listQueryFields } from './lists.js';
 import { apiCostSchema, metadataSchema } from './metadata.js';
 
@@ -16,14 +16,14 @@ export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 
 /** PUT /v1/processors/{processor_id} (docs/spec/interface.md 4.7): changes the fields it carries, keeps the others. */
 export const updateProcessorInputSchema = z.object({
-  processor_id: idParam,
+  processor_id: processorIdParam,
   name: createProcessorInputSchema.shape.name.optional(),
   ...inferenceSettingsInputSchema.shape,
   json_schema: jsonObject().optional(),
 });
 export type UpdateProcessorInput = z.input<typeof updateProcessorInputSchema>;
 
-export const processorRefInputSchema = z.object({ processor_id: idParam });
+export const processorRefInputSchema = z.object({ processor_id: processorIdParam });
 export type ProcessorRefInput = z.input<typeof processorRefInputSchema>;
 
 export const listProcessorsInputSchema = z.object({
@@ -38,7 +38,7 @@ export type ListProcessorsInput = z.input<typeof listProcessorsInputSchema>;
 
 /** POST /v1/processors/{processor_id}/submit: one document as a data URL. */
 export const submitProcessorInputSchema = z.object({
-  processor_id: idParam,
+  processor_id: processorIdParam,
   document: z.object({ filename: z.string().min(1).max(1024), url: z.string() }),
 });
 export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
