@@ -1,12 +1,14 @@
 import { DocevalsError, notFound, type ErrorIssue } from '../errors.js';
 import {
   createEvaluationInputSchema,
+  duplicateEvaluationInputSchema,
   evaluationRefInputSchema,
   getEvaluationInputSchema,
   listEvaluationsInputSchema,
   updateEvaluationInputSchema,
   type CreateEvaluationInput,
   type Deleted,
+  type DuplicateEvaluationInput,
   type Evaluation,
   type EvaluationOverview,
   type EvaluationRefInput,
@@ -212,6 +214,47 @@ export function evaluationOperations(ctx: OperationContext) {
     },
 
     get,
+
+    /**
+     * A copy of the evaluation under a new id: its json_schema, project, default settings and documents (the same
+     * stored files, one more reference each; annotations with their metadata), not its iterations. One file commit
+     * (`retainMany`), one document commit (`insertMany`), then the record, which makes the copy visible; undone on
+     * failure. Answers the copy's summary (`document_count`, no documents), at a cost that does not grow with them.
+     *
+     * @example
+     * const copy = await docevals.evals.duplicate('org_1', { evaluation_id, name: 'Invoices, prompt v2' });
+     */
+    async duplicate(organizationId: string, raw: DuplicateEvaluationInput): Promise<EvaluationOverview> {
+      const input = parseInput(duplicateEvaluationInputSchema, raw);
+      const { value: source } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const documents = await readAllDocuments(ctx, organizationId, source.id);
+      const id = newEvaluationId();
+      const now = ctx.now();
+      const copies = documents.map((d): DocumentRecord => ({ ...d, parent_id: id, revision: newRevision(), updated_at: now }));
+      const retained = documents.length > 0 ? await ctx.storage.files.retainMany(organizationId, documents.map((d) => ({ fileId: d.id }))) : [];
+      if (retained.some((kept) => !kept)) {
+        // Only when the source was deleted meanwhile (its files went with it): as if it had been gone before.
+        await releaseFiles(ctx, organizationId, documents.filter((_, i) => retained[i]).map((d) => d.id));
+        throw notFound('evaluation', source.id);
+      }
+      try {
+        if (copies.length > 0) await ctx.storage.documents.insertMany(copies);
+        const stored = await ctx.storage.evaluations.insert({
+          ...source,
+          id,
+          name: input.name ?? `${source.name} (copy)`.slice(0, 512),
+          document_count: copies.length,
+          iteration_ids: [],
+          created_at: now,
+          updated_at: now,
+        });
+        return await renderEvaluationOverview(ctx, stored.value);
+      } catch (error) {
+        await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
+        await releaseFiles(ctx, organizationId, documents.map((d) => d.id));
+        throw error;
+      }
+    },
 
     /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */
     async list(organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<EvaluationSummary>> {

@@ -14,6 +14,7 @@ import type {
   DocumentDistancesInput,
   DocumentRefInput,
   DocumentSummary,
+  DuplicateEvaluationInput,
   Evaluation,
   EvaluationComparison,
   EvaluationOverview,
@@ -77,6 +78,7 @@ interface DocevalsBefore {
     list(organizationId: string, input?: ListEvaluationsInput): Promise<ListResult<EvaluationSummary>>;
     update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
     delete(organizationId: string, input: EvaluationRefInput): Promise<Deleted>;
+    duplicate(organizationId: string, input: DuplicateEvaluationInput): Promise<EvaluationOverview>;
     compare(organizationId: string, input: CompareInput): Promise<EvaluationComparison>;
     leaderboard(organizationId: string, input: LeaderboardInput): Promise<Leaderboard>;
     matrix(organizationId: string, input: MatrixInput): Promise<Matrix>;
