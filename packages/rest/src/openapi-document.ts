@@ -2,6 +2,7 @@ import { INTERNAL_ERROR_MESSAGE, operations, unauthorizedError } from '@docevals
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
+import { flattenAnnotatedRefs } from './openapi-refs.js';
 import { componentOf, HealthSchema, NAMED_SCHEMAS } from './openapi-schemas.js';
 import { IterationSummarySchema } from './openapi-schemas.js';
 
@@ -382,28 +383,3 @@ function errorRef(status: number) {
   if (!error) throw new Error(`createOpenApiDocument: no error response for status ${status}.`);
   return { $ref: `#/components/responses/${error.name}` };
 }
-
-/**
- * The generator writes a named schema with a description of its own as `allOf: [{$ref}, {description}]`; OpenAPI
- * 3.1 (JSON Schema 2020-12) allows the plain `{$ref, description}`, which renderers and generators read better.
- */
-function flattenAnnotatedRefs(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) flattenAnnotatedRefs(item);
-    return;
-  }
-  if (typeof node !== 'object' || node === null) return;
-  const record = node as Record<string, unknown>;
-  const allOf = record.allOf;
-  if (Array.isArray(allOf) && allOf.length === 2 && isBareRef(allOf[0]) && isAnnotation(allOf[1])) {
-    delete record.allOf;
-    Object.assign(record, allOf[0], allOf[1]);
-  }
-  for (const value of Object.values(record)) flattenAnnotatedRefs(value);
-}
-
-const ANNOTATIONS = new Set(['description', 'default', 'examples', 'title', 'deprecated', 'readOnly', 'writeOnly']);
-const isBareRef = (value: unknown) =>
-  typeof value === 'object' && value !== null && Object.keys(value).length === 1 && '$ref' in value;
-const isAnnotation = (value: unknown) =>
-  typeof value === 'object' && value !== null && Object.keys(value).every((key) => ANNOTATIONS.has(key));
