@@ -527,32 +527,16 @@ export const ProcessorSchema = named('Processor', documented(processorSchema, {
   schema_id: SCHEMA_ID,
 }), { description: 'A named, reusable extraction configuration.' });
 
+// The plain fields are described in the core (described()); here only what names a component or wraps a union.
 export const SubmitResultSchema = named('SubmitResult', documented(submitResultSchema, {
-  prediction: 'The extracted data, in the shape of the processor\'s json_schema.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.'),
-  id: 'The extraction\'s id (the chat completion\'s).',
-  object: 'Always `chat.completion`.',
-  created: 'When it was made, in Unix seconds.',
-  model: 'The processor\'s model.',
   choices: z.array(documented(submitResultSchema.shape.choices.element, {
-    index: 'Always 0.',
-    message: documented(submitResultSchema.shape.choices.element.shape.message, {
-      role: 'Always `assistant`.',
-      content: 'The prediction as JSON text.',
-      parsed: 'The prediction.',
-      refusal: 'Always null.',
-    }).meta({ description: 'The prediction, parsed and as text.' }),
-    finish_reason: 'Always `stop`.',
-    logprobs: 'Always null (per-field confidences are in `likelihoods`).',
+    message: documented(submitResultSchema.shape.choices.element.shape.message, {}).meta({ description: 'The prediction, parsed and as text.' }),
   })).meta({ description: 'One choice whose `message.parsed` is the prediction.' }),
-  usage: z.union([documented(submitResultSchema.shape.usage.unwrap(), {
-    prompt_tokens: 'Input tokens.',
-    completion_tokens: 'Output tokens.',
-    total_tokens: 'Their sum.',
-  }), z.null()]).meta({ description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.' }),
-  likelihoods: 'Per-field confidences; null when unknown.',
+  usage: z.union([documented(submitResultSchema.shape.usage.unwrap(), {}), z.null()]).meta({
+    description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.',
+  }),
   api_cost: orNull(ApiCostSchema, 'The cost; null when the model\'s price is unknown.'),
-  extraction_id: 'The extraction\'s id, as in `metadata`.',
 }), { description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
 
 // Lists

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema, settingsFields } from './inference-settings.js';
 import { clientId, jsonObject, processorIdParam } from './json.js';
 import { listQueryFields } from './lists.js';
@@ -49,31 +50,35 @@ export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
  * `api_cost`), so the SDK's `processors.submit` parses it.
  */
 export const submitResultSchema = z.object({
-  prediction: jsonObject(),
+  prediction: described(jsonObject(), 'The extracted data, in the shape of the processor\'s json_schema.'),
   metadata: metadataSchema.nullable(),
-  id: z.string(),
-  object: z.literal('chat.completion'),
-  /** Unix seconds. */
-  created: z.number().int(),
-  model: z.string(),
+  id: described(z.string(), 'The extraction\'s id (the chat completion\'s).'),
+  object: described(z.literal('chat.completion'), 'Always `chat.completion`.'),
+  created: described(z.number().int(), 'When it was made, in Unix seconds.'),
+  model: described(z.string(), 'The processor\'s model.'),
   choices: z.array(
     z.object({
-      index: z.number().int(),
+      index: described(z.number().int(), 'Always 0.'),
       message: z.object({
-        role: z.literal('assistant'),
-        /** The prediction as JSON text. */
-        content: z.string(),
-        parsed: jsonObject(),
-        refusal: z.null(),
+        role: described(z.literal('assistant'), 'Always `assistant`.'),
+        content: described(z.string(), 'The prediction as JSON text.'),
+        parsed: described(jsonObject(), 'The prediction.'),
+        refusal: described(z.null(), 'Always null.'),
       }),
-      finish_reason: z.literal('stop'),
-      logprobs: z.null(),
+      finish_reason: described(z.literal('stop'), 'Always `stop`.'),
+      logprobs: described(z.null(), 'Always null (per-field confidences are in `likelihoods`).'),
     }),
   ),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).nullable(),
-  likelihoods: jsonObject().nullable(),
+  usage: z
+    .object({
+      prompt_tokens: described(z.number().int(), 'Input tokens.'),
+      completion_tokens: described(z.number().int(), 'Output tokens.'),
+      total_tokens: described(z.number().int(), 'Their sum.'),
+    })
+    .nullable(),
+  likelihoods: described(jsonObject().nullable(), 'Per-field confidences; null when unknown.'),
   api_cost: apiCostSchema.nullable(),
-  extraction_id: z.string().nullable(),
+  extraction_id: described(z.string().nullable(), 'The extraction\'s id, as in `metadata`.'),
 });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
