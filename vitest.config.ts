@@ -1,22 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 // Tests import the packages by name and run against their sources: no build step before `pnpm test`.
-const alias = [
-  { find: /^@docevals\/core$/, replacement: src('./packages/core/src/index.ts') },
-  { find: /^@docevals\/core\/storage-kit$/, replacement: src('./packages/core/src/storage-kit/index.ts') },
-  { find: /^@docevals\/core\/internal$/, replacement: src('./packages/core/src/internal.ts') },
-  { find: /^@docevals\/adapters\/(memory|lowdb|redis|postgres|conformance)$/, replacement: src('./packages/adapters/src/$1/index.ts') },
-  { find: /^@docevals\/adapters$/, replacement: src('./packages/adapters/src/index.ts') },
-  { find: /^@docevals\/openai$/, replacement: src('./packages/openai/src/index.ts') },
-  { find: /^@docevals\/rest\/node$/, replacement: src('./packages/rest/src/node/index.ts') },
-  { find: /^@docevals\/rest$/, replacement: src('./packages/rest/src/index.ts') },
-  { find: /^@docevals\/trpc$/, replacement: src('./packages/trpc/src/index.ts') },
-  { find: /^@docevals\/bullmq$/, replacement: src('./packages/bullmq/src/index.ts') },
-  { find: /^@docevals\/web$/, replacement: src('./packages/web/src/index.ts') },
-];
+// The aliases are tsconfig.json's `paths` (declared once there): each name exactly, to its source entry.
+const paths = (JSON.parse(readFileSync(src('./tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
+const alias = Object.entries(paths).map(([name, [target]]) => ({
+  find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
+  replacement: src(`./${target!}`),
+}));
 
 const project = (name: string, dir: string, extra: Record<string, unknown> = {}) => ({
   resolve: { alias },

@@ -66,7 +66,7 @@ export interface DocevalsClient {
   close(): Promise<void>;
 }
 
-const info = (e: EvaluationSummary | EvaluationOverview): EvaluationInfo => ({
+const info = (e: Pick<EvaluationSummary | EvaluationOverview, 'id' | 'name' | 'json_schema' | 'document_count'>): EvaluationInfo => ({
   id: e.id,
   name: e.name,
   json_schema: e.json_schema,
@@ -333,7 +333,11 @@ export function localClient(options: LocalClientOptions): DocevalsClient {
         (await allPages<EvaluationSummary>((after) => docevals.evals.list(org, { limit: 100, order: 'asc', after, name: filter.name }))).map(info),
       ),
     getEvaluation: (id) => call(async () => info(await docevals.evals.get(org, { evaluation_id: id, view: 'summary' }))),
-    createEvaluation: (input) => call(async () => info((await docevals.evals.create(org, input)) as unknown as EvaluationSummary)),
+    createEvaluation: (input) =>
+      call(async () => {
+        const { documents, ...created } = await docevals.evals.create(org, input);
+        return info({ ...created, document_count: documents.length });
+      }),
     listDocuments: (id) =>
       call(() =>
         allPages<DocumentSummary>((after) =>

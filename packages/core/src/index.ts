@@ -14,6 +14,7 @@ export type * from './storage.js';
 export * from './extractor.js';
 export { aesGcmCipher, generateMasterKey, parseMasterKey, type SecretCipher } from './secrets/cipher.js';
 export type * from './service/types.js';
+export type { Docevals } from './service/docevals.js';
 export * from './auth/index.js';
 export * from './service/create-docevals.js';
 export * from './extraction/index.js';

@@ -9,7 +9,7 @@ import type { DocumentComparison } from './metrics/compare-documents.js';
  * reference-counted file store. The service never writes a record it read across an `await` without the version
  * check, so two servers sharing one store never lose each other's writes.
  *
- * Layout (docs/spec/storage-model.md): an evaluation record holds its settings and the ids of its iterations; each
+ * Layout (docs/storage.md): an evaluation record holds its settings and the ids of its iterations; each
  * document is its own record (child of the evaluation); an iteration record holds settings, status and lease; each
  * prediction is its own record (child of the iteration, keyed by document id). So one document's change costs one
  * document's work: a write touches records of bounded size, never a whole evaluation.

@@ -1,8 +1,10 @@
 import { INTERNAL_ERROR_MESSAGE, unauthorizedError } from '@docevals/core';
+import { operations } from '@docevals/core/internal';
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
-import { HealthSchema, NAMED_SCHEMAS } from './openapi-schemas.js';
+import { flattenAnnotatedRefs } from './openapi-refs.js';
+import { componentOf, HealthSchema, NAMED_SCHEMAS } from './openapi-schemas.js';
 import { IterationSummarySchema } from './openapi-schemas.js';
 
 /** Every error status an operation may answer, with what it means and an example body. */
@@ -256,15 +258,42 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
  */
 function docOf(endpoint: Endpoint): OperationDoc {
   const doc = OPERATION_DOCS[endpoint.operationId];
+  const input = operations[endpoint.operation].input;
+  const { body } = endpoint;
   return {
     params: doc?.params ?? endpoint.params,
     query: doc?.query ?? endpoint.query,
-    body: doc?.body ?? endpoint.body,
-    response: doc?.response ?? endpoint.response,
+    body: doc?.body ?? (body && bodyComponent(endpoint.operationId, endpoint.summary, body, input)),
+    response: doc?.response ?? componentOf(endpoint.response) ?? endpoint.response,
     formBody: doc?.formBody,
-    requestExample: doc?.requestExample,
-    responseExample: doc?.responseExample,
+    requestExample: doc?.requestExample ?? (body && bodyExample(body, input)),
+    responseExample: doc?.responseExample ?? firstExample(endpoint.response),
   };
+}
+
+/** What the core's `.meta()` says of a schema (description, examples). */
+const metaOf = (schema: z.ZodType): { description?: string; examples?: unknown } | undefined => z.globalRegistry.get(schema);
+
+/** The first of the core's `.meta({ examples })` of a schema. */
+function firstExample(schema: z.ZodType): unknown {
+  const examples = metaOf(schema)?.examples;
+  return Array.isArray(examples) ? (examples[0] as unknown) : undefined;
+}
+
+/**
+ * The body of an operation without a restated one, as a component: `<OperationId>Body`, described by the core's
+ * input schema (`.meta({ description })`), so every body is named for generators.
+ */
+function bodyComponent(operationId: string, summary: string, body: z.ZodObject, input: z.ZodType) {
+  const name = `${operationId[0]!.toUpperCase()}${operationId.slice(1)}Body`;
+  return z.object(body.shape).openapi(name, { description: metaOf(input)?.description ?? `The body of ${summary}.` });
+}
+
+/** The first example of the core's input schema (`.meta({ examples })`), less the path parameters. */
+function bodyExample(body: z.ZodObject, input: z.ZodType) {
+  const example = firstExample(input);
+  if (typeof example !== 'object' || example === null) return undefined;
+  return Object.fromEntries(Object.entries(example).filter(([key]) => key in body.shape));
 }
 
 /** The error statuses an endpoint may answer. */
@@ -355,28 +384,3 @@ function errorRef(status: number) {
   if (!error) throw new Error(`createOpenApiDocument: no error response for status ${status}.`);
   return { $ref: `#/components/responses/${error.name}` };
 }
-
-/**
- * The generator writes a named schema with a description of its own as `allOf: [{$ref}, {description}]`; OpenAPI
- * 3.1 (JSON Schema 2020-12) allows the plain `{$ref, description}`, which renderers and generators read better.
- */
-function flattenAnnotatedRefs(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) flattenAnnotatedRefs(item);
-    return;
-  }
-  if (typeof node !== 'object' || node === null) return;
-  const record = node as Record<string, unknown>;
-  const allOf = record.allOf;
-  if (Array.isArray(allOf) && allOf.length === 2 && isBareRef(allOf[0]) && isAnnotation(allOf[1])) {
-    delete record.allOf;
-    Object.assign(record, allOf[0], allOf[1]);
-  }
-  for (const value of Object.values(record)) flattenAnnotatedRefs(value);
-}
-
-const ANNOTATIONS = new Set(['description', 'default', 'examples', 'title', 'deprecated', 'readOnly', 'writeOnly']);
-const isBareRef = (value: unknown) =>
-  typeof value === 'object' && value !== null && Object.keys(value).length === 1 && '$ref' in value;
-const isAnnotation = (value: unknown) =>
-  typeof value === 'object' && value !== null && Object.keys(value).every((key) => ANNOTATIONS.has(key));

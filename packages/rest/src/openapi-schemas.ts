@@ -111,8 +111,22 @@ export function documented<T extends z.ZodObject>(
     if (!(key in schema.shape)) throw new Error(`documented: "${key}" is not a property of the schema.`);
     shape[key] = typeof doc === 'string' ? (schema.shape[key] as z.ZodType).meta({ description: doc }) : doc;
   }
-  return schema.safeExtend(shape) as unknown as T;
+  const result = schema.safeExtend(shape) as unknown as T;
+  RESTATED.set(result, schema);
+  return result;
 }
+
+/** The core schema each {@link documented} restatement restates. */
+const RESTATED = new WeakMap<z.ZodType, z.ZodType>();
+/** The named component of each core schema that has one (`named(name, documented(coreSchema, ...))`). */
+const NAMED_BY_CORE = new Map<z.ZodType, z.ZodType>();
+
+/**
+ * The named component restating a core schema, if there is one: an operation whose answer is a core schema that
+ * already has a component (a new operation answering `evaluationOverviewSchema`) shows the component, with no entry
+ * of its own in openapi-operations.ts.
+ */
+export const componentOf = (schema: z.ZodType): z.ZodType | undefined => NAMED_BY_CORE.get(schema);
 
 /**
  * A named schema or null. (`.nullable()` on a named schema comes out of the generator as the bare `$ref`, losing
@@ -130,6 +144,8 @@ export const NAMED_SCHEMAS: Array<[name: string, schema: z.ZodType]> = [];
 function named<T extends z.ZodType>(name: string, schema: T, meta: { description: string; examples?: unknown[] }): T {
   const result = schema.openapi(name, meta) as T;
   NAMED_SCHEMAS.push([name, result]);
+  const core = RESTATED.get(schema);
+  if (core && !NAMED_BY_CORE.has(core)) NAMED_BY_CORE.set(core, result);
   return result;
 }
 
@@ -512,32 +528,16 @@ export const ProcessorSchema = named('Processor', documented(processorSchema, {
   schema_id: SCHEMA_ID,
 }), { description: 'A named, reusable extraction configuration.' });
 
+// The plain fields are described in the core (described()); here only what names a component or wraps a union.
 export const SubmitResultSchema = named('SubmitResult', documented(submitResultSchema, {
-  prediction: 'The extracted data, in the shape of the processor\'s json_schema.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.'),
-  id: 'The extraction\'s id (the chat completion\'s).',
-  object: 'Always `chat.completion`.',
-  created: 'When it was made, in Unix seconds.',
-  model: 'The processor\'s model.',
   choices: z.array(documented(submitResultSchema.shape.choices.element, {
-    index: 'Always 0.',
-    message: documented(submitResultSchema.shape.choices.element.shape.message, {
-      role: 'Always `assistant`.',
-      content: 'The prediction as JSON text.',
-      parsed: 'The prediction.',
-      refusal: 'Always null.',
-    }).meta({ description: 'The prediction, parsed and as text.' }),
-    finish_reason: 'Always `stop`.',
-    logprobs: 'Always null (per-field confidences are in `likelihoods`).',
+    message: documented(submitResultSchema.shape.choices.element.shape.message, {}).meta({ description: 'The prediction, parsed and as text.' }),
   })).meta({ description: 'One choice whose `message.parsed` is the prediction.' }),
-  usage: z.union([documented(submitResultSchema.shape.usage.unwrap(), {
-    prompt_tokens: 'Input tokens.',
-    completion_tokens: 'Output tokens.',
-    total_tokens: 'Their sum.',
-  }), z.null()]).meta({ description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.' }),
-  likelihoods: 'Per-field confidences; null when unknown.',
+  usage: z.union([documented(submitResultSchema.shape.usage.unwrap(), {}), z.null()]).meta({
+    description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.',
+  }),
   api_cost: orNull(ApiCostSchema, 'The cost; null when the model\'s price is unknown.'),
-  extraction_id: 'The extraction\'s id, as in `metadata`.',
 }), { description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
 
 // Lists

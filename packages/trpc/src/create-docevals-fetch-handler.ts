@@ -34,7 +34,8 @@ const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
  * (docs/spec/limits.md): a declared or streamed body over `maxBodyBytes` is a 413 `payload_too_large` (chunked
  * included), bytes that are not UTF-8 are a 400 `bad_request` (never stored as U+FFFD), a body with more JSON objects
  * and arrays than `LIMITS.maxJsonContainersPerBody` is a 413 before it is parsed, and a batch of more than
- * `maxBatchSize` calls is a 400. Errors come in tRPC's shape with the docevals code in `error.data.code`.
+ * `maxBatchSize` calls is a 400. Errors come in tRPC's shape: tRPC's code in `error.data.code`, the docevals code in
+ * `error.data.docevalsCode`.
  *
  * @example
  * import { createDocevalsFetchHandler } from '@docevals/trpc';

@@ -153,7 +153,7 @@ function tableProcedures(docevals: Docevals): TableProcedures {
     node[path[path.length - 1]!] = built;
   }
   // The loop above builds exactly the rows' procedures at their names; TypeScript cannot follow a loop's keys.
-  return record as unknown as TableProcedures;
+  return record as TableProcedures;
 }
 
 /** The type of the docevals router, for `createTRPCClient<DocevalsRouter>` and `inferRouterInputs/Outputs`. */

@@ -57,6 +57,17 @@ export interface RedisStorageOptions {
   onWrite?: WriteObserver;
 }
 
+/** A Redis storage, with its maintenance call. */
+export interface RedisStorage extends Storage {
+  /**
+   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
+   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
+   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
+   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
+   */
+  sweep(options?: RedisSweepOptions): Promise<RedisSweepReport>;
+}
+
 /**
  * A {@link Storage} on Redis, shared safely by any number of processes and servers: every write is one Lua script
  * (insert, compare-and-set replace, delete, file retain/release), lists walk a sorted set per organization from the
@@ -77,17 +88,6 @@ export interface RedisStorageOptions {
  * // Or the adapter's own connection: close() quits it.
  * const owned = redisStorage({ url: 'redis://127.0.0.1:6379' });
  */
-/** A Redis storage, with its maintenance call. */
-export interface RedisStorage extends Storage {
-  /**
-   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
-   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
-   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
-   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
-   */
-  sweep(options?: RedisSweepOptions): Promise<RedisSweepReport>;
-}
-
 export function redisStorage(options: RedisStorageOptions): RedisStorage {
   const { client, url, keyPrefix = 'docevals:', redisOptions } = options;
   if ((client === undefined) === (url === undefined)) {

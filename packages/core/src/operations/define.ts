@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Docevals } from '../service/types.js';
+import type { Docevals } from '../service/docevals.js';
 
 /** The tags the REST API's operations are grouped by (the OpenAPI document's tags). */
 export type RestTag = 'Evaluations' | 'Documents' | 'Iterations' | 'Processors' | 'Models' | 'Secrets';

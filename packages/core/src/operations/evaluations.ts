@@ -108,6 +108,26 @@ export const evaluationOperations = {
         'the organization refers to them.',
     },
   }),
+  'evals.duplicate': operation({
+    procedure: 'mutation',
+    input: schemas.duplicateEvaluationInputSchema,
+    output: schemas.evaluationOverviewSchema,
+    call: (d, org, input) => d.evals.duplicate(org, input),
+    rest: {
+      method: 'post',
+      path: '/v1/evals/{evaluation_id}/duplicate',
+      operationId: 'duplicateEvaluation',
+      tag: 'Evaluations',
+      summary: 'Copy an evaluation with its documents and ground truth, not its iterations',
+      description:
+        'Creates an evaluation under a new id with the same json_schema, project_id, default inference settings ' +
+        'and documents (the same stored files; annotations and their metadata copied), and no iterations: to run ' +
+        'another experiment on the same ground truth, or to edit annotations without touching the original. ' +
+        '`name` names the copy (default: the name followed by ` (copy)`). Answers the copy as `view=summary` does.',
+      input: 'body',
+      bodyOptional: true,
+    },
+  }),
   'evals.compare': operation({
     procedure: 'query',
     input: schemas.compareInputSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam } from './json.js';
+import { evaluationIdParam, idParam, iterationIdParam } from './json.js';
 import { iterationStatusSchema } from './iterations.js';
 
 // Shapes of the analyses (docs/spec/analysis.md). The analysis module's types are inferred from these, so the
@@ -177,11 +177,11 @@ export type Leaderboard = z.infer<typeof leaderboardSchema>;
 
 // Inputs.
 
-export const iterationFieldsInputSchema = z.object({ evaluation_id: idParam, iteration_id: idParam });
+export const iterationFieldsInputSchema = z.object({ evaluation_id: evaluationIdParam, iteration_id: iterationIdParam });
 export type IterationFieldsInput = z.input<typeof iterationFieldsInputSchema>;
 
 export const compareInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   base: idParam,
   head: idParam,
   /** Improvement or regression smaller than this counts as unchanged. */
@@ -195,7 +195,7 @@ export type CompareInput = z.input<typeof compareInputSchema>;
  * iterations grid needs, without the predictions' contents.
  */
 export const matrixInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   /** A document id: the page starts just after it. */
   after: idParam.optional(),
@@ -229,7 +229,7 @@ export const matrixSchema = z.object({
 export type Matrix = z.infer<typeof matrixSchema>;
 
 export const leaderboardInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   sort: leaderboardSortSchema.default('mean_similarity'),
   order: z.enum(['asc', 'desc']).optional(),
 });
@@ -239,8 +239,8 @@ export const exportFormatSchema = z.enum(['csv', 'jsonl']);
 export type ExportFormat = z.infer<typeof exportFormatSchema>;
 
 export const exportInputSchema = z.object({
-  evaluation_id: idParam,
-  iteration_id: idParam,
+  evaluation_id: evaluationIdParam,
+  iteration_id: iterationIdParam,
   format: exportFormatSchema.default('csv'),
   /**
    * CSV only: true writes text cells exactly as stored; by default a cell beginning with `=`, `+`, `-`, `@`, a tab or
@@ -256,7 +256,7 @@ export const MAX_IMPORT_TEXT = 32 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 10_000;
 
 export const importAnnotationsInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   format: z.enum(['jsonl', 'csv']),
   /** The file's text. */
   content: z.string().max(MAX_IMPORT_TEXT),

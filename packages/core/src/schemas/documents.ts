@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idParam, jsonObject } from './json.js';
+import { documentIdParam, evaluationIdParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 import { metadataSchema } from './metadata.js';
 
@@ -34,10 +34,10 @@ export type Document = z.infer<typeof documentSchema>;
  */
 export const validateAnnotationsField = { validate: z.boolean().default(true) };
 
-export const addDocumentInputSchema = documentInputSchema.extend({ evaluation_id: idParam, ...validateAnnotationsField });
+export const addDocumentInputSchema = documentInputSchema.extend({ evaluation_id: evaluationIdParam, ...validateAnnotationsField });
 export type AddDocumentInput = z.input<typeof addDocumentInputSchema>;
 
-export const documentRefInputSchema = z.object({ evaluation_id: idParam, document_id: idParam });
+export const documentRefInputSchema = z.object({ evaluation_id: evaluationIdParam, document_id: documentIdParam });
 export type DocumentRefInput = z.input<typeof documentRefInputSchema>;
 
 /** PUT a document's annotation (docs/spec/interface.md 4.5). An omitted annotation_metadata stays as it is. */
@@ -76,7 +76,7 @@ export const expandField = { expand: z.enum(['documents']).optional() };
 
 /** Documents list in the evaluation's document order (`asc`, the default) or its reverse. */
 export const listDocumentsInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   ...listQueryFields,
   order: z.enum(['asc', 'desc']).default('asc'),
   ...expandField,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { documentInputSchema, documentSchema, documentSummarySchema, expandField, validateAnnotationsField } from './documents.js';
-import { defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
+import { DEFAULT_INFERENCE_SETTINGS, defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
 import { importedIterationInputSchema, iterationSchema, iterationSummarySchema } from './iterations.js';
-import { clientId, idParam, jsonObject } from './json.js';
+import { clientId, evaluationIdParam, jsonObject } from './json.js';
 import { listQueryFields } from './lists.js';
 import { LIMITS } from '../limits.js';
 
@@ -21,7 +21,7 @@ export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 
 /** PATCH /v1/evals/{evaluation_id} (docs/spec/interface.md 4.2): omitted fields stay. */
 export const updateEvaluationInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   name: z.string().min(1, 'name must not be empty').max(512).optional(),
   project_id: z.string().max(256).optional(),
   json_schema: jsonObject().optional(),
@@ -29,8 +29,24 @@ export const updateEvaluationInputSchema = z.object({
 });
 export type UpdateEvaluationInput = z.input<typeof updateEvaluationInputSchema>;
 
-export const evaluationRefInputSchema = z.object({ evaluation_id: idParam });
+export const evaluationRefInputSchema = z.object({ evaluation_id: evaluationIdParam });
 export type EvaluationRefInput = z.input<typeof evaluationRefInputSchema>;
+
+/** POST /v1/evals/{evaluation_id}/duplicate: the copy's name, else the source's name followed by ` (copy)`. */
+export const duplicateEvaluationInputSchema = evaluationRefInputSchema
+  .extend({
+    name: z
+      .string()
+      .min(1, 'name must not be empty')
+      .max(512)
+      .optional()
+      .meta({ description: 'The copy\'s name. Default: the evaluation\'s name followed by ` (copy)` (cut to 512 characters).' }),
+  })
+  .meta({
+    description: 'What the copy changes: its name (everything else is the evaluation\'s).',
+    examples: [{ evaluation_id: 'eval_invoices', name: 'Invoices, prompt v2' }],
+  });
+export type DuplicateEvaluationInput = z.input<typeof duplicateEvaluationInputSchema>;
 
 /**
  * `view`: `full` (the default, interface.md 2.1: every document with its content, every iteration whole) or `summary`
@@ -86,5 +102,21 @@ export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
  * {@link EvaluationSummary} less `documents`, so its cost does not grow with the documents: the evaluation record, the
  * documents' count and two small reads per iteration (docs/spec/service.md, Reads).
  */
-export const evaluationOverviewSchema = evaluationSummarySchema.omit({ documents: true });
+export const evaluationOverviewSchema = evaluationSummarySchema.omit({ documents: true }).meta({
+  examples: [
+    {
+      id: 'eval_invoices_copy',
+      updated_at: '2026-11-23T19:24:03.102Z',
+      name: 'Invoices (copy)',
+      project_id: 'proj_finance',
+      document_count: 1,
+      unlabeled_count: 0,
+      iterations: [],
+      json_schema: { type: 'object', properties: { total: { type: 'number', description: 'The amount due' } } },
+      default_inference_settings: { ...DEFAULT_INFERENCE_SETTINGS, model: 'local-rules' },
+      schema_data_id: 'sch_data_id_8f0f5ad2bd2e2a1e',
+      schema_id: 'sch_id_5d7c3c2a9e1b0f44',
+    },
+  ],
+});
 export type EvaluationOverview = z.infer<typeof evaluationOverviewSchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { described } from './described.js';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema } from './inference-settings.js';
-import { idParam, jsonObject } from './json.js';
+import { documentIdParam, evaluationIdParam, idParam, iterationIdParam, jsonObject } from './json.js';
 import { listMetadataSchema } from './lists.js';
 import { metadataSchema } from './metadata.js';
 import { LIMITS } from '../limits.js';
@@ -158,7 +158,7 @@ export type ImportedIterationInput = z.input<typeof importedIterationInputSchema
 const backgroundFlag = z.boolean().default(false);
 
 export const createIterationInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   inference_settings: inferenceSettingsInputSchema.default({}),
   json_schema: jsonObject().optional(),
   background: backgroundFlag,
@@ -174,13 +174,13 @@ export const iterationViewSchema = z.enum(['full', 'summary']).default('full');
 export type IterationView = z.output<typeof iterationViewSchema>;
 
 export const listIterationsInputSchema = z.object({
-  evaluation_id: idParam,
+  evaluation_id: evaluationIdParam,
   model: z.string().min(1).max(256).optional(),
   view: iterationViewSchema,
 });
 export type ListIterationsInput = z.input<typeof listIterationsInputSchema>;
 
-export const iterationRefInputSchema = z.object({ evaluation_id: idParam, iteration_id: idParam });
+export const iterationRefInputSchema = z.object({ evaluation_id: evaluationIdParam, iteration_id: iterationIdParam });
 export type IterationRefInput = z.input<typeof iterationRefInputSchema>;
 
 /** `PATCH .../iterations/{iteration_id}/metadata`: the labels to change; omitted ones stay. */
@@ -252,7 +252,7 @@ export const processIterationInputSchema = iterationRefInputSchema.extend({
 export type ProcessIterationInput = z.input<typeof processIterationInputSchema>;
 
 /** An iteration by its id alone (ids are unique within an organization): the reference SDK's `/v1/evals/iterations/{id}`. */
-export const iterationIdInputSchema = z.object({ iteration_id: idParam });
+export const iterationIdInputSchema = z.object({ iteration_id: iterationIdParam });
 export type IterationIdInput = z.input<typeof iterationIdInputSchema>;
 
 /**
@@ -266,7 +266,7 @@ export const updateIterationInputSchema = iterationRefInputSchema.extend({
 });
 export type UpdateIterationInput = z.input<typeof updateIterationInputSchema>;
 
-export const documentDistancesInputSchema = iterationRefInputSchema.extend({ document_id: idParam });
+export const documentDistancesInputSchema = iterationRefInputSchema.extend({ document_id: documentIdParam });
 export type DocumentDistancesInput = z.input<typeof documentDistancesInputSchema>;
 
 /** One document's distances in an iteration: 1 − similarity, leaf by leaf, in the tree of `similarities`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { findJsonProblem, MAX_JSON_DEPTH, type JsonObject } from '../json/assert-json.js';
 
 /**
@@ -27,3 +28,12 @@ export const idParam = z
   .min(1, 'an id is required')
   .max(256)
   .refine((id) => !id.includes('\u0000'), 'an id never holds a NUL character');
+
+/**
+ * The path parameters, described once for every operation that takes them (the OpenAPI document reads the text;
+ * an operation may still word its own).
+ */
+export const evaluationIdParam = described(idParam, 'The evaluation\'s id.');
+export const documentIdParam = described(idParam, 'The document\'s id: its `file_id` (`file_...`), as in the document\'s `id`.');
+export const iterationIdParam = described(idParam, 'The iteration\'s id (`eval_iter_...`).');
+export const processorIdParam = described(idParam, 'The processor\'s id.');

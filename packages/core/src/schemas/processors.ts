@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { inferenceSettingsInputSchema, inferenceSettingsSchema, settingsFields } from './inference-settings.js';
-import { clientId, idParam, jsonObject } from './json.js';
+import { clientId, jsonObject, processorIdParam } from './json.js';
 import { listQueryFields } from './lists.js';
 import { apiCostSchema, metadataSchema } from './metadata.js';
 
@@ -16,14 +17,14 @@ export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 
 /** PUT /v1/processors/{processor_id} (docs/spec/interface.md 4.7): changes the fields it carries, keeps the others. */
 export const updateProcessorInputSchema = z.object({
-  processor_id: idParam,
+  processor_id: processorIdParam,
   name: createProcessorInputSchema.shape.name.optional(),
   ...inferenceSettingsInputSchema.shape,
   json_schema: jsonObject().optional(),
 });
 export type UpdateProcessorInput = z.input<typeof updateProcessorInputSchema>;
 
-export const processorRefInputSchema = z.object({ processor_id: idParam });
+export const processorRefInputSchema = z.object({ processor_id: processorIdParam });
 export type ProcessorRefInput = z.input<typeof processorRefInputSchema>;
 
 export const listProcessorsInputSchema = z.object({
@@ -38,7 +39,7 @@ export type ListProcessorsInput = z.input<typeof listProcessorsInputSchema>;
 
 /** POST /v1/processors/{processor_id}/submit: one document as a data URL. */
 export const submitProcessorInputSchema = z.object({
-  processor_id: idParam,
+  processor_id: processorIdParam,
   document: z.object({ filename: z.string().min(1).max(1024), url: z.string() }),
 });
 export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
@@ -49,31 +50,35 @@ export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
  * `api_cost`), so the SDK's `processors.submit` parses it.
  */
 export const submitResultSchema = z.object({
-  prediction: jsonObject(),
+  prediction: described(jsonObject(), 'The extracted data, in the shape of the processor\'s json_schema.'),
   metadata: metadataSchema.nullable(),
-  id: z.string(),
-  object: z.literal('chat.completion'),
-  /** Unix seconds. */
-  created: z.number().int(),
-  model: z.string(),
+  id: described(z.string(), 'The extraction\'s id (the chat completion\'s).'),
+  object: described(z.literal('chat.completion'), 'Always `chat.completion`.'),
+  created: described(z.number().int(), 'When it was made, in Unix seconds.'),
+  model: described(z.string(), 'The processor\'s model.'),
   choices: z.array(
     z.object({
-      index: z.number().int(),
+      index: described(z.number().int(), 'Always 0.'),
       message: z.object({
-        role: z.literal('assistant'),
-        /** The prediction as JSON text. */
-        content: z.string(),
-        parsed: jsonObject(),
-        refusal: z.null(),
+        role: described(z.literal('assistant'), 'Always `assistant`.'),
+        content: described(z.string(), 'The prediction as JSON text.'),
+        parsed: described(jsonObject(), 'The prediction.'),
+        refusal: described(z.null(), 'Always null.'),
       }),
-      finish_reason: z.literal('stop'),
-      logprobs: z.null(),
+      finish_reason: described(z.literal('stop'), 'Always `stop`.'),
+      logprobs: described(z.null(), 'Always null (per-field confidences are in `likelihoods`).'),
     }),
   ),
-  usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).nullable(),
-  likelihoods: jsonObject().nullable(),
+  usage: z
+    .object({
+      prompt_tokens: described(z.number().int(), 'Input tokens.'),
+      completion_tokens: described(z.number().int(), 'Output tokens.'),
+      total_tokens: described(z.number().int(), 'Their sum.'),
+    })
+    .nullable(),
+  likelihoods: described(jsonObject().nullable(), 'Per-field confidences; null when unknown.'),
   api_cost: apiCostSchema.nullable(),
-  extraction_id: z.string().nullable(),
+  extraction_id: described(z.string().nullable(), 'The extraction\'s id, as in `metadata`.'),
 });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 

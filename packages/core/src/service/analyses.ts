@@ -11,13 +11,14 @@ import {
   type AnalysisPrediction,
   type AnnotationRow,
 } from '../analysis/index.js';
-import { notFound, validationError, type DocevalsError } from '../errors.js';
+import { DocevalsError, notFound, validationError } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
 import { annotationValidator } from '../json-schema/annotation.js';
 import { isLabeled } from '../metrics/index.js';
 import { pacer } from '../time-slice.js';
 import {
   compareInputSchema,
+  documentDistancesInputSchema,
   exportInputSchema,
   importAnnotationsInputSchema,
   iterationFieldsInputSchema,
@@ -25,6 +26,8 @@ import {
   matrixInputSchema,
   MAX_IMPORT_ROWS,
   type CompareInput,
+  type DocumentDistances,
+  type DocumentDistancesInput,
   type EvaluationComparison,
   type ExportFormat,
   type ExportInput,
@@ -42,7 +45,7 @@ import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecor
 import type { ServiceContext } from './context.js';
 import { writeAnnotations } from './documents.js';
 import { currentMetrics } from './metric-cache.js';
-import { documentPages, loadIterations, predictionsFor, requireEvaluation, requireIteration } from './reads.js';
+import { documentPages, loadIterations, predictionsFor, requireDocument, requireEvaluation, requireIteration } from './reads.js';
 import { documentTally, knownCost, summaryOfTotals } from './render.js';
 import { invalidRequest, parseInput } from './validate.js';
 import { listMetadata, unknownCursor } from './lists.js';
@@ -111,7 +114,7 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 export function analysisOperations(ctx: ServiceContext) {
   return {
     /** Per-field summary of one iteration, worst field first (docs/spec/analysis.md). */
-    async fields(organizationId: string, raw: IterationFieldsInput): Promise<IterationFields> {
+    fields: async (organizationId: string, raw: IterationFieldsInput): Promise<IterationFields> => {
       const input = parseInput(iterationFieldsInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       const builder = new FieldSummaryBuilder(iteration.json_schema);
@@ -121,8 +124,25 @@ export function analysisOperations(ctx: ServiceContext) {
       return { iteration_id: iteration.id, ...builder.result() };
     },
 
+    /** One document's distances in an iteration: 1 − similarity for every field of `similarities`, and overall. */
+    distances: async (organizationId: string, raw: DocumentDistancesInput): Promise<DocumentDistances> => {
+      const input = parseInput(documentDistancesInputSchema, raw);
+      const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+      const { value: document } = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
+      const prediction = await ctx.storage.predictions.get(organizationId, iteration.id, document.id);
+      if (!prediction) {
+        throw new DocevalsError(
+          'not_found',
+          `The iteration "${iteration.id}" has no prediction for the document "${input.document_id}" yet: re-run it ` +
+            'for that document (POST .../process with only_missing: true).',
+        );
+      }
+      const metrics = currentMetrics(document, prediction.value);
+      return { distances: distanceTree(metrics.similarities), mean_distance: 1 - metrics.similarity, metric_type: 'levenshtein' };
+    },
+
     /** Compares two iterations of one evaluation (docs/spec/analysis.md). */
-    async compare(organizationId: string, raw: CompareInput): Promise<EvaluationComparison> {
+    compare: async (organizationId: string, raw: CompareInput): Promise<EvaluationComparison> => {
       const input = parseInput(compareInputSchema, raw);
       const { evaluation, iteration: base } = await requireIteration(ctx, organizationId, input.evaluation_id, input.base);
       const { iteration: head } = await requireIteration(ctx, organizationId, input.evaluation_id, input.head);
@@ -136,8 +156,11 @@ export function analysisOperations(ctx: ServiceContext) {
     /**
      * One page of documents x iterations similarities (docs/spec/analysis.md, Matrix): one page of document records
      * and, per iteration, those documents' predictions read by key; no file and no prediction content leaves.
+     *
+     * @example
+     * const { iterations, data, list_metadata } = await docevals.evals.matrix('org_1', { evaluation_id, limit: 1000 });
      */
-    async matrix(organizationId: string, raw: MatrixInput): Promise<Matrix> {
+    matrix: async (organizationId: string, raw: MatrixInput): Promise<Matrix> => {
       const input = parseInput(matrixInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const [iterations, page] = await Promise.all([
@@ -163,7 +186,7 @@ export function analysisOperations(ctx: ServiceContext) {
     },
 
     /** Completed iterations ranked (docs/spec/analysis.md): summaries only, two small reads per iteration. */
-    async leaderboard(organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> {
+    leaderboard: async (organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> => {
       const input = parseInput(leaderboardInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const tally = await documentTally(ctx, evaluation);
@@ -201,7 +224,7 @@ export function analysisOperations(ctx: ServiceContext) {
      * One iteration as CSV or JSON Lines, one row per document × leaf field, produced a page of documents at a time
      * (docs/spec/analysis.md). The iteration is checked before the first chunk, so errors come before any output.
      */
-    async export(organizationId: string, raw: ExportInput): Promise<ExportStream> {
+    export: async (organizationId: string, raw: ExportInput): Promise<ExportStream> => {
       const input = parseInput(exportInputSchema, raw);
       const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
       const format = input.format;
@@ -231,7 +254,7 @@ export function analysisOperations(ctx: ServiceContext) {
      * compare-and-set commit each), each batch followed by its predictions refreshed in every iteration, one batch
      * per iteration (docs/spec/analysis.md). Rows naming one document twice: the last one is written.
      */
-    async importAnnotations(organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> {
+    importAnnotations: async (organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> => {
       const input = parseInput(importAnnotationsInputSchema, raw);
       const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
       const pace = pacer();
@@ -310,3 +333,17 @@ async function filenameIndex(ctx: ServiceContext, evaluation: EvaluationRecord):
   }
   return index;
 }
+
+/** 1 − similarity at every number of a similarity tree (objects and arrays kept, anything else as it is). */
+function distanceTree(similarities: Record<string, unknown>): Record<string, unknown> {
+  const flip = (value: unknown): unknown => {
+    if (typeof value === 'number') return 1 - value;
+    if (Array.isArray(value)) return value.map(flip);
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, flip(item)]));
+    }
+    return value;
+  };
+  return flip(similarities) as Record<string, unknown>;
+}
+

@@ -1,20 +1,13 @@
-import { DocevalsError } from '../errors.js';
-import { JOBS_SCOPE } from '../storage.js';
-import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, listModels, localRulesExtractor } from '../extraction/index.js';
-import { analysisOperations } from './analyses.js';
-import type { OperationContext, ServiceContext } from './context.js';
-import { createJobWork, DEFAULT_JOB_OPTIONS, FairSlots, inProcessJobRunner, LocalSignals, type JobRunner, type JobWork } from './jobs/index.js';
 import { nanoid } from 'nanoid';
-import { documentOperations } from './documents.js';
-import { evaluationOperations } from './evaluations.js';
-import { iterationOperations } from './iterations.js';
-import { processorOperations } from './processors.js';
-import { SECRETS_SCOPE, secretOperations } from './secrets.js';
-import type { Docevals, DocevalsLimits, DocevalsOptions } from './types.js';
-import { ATTR, inSpan, inStreamSpan, SPAN } from '../telemetry/index.js';
-import { tracedStorage } from './traced-storage.js';
-import { OrganizationGate } from './organization-gate.js';
+import { createExtractionRunner, DEFAULT_EXTRACTION_OPTIONS, localRulesExtractor } from '../extraction/index.js';
 import { LIMITS } from '../limits.js';
+import type { OperationContext, ServiceContext } from './context.js';
+import { assembleDocevals, type Docevals } from './docevals.js';
+import { createJobWork, DEFAULT_JOB_OPTIONS, FairSlots, inProcessJobRunner, LocalSignals, type JobRunner, type JobWork } from './jobs/index.js';
+import { OrganizationGate } from './organization-gate.js';
+import { secretOperations } from './secrets.js';
+import { tracedStorage } from './traced-storage.js';
+import type { DocevalsLimits, DocevalsOptions } from './types.js';
 
 /** docs/spec/service.md, Limits. */
 export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
@@ -22,26 +15,6 @@ export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
   maxIterationsPerEvaluation: 1_000,
   maxJsonSchemaBytes: 1_048_576,
 });
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyOperation = (organizationId: string, input?: any) => Promise<unknown> | AsyncIterable<unknown>;
-
-/** Every operation checks the caller's organization first: the transports pass what `authenticate` returned. */
-function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
-  const out: Record<string, AnyOperation> = {};
-  for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
-    out[name] = (organizationId: string, input?: unknown) => {
-      if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE || organizationId === SECRETS_SCOPE) {
-        const error = new DocevalsError('unauthorized', 'An organization is required: authenticate first.');
-        // A stream operation answers as a stream does: its iteration fails.
-        if (name === 'events') return (async function* () { throw error; })();
-        return Promise.reject(error);
-      }
-      return operation(organizationId, input);
-    };
-  }
-  return out as T;
-}
 
 /**
  * Creates the docevals service over a storage and the extractors that serve models.
@@ -103,81 +76,5 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
     : inProcessJobRunner(work, { maxRunningIterations: jobOptions.maxRunningIterations, onError: onJobError });
   const operations: OperationContext = { ...ctx, jobRunner };
   if (jobOptions.resume) void jobRunner.start().catch(onJobError);
-  return { docevals: assemble(options, ctx, operations, extractors, onJobError), work };
-}
-
-/** The service's public shape over its contexts. */
-function assemble(
-  options: DocevalsOptions,
-  ctx: ServiceContext,
-  operations: OperationContext,
-  extractors: NonNullable<DocevalsOptions['extractors']>,
-  onJobError: (error: unknown) => void,
-): Docevals {
-  const analyses = scoped(analysisOperations(ctx));
-  const jobRunner = operations.jobRunner;
-  const docevals: Docevals = {
-    evals: {
-      ...(scoped(evaluationOperations(operations)) as unknown as Omit<Docevals['evals'], 'compare' | 'leaderboard' | 'documents' | 'iterations'>),
-      compare: (organizationId, input) => analyses.compare(organizationId, input),
-      leaderboard: (organizationId, input) => analyses.leaderboard(organizationId, input),
-      matrix: (organizationId, input) => analyses.matrix(organizationId, input),
-      // The operations return the union of their views; the interface's overloads narrow it by the input.
-      documents: {
-        ...(scoped(documentOperations(ctx)) as unknown as Omit<Docevals['evals']['documents'], 'import'>),
-        import: (organizationId, input) => analyses.importAnnotations(organizationId, input),
-      },
-      iterations: {
-        ...(scoped(iterationOperations(operations)) as unknown as Omit<Docevals['evals']['iterations'], 'fields' | 'export'>),
-        fields: (organizationId, input) => analyses.fields(organizationId, input),
-        export: (organizationId, input) => analyses.export(organizationId, input),
-      },
-    },
-    processors: scoped(processorOperations(ctx)),
-    secrets: {
-      externalApiKeys: scoped(ctx.secrets.externalApiKeys),
-      customEndpoint: scoped(ctx.secrets.customEndpoint),
-      check: () => ctx.secrets.check(),
-      reencrypt: () => ctx.secrets.reencrypt(),
-      configured: options.secrets?.cipher != null,
-    },
-    models: () => ctx.runner.servedModels(),
-    listModels: async (organizationId?: string) =>
-      organizationId === undefined ? listModels(extractors) : scoped({ m: (org: string) => ctx.secrets.modelsFor(org) }).m(organizationId),
-    jobStats: async () => (jobRunner.stats ? jobRunner.stats() : null),
-    close: async () => {
-      await jobRunner.close().catch(onJobError);
-      await options.storage.close();
-    },
-  };
-  traceOperations(docevals.evals, 'evals.');
-  traceOperations(docevals.processors, 'processors.');
-  return docevals;
-}
-
-/** Operations that answer a stream (an iterable read over time) rather than a promise. */
-const STREAMS = new Set(['evals.iterations.events']);
-
-/**
- * Each operation of a group (and of its sub-groups) runs in a span named by the operation (`docevals
- * evals.iterations.create`: the name of the operations table and of the tRPC procedure), whatever the transport. The
- * event stream's span lasts as long as its reader reads (an SSE stream: from its first event to its end or the
- * client going away).
- */
-function traceOperations(group: object, prefix: string): void {
-  const target = group as Record<string, unknown>;
-  for (const [name, value] of Object.entries(target)) {
-    const path = `${prefix}${name}`;
-    if (typeof value === 'object' && value !== null) traceOperations(value, `${path}.`);
-    if (typeof value !== 'function') continue;
-    const attributes = (organizationId: string) => ({ attributes: { [ATTR.operation]: path, [ATTR.organization]: String(organizationId) } });
-    if (STREAMS.has(path)) {
-      const stream = value as (organizationId: string, input?: unknown) => AsyncIterable<unknown>;
-      target[name] = (organizationId: string, input?: unknown) =>
-        inStreamSpan(SPAN.operation(path), attributes(organizationId), () => stream(organizationId, input));
-      continue;
-    }
-    const operation = value as (organizationId: string, input?: unknown) => Promise<unknown>;
-    target[name] = (organizationId: string, input?: unknown) => inSpan(SPAN.operation(path), attributes(organizationId), () => operation(organizationId, input));
-  }
+  return { docevals: assembleDocevals(options, operations, extractors, onJobError), work };
 }

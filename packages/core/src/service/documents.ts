@@ -130,6 +130,32 @@ export function documentOperations(ctx: ServiceContext) {
     return updated !== null;
   }
 
+  /**
+   * A page of the evaluation's documents: summaries `{id, filename, mime_type, size}`; whole documents with
+   * `expand: 'documents'`.
+   */
+  function list(organizationId: string, input: ListDocumentsInput & { expand: 'documents' }): Promise<ListResult<Document>>;
+  function list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<DocumentSummary | Document>>;
+  async function list(organizationId: string, raw: ListDocumentsInput): Promise<ListResult<Document | DocumentSummary>> {
+    const input = parseInput(listDocumentsInputSchema, raw);
+    assertOneCursor(input);
+    assertExpandLimit(input);
+    await requireEvaluation(ctx, organizationId, input.evaluation_id);
+    let page: RecordPage<DocumentRecord> | null;
+    if (input.order === 'asc' && input.before === undefined) {
+      // The store's own order and cursor: reads one page.
+      page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
+    } else {
+      // The reverse order or a `before` cursor: the store pages forward only, so walk the documents (small records).
+      page = pageOf(await readAllDocuments(ctx, organizationId, input.evaluation_id), input);
+    }
+    if (!page) throw unknownCursor(input);
+    return {
+      data: input.expand ? await renderDocuments(ctx, organizationId, page.items) : page.items.map(documentSummary),
+      list_metadata: listMetadata(page, input),
+    };
+  }
+
   return {
     /**
      * Reserves a place under the limit (compare-and-set on `document_count`), takes the file reference, inserts the
@@ -178,25 +204,7 @@ export function documentOperations(ctx: ServiceContext) {
       }
     },
 
-    async list(organizationId: string, raw: ListDocumentsInput): Promise<ListResult<Document | DocumentSummary>> {
-      const input = parseInput(listDocumentsInputSchema, raw);
-      assertOneCursor(input);
-      assertExpandLimit(input);
-      await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      let page: RecordPage<DocumentRecord> | null;
-      if (input.order === 'asc' && input.before === undefined) {
-        // The store's own order and cursor: reads one page.
-        page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
-      } else {
-        // The reverse order or a `before` cursor: the store pages forward only, so walk the documents (small records).
-        page = pageOf(await readAllDocuments(ctx, organizationId, input.evaluation_id), input);
-      }
-      if (!page) throw unknownCursor(input);
-      return {
-        data: input.expand ? await renderDocuments(ctx, organizationId, page.items) : page.items.map(documentSummary),
-        list_metadata: listMetadata(page, input),
-      };
-    },
+    list,
 
     /**
      * The document's file as it was added (`mime_data.url` of a list's summaries points here): its bytes, media type

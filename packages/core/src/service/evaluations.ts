@@ -1,12 +1,14 @@
 import { DocevalsError, notFound, type ErrorIssue } from '../errors.js';
 import {
   createEvaluationInputSchema,
+  duplicateEvaluationInputSchema,
   evaluationRefInputSchema,
   getEvaluationInputSchema,
   listEvaluationsInputSchema,
   updateEvaluationInputSchema,
   type CreateEvaluationInput,
   type Deleted,
+  type DuplicateEvaluationInput,
   type Evaluation,
   type EvaluationOverview,
   type EvaluationRefInput,
@@ -122,6 +124,24 @@ function matchPredictions(
 const LIST_RENDER_CONCURRENCY = 4;
 
 export function evaluationOperations(ctx: OperationContext) {
+  /**
+   * The interface's Evaluation (every document with its content, every iteration whole), or with `view: 'summary'`
+   * the evaluation without its documents: `document_count` and iterations as summaries, at a cost that does not grow
+   * with the documents.
+   *
+   * @example
+   * const { name, document_count } = await docevals.evals.get('org_1', { evaluation_id, view: 'summary' });
+   */
+  function get(organizationId: string, input: GetEvaluationInput & { view: 'summary' }): Promise<EvaluationOverview>;
+  function get(organizationId: string, input: GetEvaluationInput & { view?: 'full' }): Promise<Evaluation>;
+  function get(organizationId: string, input: GetEvaluationInput): Promise<Evaluation | EvaluationOverview>;
+  async function get(organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
+    const input = parseInput(getEvaluationInputSchema, raw);
+    const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+    if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
+    return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
+  }
+
   return {
     /**
      * One file commit (`retainMany`), one document commit (`insertMany`), one record and one prediction batch per
@@ -193,12 +213,47 @@ export function evaluationOperations(ctx: OperationContext) {
       }
     },
 
-    /** The interface's Evaluation, or with `view: 'summary'` the evaluation without its documents. */
-    async get(organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
-      const input = parseInput(getEvaluationInputSchema, raw);
-      const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
-      return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
+    get,
+
+    /**
+     * A copy of the evaluation under a new id: its json_schema, project, default settings and documents (the same
+     * stored files, one more reference each; annotations with their metadata), not its iterations. One file commit
+     * (`retainMany`), one document commit (`insertMany`), then the record, which makes the copy visible; undone on
+     * failure. Answers the copy's summary (`document_count`, no documents), at a cost that does not grow with them.
+     *
+     * @example
+     * const copy = await docevals.evals.duplicate('org_1', { evaluation_id, name: 'Invoices, prompt v2' });
+     */
+    async duplicate(organizationId: string, raw: DuplicateEvaluationInput): Promise<EvaluationOverview> {
+      const input = parseInput(duplicateEvaluationInputSchema, raw);
+      const { value: source } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+      const documents = await readAllDocuments(ctx, organizationId, source.id);
+      const id = newEvaluationId();
+      const now = ctx.now();
+      const copies = documents.map((d): DocumentRecord => ({ ...d, parent_id: id, revision: newRevision(), updated_at: now }));
+      const retained = documents.length > 0 ? await ctx.storage.files.retainMany(organizationId, documents.map((d) => ({ fileId: d.id }))) : [];
+      if (retained.some((kept) => !kept)) {
+        // Only when the source was deleted meanwhile (its files went with it): as if it had been gone before.
+        await releaseFiles(ctx, organizationId, documents.filter((_, i) => retained[i]).map((d) => d.id));
+        throw notFound('evaluation', source.id);
+      }
+      try {
+        if (copies.length > 0) await ctx.storage.documents.insertMany(copies);
+        const stored = await ctx.storage.evaluations.insert({
+          ...source,
+          id,
+          name: input.name ?? `${source.name} (copy)`.slice(0, 512),
+          document_count: copies.length,
+          iteration_ids: [],
+          created_at: now,
+          updated_at: now,
+        });
+        return await renderEvaluationOverview(ctx, stored.value);
+      } catch (error) {
+        await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
+        await releaseFiles(ctx, organizationId, documents.map((d) => d.id));
+        throw error;
+      }
     },
 
     /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */

@@ -1,6 +1,5 @@
 import {
   createIterationInputSchema,
-  documentDistancesInputSchema,
   iterationIdInputSchema,
   getIterationInputSchema,
   iterationRefInputSchema,
@@ -11,8 +10,6 @@ import {
   updateIterationMetadataInputSchema,
   type CreateIterationInput,
   type Deleted,
-  type DocumentDistances,
-  type DocumentDistancesInput,
   type GetIterationInput,
   type Iteration,
   type IterationIdInput,
@@ -30,7 +27,6 @@ import {
 } from '../schemas/index.js';
 import { asError, DocevalsError, notFound } from '../errors.js';
 import type { InferenceSettings } from '../schemas/index.js';
-import { currentMetrics } from './metric-cache.js';
 import type { DocumentRecord, IterationRecord } from '../storage.js';
 import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
@@ -38,7 +34,7 @@ import { attachIteration, discardIteration, newIterationRecord, resolveIteration
 import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
-import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
+import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
 import { resolveSettings } from './settings.js';
 import { updateRecord } from './update-record.js';
 import { ATTR, inSpan, SEMCONV, SPAN } from '../telemetry/index.js';
@@ -113,67 +109,146 @@ export function iterationOperations(ctx: OperationContext) {
     return found.filter((d): d is DocumentRecord => d !== null);
   }
 
-  return {
-    async list(organizationId: string, raw: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }> {
-      const input = parseInput(listIterationsInputSchema, raw);
-      const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const iterations = (await loadIterations(ctx, evaluation.value)).filter(
-        (it) => input.model === undefined || it.inference_settings.model === input.model,
-      );
-      if (input.view === 'summary') {
-        const tally = await documentTally(ctx, evaluation.value);
-        return { data: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, tally))) };
-      }
-      const documents = await readAllDocuments(ctx, organizationId, evaluation.value.id);
-      const data: Iteration[] = [];
-      for (const iteration of iterations) data.push(await renderIteration(ctx, iteration, documents));
-      return { data };
-    },
+  /**
+   * Every iteration, oldest first: the interface's shape, or summaries with `view: 'summary'`.
+   */
+  function list(organizationId: string, input: ListIterationsInput & { view: 'summary' }): Promise<{ data: IterationSummary[] }>;
+  function list(organizationId: string, input: ListIterationsInput & { view?: 'full' }): Promise<{ data: Iteration[] }>;
+  function list(organizationId: string, input: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }>;
+  async function list(organizationId: string, raw: ListIterationsInput): Promise<{ data: Array<Iteration | IterationSummary> }> {
+    const input = parseInput(listIterationsInputSchema, raw);
+    const evaluation = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+    const iterations = (await loadIterations(ctx, evaluation.value)).filter(
+      (it) => input.model === undefined || it.inference_settings.model === input.model,
+    );
+    if (input.view === 'summary') {
+      const tally = await documentTally(ctx, evaluation.value);
+      return { data: await Promise.all(iterations.map((it) => renderIterationSummary(ctx, it, tally))) };
+    }
+    const documents = await readAllDocuments(ctx, organizationId, evaluation.value.id);
+    const data: Iteration[] = [];
+    for (const iteration of iterations) data.push(await renderIteration(ctx, iteration, documents));
+    return { data };
+  }
 
-    async create(organizationId: string, raw: CreateIterationInput): Promise<Iteration | IterationSummary> {
-      const input = parseInput(createIterationInputSchema, raw);
-      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const settings = resolveSettings(input.inference_settings, evaluation.default_inference_settings, 'inference_settings');
-      ctx.runner.assertServed(settings.model, 'inference_settings.model');
-      await ctx.secrets.credentialsFor(organizationId, settings.model, 'inference_settings.model');
-      const schema = resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema');
-      if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
-      await assertBelowCap(ctx, organizationId);
+  /**
+   * Runs an iteration over the evaluation's documents. Without `background`, answers when it is done; every
+   * document failed: a 502 `extractor_error` naming the kept iteration. With `background: true`, answers at once
+   * with the summary (`queued` / `running`): follow it with `events` or `get`.
+   */
+  function create(organizationId: string, input: CreateIterationInput & { background: true }): Promise<IterationSummary>;
+  function create(organizationId: string, input: CreateIterationInput & { background?: false }): Promise<Iteration>;
+  function create(organizationId: string, input: CreateIterationInput): Promise<Iteration | IterationSummary>;
+  async function create(organizationId: string, raw: CreateIterationInput): Promise<Iteration | IterationSummary> {
+    const input = parseInput(createIterationInputSchema, raw);
+    const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+    const settings = resolveSettings(input.inference_settings, evaluation.default_inference_settings, 'inference_settings');
+    ctx.runner.assertServed(settings.model, 'inference_settings.model');
+    await ctx.secrets.credentialsFor(organizationId, settings.model, 'inference_settings.model');
+    const schema = resolveIterationSchema(ctx, evaluation, input.json_schema, 'json_schema');
+    if (evaluation.iteration_ids.length >= ctx.limits.maxIterationsPerEvaluation) throw tooManyIterations(ctx);
+    await assertBelowCap(ctx, organizationId);
 
-      const now = ctx.now();
-      const job = { id: newJobId(), selection: 'all' as const, started_at: now };
-      const record = newIterationRecord({
-        id: newIterationId(),
-        organizationId,
-        evaluationId: evaluation.id,
-        settings,
-        schema,
-        status: 'queued',
-        now,
-        job,
-        labels: { name: input.name ?? null, description: input.description ?? null, tags: input.tags ?? [] },
+    const now = ctx.now();
+    const job = { id: newJobId(), selection: 'all' as const, started_at: now };
+    const record = newIterationRecord({
+      id: newIterationId(),
+      organizationId,
+      evaluationId: evaluation.id,
+      settings,
+      schema,
+      status: 'queued',
+      now,
+      job,
+      labels: { name: input.name ?? null, description: input.description ?? null, tags: input.tags ?? [] },
+    });
+    // Attached before it runs: a background iteration is visible (and resumable) at once.
+    await ctx.storage.iterations.insert(record);
+    try {
+      await attachIteration(ctx, record);
+      await registerJob(ctx, record, job);
+    } catch (error) {
+      await discardIteration(ctx, record);
+      throw error;
+    }
+    return startJob(record, input.background);
+  }
+
+  /**
+   * The interface's shape, or a summary with `view: 'summary'`.
+   */
+  function get(organizationId: string, input: GetIterationInput & { view: 'summary' }): Promise<IterationSummary>;
+  function get(organizationId: string, input: GetIterationInput & { view?: 'full' }): Promise<Iteration>;
+  function get(organizationId: string, input: GetIterationInput): Promise<Iteration | IterationSummary>;
+  async function get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
+    const input = parseInput(getIterationInputSchema, raw);
+    const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+    if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentTally(ctx, evaluation));
+    return ctx.heavyReads.run(organizationId, async () =>
+      renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id)),
+    );
+  }
+
+  /**
+   * Re-runs documents as a new job (`background` as for create); 409 while the iteration's job is active.
+   */
+  function process(organizationId: string, input: ProcessIterationInput & { background: true }): Promise<IterationSummary>;
+  function process(organizationId: string, input: ProcessIterationInput & { background?: false }): Promise<Iteration>;
+  function process(organizationId: string, input: ProcessIterationInput): Promise<Iteration | IterationSummary>;
+  async function process(organizationId: string, raw: ProcessIterationInput): Promise<Iteration | IterationSummary> {
+    const input = parseInput(processIterationInputSchema, raw);
+    const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+    ctx.runner.assertServed(found.iteration.inference_settings.model, 'inference_settings.model');
+    await ctx.secrets.credentialsFor(organizationId, found.iteration.inference_settings.model, 'inference_settings.model');
+    let documents = await readAllDocuments(ctx, organizationId, found.evaluation.id);
+    if (input.document_ids) {
+      const known = new Set(documents.map((d) => d.id));
+      const unknown = input.document_ids
+        .map((id, i) => ({ id, i }))
+        .filter(({ id }) => !known.has(id))
+        .map(({ id, i }) => ({ path: `document_ids.${i}`, message: `no document ${id} in this evaluation` }));
+      if (unknown.length > 0) throw invalidRequest(unknown);
+      const wanted = new Set(input.document_ids);
+      documents = documents.filter((d) => wanted.has(d.id));
+    }
+    if (input.only_missing && input.document_ids) {
+      const predictions = await predictionsFor(ctx, organizationId, found.iteration.id, documents);
+      documents = documents.filter((_, i) => {
+        const p = predictions[i];
+        return !p || p.status === 'failed' || p.metadata === null;
       });
-      // Attached before it runs: a background iteration is visible (and resumable) at once.
-      await ctx.storage.iterations.insert(record);
-      try {
-        await attachIteration(ctx, record);
-        await registerJob(ctx, record, job);
-      } catch (error) {
-        await discardIteration(ctx, record);
-        throw error;
+    }
+    const selection = input.document_ids ? { document_ids: documents.map((d) => d.id) } : input.only_missing ? ('missing' as const) : ('all' as const);
+    await assertBelowCap(ctx, organizationId);
+    const job = { id: newJobId(), selection, started_at: ctx.now() };
+    const queued = await updateRecord(ctx.storage.iterations, organizationId, found.iteration.id, (current) => {
+      if (isActive(current.status) && current.job) {
+        throw new DocevalsError('conflict', `The iteration ${current.id} is ${current.status}: cancel it or wait until it ends.`);
       }
-      return startJob(record, input.background);
-    },
+      const next: IterationRecord = { ...current, status: 'queued', job, started_at: null, finished_at: null, error: null, lease: null, updated_at: ctx.now() };
+      return { write: next, result: next };
+    });
+    if (!queued) throw notFound('iteration', found.iteration.id);
+    // The previous job's events go: a stream of this iteration follows the new job.
+    await ctx.storage.events.deleteAll(organizationId, found.iteration.id);
+    await registerJob(ctx, queued.result, job);
+    return startJob(queued.result, input.background);
+  }
 
-    async get(organizationId: string, raw: GetIterationInput): Promise<Iteration | IterationSummary> {
-      const input = parseInput(getIterationInputSchema, raw);
-      const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      if (input.view === 'summary') return renderIterationSummary(ctx, iteration, documentTally(ctx, evaluation));
-      return ctx.heavyReads.run(organizationId, async () =>
-        renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id)),
-      );
-    },
+  return {
+    list,
 
+    create,
+
+    get,
+
+    /**
+     * A page of predictions with their metrics, in the evaluation's document order; with `document_ids`, of those
+     * documents only (read by id), in that order. An id the evaluation does not hold is a 422 at its index.
+     *
+     * @example
+     * const { data: [one] } = await docevals.evals.iterations.predictions('org_1', { evaluation_id, iteration_id, document_ids: [documentId] });
+     */
     async predictions(organizationId: string, raw: ListPredictionsInput): Promise<PredictionPage> {
       const input = parseInput(listPredictionsInputSchema, raw);
       const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
@@ -204,46 +279,12 @@ export function iterationOperations(ctx: OperationContext) {
       return { id: input.iteration_id, deleted: true, success: true };
     },
 
-    async process(organizationId: string, raw: ProcessIterationInput): Promise<Iteration | IterationSummary> {
-      const input = parseInput(processIterationInputSchema, raw);
-      const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      ctx.runner.assertServed(found.iteration.inference_settings.model, 'inference_settings.model');
-      await ctx.secrets.credentialsFor(organizationId, found.iteration.inference_settings.model, 'inference_settings.model');
-      let documents = await readAllDocuments(ctx, organizationId, found.evaluation.id);
-      if (input.document_ids) {
-        const known = new Set(documents.map((d) => d.id));
-        const unknown = input.document_ids
-          .map((id, i) => ({ id, i }))
-          .filter(({ id }) => !known.has(id))
-          .map(({ id, i }) => ({ path: `document_ids.${i}`, message: `no document ${id} in this evaluation` }));
-        if (unknown.length > 0) throw invalidRequest(unknown);
-        const wanted = new Set(input.document_ids);
-        documents = documents.filter((d) => wanted.has(d.id));
-      }
-      if (input.only_missing && input.document_ids) {
-        const predictions = await predictionsFor(ctx, organizationId, found.iteration.id, documents);
-        documents = documents.filter((_, i) => {
-          const p = predictions[i];
-          return !p || p.status === 'failed' || p.metadata === null;
-        });
-      }
-      const selection = input.document_ids ? { document_ids: documents.map((d) => d.id) } : input.only_missing ? ('missing' as const) : ('all' as const);
-      await assertBelowCap(ctx, organizationId);
-      const job = { id: newJobId(), selection, started_at: ctx.now() };
-      const queued = await updateRecord(ctx.storage.iterations, organizationId, found.iteration.id, (current) => {
-        if (isActive(current.status) && current.job) {
-          throw new DocevalsError('conflict', `The iteration ${current.id} is ${current.status}: cancel it or wait until it ends.`);
-        }
-        const next: IterationRecord = { ...current, status: 'queued', job, started_at: null, finished_at: null, error: null, lease: null, updated_at: ctx.now() };
-        return { write: next, result: next };
-      });
-      if (!queued) throw notFound('iteration', found.iteration.id);
-      // The previous job's events go: a stream of this iteration follows the new job.
-      await ctx.storage.events.deleteAll(organizationId, found.iteration.id);
-      await registerJob(ctx, queued.result, job);
-      return startJob(queued.result, input.background);
-    },
+    process,
 
+    /**
+     * Stops the iteration's job: no new extractor call, calls in flight aborted, predictions so far kept, status
+     * `cancelled`. An iteration not queued or running is answered as it is.
+     */
     async cancel(organizationId: string, raw: IterationRefInput): Promise<IterationSummary> {
       const input = parseInput(iterationRefInputSchema, raw);
       const found = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
@@ -258,6 +299,9 @@ export function iterationOperations(ctx: OperationContext) {
     /**
      * Names, describes or tags the iteration (omitted labels stay; null or `[]` clears one). Labels only: nothing
      * runs again, and it works while the iteration runs (the record's compare-and-set keeps the job's writes).
+     *
+     * @example
+     * await docevals.evals.iterations.updateMetadata('org_1', { evaluation_id, iteration_id, name: 'gpt-4.1, prompt v2', tags: ['baseline'] });
      */
     async updateMetadata(organizationId: string, raw: UpdateIterationMetadataInput): Promise<IterationSummary> {
       const { evaluation_id, iteration_id, ...labels } = parseInput(updateIterationMetadataInputSchema, raw);
@@ -271,6 +315,15 @@ export function iterationOperations(ctx: OperationContext) {
       return renderIterationSummary(ctx, changed.record.value, documentTally(ctx, evaluation));
     },
 
+    /**
+     * The iteration's events (`document`, `progress`, final `completed` / `failed` / `cancelled`) as they happen;
+     * ends after the final one. `last_event_id` resumes just after that event. Break out of the loop to stop.
+     *
+     * @example
+     * for await (const event of docevals.evals.iterations.events('org_1', { evaluation_id, iteration_id })) {
+     *   if (event.type === 'document') console.log(event.data.document_id, event.data.similarity);
+     * }
+     */
     events(organizationId: string, raw: IterationEventsInput): AsyncIterable<IterationEvent> {
       return (async function* () {
         const input = parseInput(iterationEventsInputSchema, raw);
@@ -317,43 +370,12 @@ export function iterationOperations(ctx: OperationContext) {
       });
       if (!changed) throw notFound('iteration', iteration.id);
       // Every document again under the new settings: a re-run job, answered when it is done.
-      const rerun = await iterationOperations(ctx).process(organizationId, {
+      const rerun = await process(organizationId, {
         evaluation_id: evaluation.id,
         iteration_id: iteration.id,
         background: false,
       });
-      return rerun as Iteration;
-    },
-
-    /** One document's distances in an iteration: 1 − similarity for every field of `similarities`, and overall. */
-    async distances(organizationId: string, raw: DocumentDistancesInput): Promise<DocumentDistances> {
-      const input = parseInput(documentDistancesInputSchema, raw);
-      const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      const { value: document } = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
-      const prediction = await ctx.storage.predictions.get(organizationId, iteration.id, document.id);
-      if (!prediction) {
-        throw new DocevalsError(
-          'not_found',
-          `The iteration "${iteration.id}" has no prediction for the document "${input.document_id}" yet: re-run it ` +
-            'for that document (POST .../process with only_missing: true).',
-        );
-      }
-      const metrics = currentMetrics(document, prediction.value);
-      return { distances: distanceTree(metrics.similarities), mean_distance: 1 - metrics.similarity, metric_type: 'levenshtein' };
+      return rerun;
     },
   };
 }
-
-/** 1 − similarity at every number of a similarity tree (objects and arrays kept, anything else as it is). */
-function distanceTree(similarities: Record<string, unknown>): Record<string, unknown> {
-  const flip = (value: unknown): unknown => {
-    if (typeof value === 'number') return 1 - value;
-    if (Array.isArray(value)) return value.map(flip);
-    if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, flip(item)]));
-    }
-    return value;
-  };
-  return flip(similarities) as Record<string, unknown>;
-}
-

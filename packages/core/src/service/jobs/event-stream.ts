@@ -14,7 +14,8 @@ function toEvent(record: IterationEventRecord): IterationEvent {
   if (record.type === 'document') {
     return { id: record.id, type: 'document', data: { document_id: record.document_id!, similarity: record.similarity, error: record.error } };
   }
-  return { id: record.id, type: record.type, data: record.summary as unknown as IterationSummary };
+  // A final event's summary is the IterationSummary rendered when the job ended (events.ts), stored as JSON.
+  return { id: record.id, type: record.type, data: record.summary as IterationSummary };
 }
 
 /**

@@ -26,7 +26,8 @@ export async function writeFinalEvent(ctx: ServiceContext, jobs: JobContext, ite
       document_id: null,
       similarity: null,
       error: null,
-      summary: summary as unknown as JsonObject,
+      // An IterationSummary is plain JSON; the record's field is typed as JSON to keep storage.ts free of schemas.
+      summary: summary as JsonObject,
       created_at: ctx.now(),
       updated_at: ctx.now(),
     },
