@@ -35,7 +35,7 @@ import type { DocumentRecord, IterationRecord } from '../storage.js';
 import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
 import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
-import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
+import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, unregisterIteration, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireDocument, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -94,6 +94,15 @@ export function iterationOperations(ctx: OperationContext) {
       });
     }
     return renderIteration(ctx, iteration, await readAllDocuments(ctx, record.organization_id, evaluation.id));
+  }
+
+  /** Takes an iteration that could not be registered off its evaluation's list again. */
+  async function detachIteration(record: IterationRecord): Promise<void> {
+    await updateRecord(ctx.storage.evaluations, record.organization_id, record.evaluation_id, (current) =>
+      current.iteration_ids.includes(record.id)
+        ? { write: { ...current, iteration_ids: current.iteration_ids.filter((id) => id !== record.id), updated_at: ctx.now() }, result: undefined }
+        : { skip: true, result: undefined },
+    );
   }
 
   /**
@@ -155,10 +164,14 @@ export function iterationOperations(ctx: OperationContext) {
       });
       // Attached before it runs: a background iteration is visible (and resumable) at once.
       await ctx.storage.iterations.insert(record);
+      let attached = false;
       try {
         await attachIteration(ctx, record);
+        attached = true;
+        // Takes one of the organization's places atomically (the check above is only the early answer).
         await registerJob(ctx, record, job);
       } catch (error) {
+        if (attached) await detachIteration(record).catch(() => undefined);
         await discardIteration(ctx, record);
         throw error;
       }
@@ -201,6 +214,8 @@ export function iterationOperations(ctx: OperationContext) {
       await ctx.storage.predictions.deleteAll(organizationId, input.iteration_id);
       await ctx.storage.events.deleteAll(organizationId, input.iteration_id);
       await ctx.storage.iterations.delete(organizationId, input.iteration_id);
+      // Its job (if it was queued or running) frees its place in the organization's cap now, not at the next sweep.
+      await unregisterIteration(ctx, organizationId, input.iteration_id);
       return { id: input.iteration_id, deleted: true, success: true };
     },
 
@@ -238,9 +253,23 @@ export function iterationOperations(ctx: OperationContext) {
         return { write: next, result: next };
       });
       if (!queued) throw notFound('iteration', found.iteration.id);
+      try {
+        await registerJob(ctx, queued.result, job);
+      } catch (error) {
+        // Refused (the cap, raced) or failed: the iteration goes back to how it was, unless another call moved it.
+        const before = found.iteration;
+        await updateRecord(ctx.storage.iterations, organizationId, before.id, (current) =>
+          current.job?.id === job.id
+            ? {
+                write: { ...current, status: before.status, job: before.job, started_at: before.started_at, finished_at: before.finished_at, error: before.error, lease: before.lease, updated_at: ctx.now() },
+                result: undefined,
+              }
+            : { skip: true, result: undefined },
+        ).catch(() => undefined);
+        throw error;
+      }
       // The previous job's events go: a stream of this iteration follows the new job.
       await ctx.storage.events.deleteAll(organizationId, found.iteration.id);
-      await registerJob(ctx, queued.result, job);
       return startJob(queued.result, input.background);
     },
 
