@@ -1,4 +1,5 @@
 import {
+  DEFAULT_BODY_TIMEOUT_MS,
   DocevalsError,
   isAuthenticationRefusal,
   readApiKey,
@@ -35,6 +36,11 @@ export interface RestRequestContext {
 export interface RestLimits {
   /** Largest request body accepted, counted while it streams in. @default 33_554_432 (32 MiB) */
   maxBodyBytes: number;
+  /**
+   * Milliseconds the whole request body may take to arrive once reading began; slower is a 408 `request_timeout`
+   * (`Connection: close`). `0`: no limit. @default 60_000
+   */
+  bodyTimeoutMs: number;
 }
 
 export interface RestHandlerOptions {
@@ -106,6 +112,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new TypeError('createRestHandler: limits.maxBodyBytes must be a non-negative integer.');
   }
+  const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
+  if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
   const heartbeatMs = options.sseHeartbeatMs ?? 15_000;
 
@@ -191,15 +199,15 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
 
   async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
-    const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies) : null;
+    const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies, bodyRead) : null;
     // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` for its flag.
     const body = text
       ? { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false' }
       : !endpoint.body
         ? {}
         : endpoint.acceptsForm && isMultipart(c.req.raw)
-          ? await readFormBody(c.req.raw, maxBodyBytes)
-          : await readJsonBody(c.req.raw, maxBodyBytes);
+          ? await readFormBody(c.req.raw, maxBodyBytes, bodyRead)
+          : await readJsonBody(c.req.raw, maxBodyBytes, bodyRead);
     // One string per field; a list field (`document_ids`) gets every value, comma-separated or repeated.
     const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), queryLists.get(endpoint)!) } : {};
     const input = { ...body, ...query, ...c.req.param() };
