@@ -13,6 +13,11 @@ export interface DocevalsFetchHandlerLimits {
   maxBodyBytes: number;
   /** Most calls in one batch (tRPC's `maxBatchSize`: 400 past it). @default LIMITS.maxBatchSize (16) */
   maxBatchSize: number;
+  /**
+   * Bytes (JSON) the answers of one batch may sum to; the calls past it answer 413 `payload_too_large`. `0`: none.
+   * @default 33_554_432 (32 MiB)
+   */
+  maxBatchAnswerBytes: number;
   /** Milliseconds the whole body may take to arrive (408 `TIMEOUT` past it, as REST); `0`: no limit. @default 60_000 */
   bodyTimeoutMs: number;
 }
@@ -48,7 +53,10 @@ export function createDocevalsFetchHandler(options: DocevalsFetchHandlerOptions)
   const body = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/trpc]', error));
   const router = createDocevalsRouter({ docevals: options.docevals });
-  const createContext = createDocevalsContext({ authenticate: options.authenticate });
+  const createContext = createDocevalsContext({
+    authenticate: options.authenticate,
+    ...(options.limits?.maxBatchAnswerBytes !== undefined ? { maxBatchAnswerBytes: options.limits.maxBatchAnswerBytes } : {}),
+  });
 
   return async (request) => {
     let req = request;
