@@ -19,7 +19,10 @@ import { isMultipart, readFormBody } from './read-form-body.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
-import { streamEvents } from './sse.js';
+import { StreamSlots, streamEvents } from './sse.js';
+
+/** {@link RestLimits.maxEventStreamsPerKey}'s default. */
+export const DEFAULT_MAX_EVENT_STREAMS_PER_KEY = 20;
 
 /**
  * A fetch-style handler: web `Request` in, web `Response` out. `context.nodeRequest` (set by `toNodeHandler` of
@@ -41,6 +44,11 @@ export interface RestLimits {
    * (`Connection: close`). `0`: no limit. @default 60_000
    */
   bodyTimeoutMs: number;
+  /**
+   * Event streams (`GET .../events`) one API key may hold open at once in this process (the organization stands in
+   * for the key when the host authenticates otherwise); one more is a 429 `rate_limited`. `0`: no limit. @default 20
+   */
+  maxEventStreamsPerKey: number;
 }
 
 export interface RestHandlerOptions {
@@ -114,6 +122,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
   const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
+  const streams = new StreamSlots(options.limits?.maxEventStreamsPerKey ?? DEFAULT_MAX_EVENT_STREAMS_PER_KEY);
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
   const heartbeatMs = options.sseHeartbeatMs ?? 15_000;
 
@@ -217,12 +226,20 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
       // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
       if (lastEventId?.endsWith('.final')) return c.body(null, 204);
+      const release = streams.acquire(readApiKey(c.req.raw.headers) ?? `organization:${c.get('organizationId')}`);
+      if (!release) {
+        throw new DocevalsError(
+          'rate_limited',
+          `This API key already has ${options.limits?.maxEventStreamsPerKey ?? DEFAULT_MAX_EVENT_STREAMS_PER_KEY} event streams open; close one (or share one stream among your listeners).`,
+          { retry_after: 5 },
+        );
+      }
       const events = docevals.evals.iterations.events(c.get('organizationId'), {
         evaluation_id: c.req.param('evaluation_id')!,
         iteration_id: c.req.param('iteration_id')!,
         ...(lastEventId ? { last_event_id: lastEventId } : {}),
       });
-      return streamEvents(c, events, heartbeatMs, (error) => fail(error, c.req.raw));
+      return streamEvents(c, events, heartbeatMs, (error) => fail(error, c.req.raw), release);
     }
     if (endpoint.background && (body as { background?: unknown }).background === true) {
       const id = (result as { id: string }).id;
