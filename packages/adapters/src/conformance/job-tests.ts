@@ -114,6 +114,12 @@ export function jobTests(ctx: ConformanceContext): void {
     expect(await jobs.insertWithinCap(jobRecord(ORG_B, 'iter_9'), cap)).toBeNull();
     expect(await jobs.delete(JOBS_SCOPE, `${ORG_B}.iter_plain_1`)).toBe(true);
     expect(await jobs.insertWithinCap(jobRecord(ORG_B, 'iter_9'), cap)).not.toBeNull();
+
+    // Records of another kind in another scope (the service keeps organization secrets here) are plain records.
+    const other = { id: 'other_1', organization_id: 'docevals-secrets', updated_at: at(0), name: 'x' } as unknown as JobRecord;
+    expect((await jobs.insert(other)).version).toBe(1);
+    expect(await jobs.delete('docevals-secrets', 'other_1')).toBe(true);
+    expect(await jobs.get('docevals-secrets', 'other_1')).toBeNull();
   }, t);
 
   it('lease: of 20 runners taking an expired lease by compare-and-set, exactly one gets it', async () => {

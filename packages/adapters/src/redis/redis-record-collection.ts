@@ -221,15 +221,21 @@ export function redisJobCollection(connection: RedisConnection, keys: KeyLayout,
 
   return {
     ...base,
-    insert: async (record) => (await insertWithin(record, Number.MAX_SAFE_INTEGER, 'jobs.insert'))!,
+    // Other records share the collection (the organization secrets, in their own scope): they are stored as any record.
+    insert: async (record) =>
+      typeof record.iteration_organization_id === 'string'
+        ? (await insertWithin(record, Number.MAX_SAFE_INTEGER, 'jobs.insert'))!
+        : base.insert(record),
     insertWithinCap: (record, cap) => insertWithin(record, cap, 'jobs.insertWithinCap'),
     delete(organizationId, id, expectedVersion) {
       return connection.run('jobs.delete', async (client) => {
         const key = recordKey(organizationId, id);
         // The organization is part of the id and never changes for it: reading it first is safe.
         const organization = await client.hget(key, stringFieldKey('iteration_organization_id'));
-        if (organization === null) return false;
         const expected = expectedVersion ?? '';
+        if (organization === null) {
+          return (await client.docevalsDelete(key, keys.index('job', organizationId), id, expected)) === 1;
+        }
         return (
           (await client.docevalsDeleteJob(key, keys.index('job', organizationId), keys.organizationJobs(organizationId, organization), id, expected)) === 1
         );
