@@ -95,6 +95,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     docevals,
     authenticate,
     onError: reportError,
+    limits: { bodyTimeoutMs: config.bodyTimeoutMs },
     ...(env.DOCEVALS_REDOC_BUNDLE ? { docs: { redocBundle: env.DOCEVALS_REDOC_BUNDLE } } : {}),
   });
   const trpc = createTrpcHandler({
@@ -102,6 +103,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     authenticate,
     endpoint: TRPC_ENDPOINT,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    bodyTimeoutMs: config.bodyTimeoutMs,
     onError: reportError,
   });
   // The web app (packages/web, built by `pnpm start` / `pnpm build`): every path the APIs do not serve.

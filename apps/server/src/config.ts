@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_BODY_TIMEOUT_MS } from '@docevals/core/internal';
 
 /** What the standalone server reads from its environment. */
 export interface StandaloneConfig {
@@ -72,6 +73,8 @@ export interface StandaloneConfig {
   rateLimit: { perSecond: number; burst: number } | null;
   /** `DOCEVALS_MAX_ITERATIONS_PER_ORG`: queued + running iterations per organization; one more is a 429. @default 20 */
   maxIterationsPerOrganization?: number;
+  /** `DOCEVALS_BODY_TIMEOUT_MS`: how long a request body may take to arrive (REST and tRPC); slower is a 408. `0`: no limit. @default 60000 */
+  bodyTimeoutMs: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -89,6 +92,7 @@ export function readConfig(env: Env): StandaloneConfig {
     host: nonEmpty(env.HOST) ?? '127.0.0.1',
     dataDir: resolve(nonEmpty(env.INIT_CWD) ?? process.cwd(), nonEmpty(env.DATA_DIR) ?? '.docevals-data'),
     rateLimit: null,
+    bodyTimeoutMs: integer(env, 'DOCEVALS_BODY_TIMEOUT_MS', DEFAULT_BODY_TIMEOUT_MS, 0, 3_600_000),
   };
   const redisUrl = nonEmpty(env.REDIS_URL);
   if (redisUrl) config.redisUrl = redisUrl;

@@ -14,13 +14,14 @@ export function createTrpcHandler(options: {
   authenticate: Authenticate;
   endpoint: string;
   maxBodyBytes: number;
+  bodyTimeoutMs?: number;
   onError?: (error: unknown) => void;
 }): (request: Request) => Promise<Response> {
   return createDocevalsFetchHandler({
     docevals: options.docevals,
     authenticate: options.authenticate,
     endpoint: options.endpoint,
-    limits: { maxBodyBytes: options.maxBodyBytes },
+    limits: { maxBodyBytes: options.maxBodyBytes, ...(options.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: options.bodyTimeoutMs } : {}) },
     ...(options.onError ? { onError: options.onError } : {}),
   });
 }

@@ -31,7 +31,8 @@ const jsonExtractor: Extractor = {
   },
 };
 
-const service = (storage: Storage) => createDocevals({ storage, extractors: [jsonExtractor] });
+type Options = Partial<Parameters<typeof createDocevals>[0]>;
+const service = (storage: Storage, options: Options = {}) => createDocevals({ storage, extractors: [jsonExtractor], ...options });
 
 const redisPrefix = uniqueKeyPrefix('service');
 const postgresSchema = `t_service_${process.pid}_${Date.now().toString(36)}`;
@@ -47,30 +48,30 @@ afterAll(async () => {
 });
 
 /** Two services over one store: [first, second, close]. */
-const setups: Record<string, () => [Docevals, Docevals, () => Promise<void>]> = {
-  memory: () => {
+const setups: Record<string, (options?: Options) => [Docevals, Docevals, () => Promise<void>]> = {
+  memory: (options) => {
     const storage = memoryStorage();
-    return [service(storage), service(storage), () => storage.close()];
+    return [service(storage, options), service(storage, options), () => storage.close()];
   },
-  lowdb: () => {
+  lowdb: (options) => {
     const dir = mkdtempSync(join(tmpdir(), 'docevals-service-'));
     folders.push(dir);
     // lowdb allows one process per folder: two services in this process share the one storage.
     const storage = lowdbStorage({ dir });
-    return [service(storage), service(storage), () => storage.close()];
+    return [service(storage, options), service(storage, options), () => storage.close()];
   },
-  redis: () => {
+  redis: (options) => {
     const url = inject('redisUrl');
     const a = redisStorage({ url, keyPrefix: redisPrefix });
     const b = redisStorage({ url, keyPrefix: redisPrefix });
-    return [service(a), service(b), async () => void (await Promise.all([a.close(), b.close()]))];
+    return [service(a, options), service(b, options), async () => void (await Promise.all([a.close(), b.close()]))];
   },
-  postgres: () => {
+  postgres: (options) => {
     // Two pools, as two app servers would have.
     const url = inject('databaseUrl');
     const a = postgresStorage({ connectionString: url, schema: postgresSchema });
     const b = postgresStorage({ connectionString: url, schema: postgresSchema });
-    return [service(a), service(b), async () => void (await Promise.all([a.close(), b.close()]))];
+    return [service(a, options), service(b, options), async () => void (await Promise.all([a.close(), b.close()]))];
   },
 };
 
@@ -172,6 +173,47 @@ for (const [name, setup] of Object.entries(setups)) {
         await close();
       }
     }, 60_000);
+
+    it('hold the cap on active iterations per organization: of 12 starts at once through both, exactly 3 are kept', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const held: Extractor = { name: 'held', models: ['held'], extract: async () => (await gate, { data: { total: 1 } }) };
+      const [one, two, close] = setup({ extractors: [held], jobs: { maxIterationsPerOrganization: 3 } });
+      let evaluationId: string | undefined;
+      try {
+        const evaluation = await one.evals.create(ORG, {
+          name: 'capped',
+          json_schema: schema,
+          default_inference_settings: { model: 'held' },
+          documents: [{ mime_data: { filename: 'a.json', url: dataUrl({ total: 1 }) }, annotation: { total: 1 } }],
+        });
+        const evaluation_id = (evaluationId = evaluation.id);
+        const starts = await Promise.allSettled(
+          Array.from({ length: 12 }, (_, i) => (i % 2 ? one : two).evals.iterations.create(ORG, { evaluation_id, background: true })),
+        );
+        const kept = starts.flatMap((s) => (s.status === 'fulfilled' ? [s.value.id] : []));
+        const refused = starts.flatMap((s) => (s.status === 'rejected' ? [s.reason as { code?: string }] : []));
+        expect(kept).toHaveLength(3);
+        expect(refused.map((e) => e.code)).toEqual(Array(9).fill('rate_limited'));
+        // A refused start leaves nothing: the evaluation lists exactly the kept ones.
+        const listed = await two.evals.iterations.list(ORG, { evaluation_id, view: 'summary' });
+        expect(listed.data.map((it) => it.id).sort()).toEqual([...kept].sort());
+        // Deleting one (queued or running) frees its place at once.
+        await one.evals.iterations.delete(ORG, { evaluation_id, iteration_id: kept[0]! });
+        await two.evals.iterations.create(ORG, { evaluation_id, background: true });
+        await expect(one.evals.iterations.create(ORG, { evaluation_id, background: true })).rejects.toMatchObject({ code: 'rate_limited' });
+      } finally {
+        release();
+        // The held jobs end before the store closes under them.
+        for (let i = 0; i < 400 && evaluationId; i++) {
+          const { data } = await one.evals.iterations.list(ORG, { evaluation_id: evaluationId, view: 'summary' });
+          if (data.every((it) => it.status !== 'queued' && it.status !== 'running')) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        await Promise.all([one.close(), two.close()]);
+        await close();
+      }
+    });
 
     it('keep every iteration of 20 created at once through both services', async () => {
       const [one, two, close] = setup();

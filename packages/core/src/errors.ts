@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'unauthorized', // no or unknown key: 401
   'not_found', // unknown object or route: 404 (another organization's object included)
   'method_not_allowed', // 405
+  'request_timeout', // 408: the request body did not arrive within the host's body-read time
   'conflict', // id taken, schema_data_id change: 409
   'payload_too_large', // 413
   'unsupported_media_type', // 415

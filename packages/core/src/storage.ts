@@ -36,9 +36,10 @@ export interface Storage {
   readonly events: ChildCollection<IterationEventRecord>;
   /**
    * One record per active job (queued or running iteration), all in the reserved organization {@link JOBS_SCOPE},
-   * so a runner finds the jobs to resume without knowing the organizations. Removed when the job ends.
+   * so a runner finds the jobs to resume without knowing the organizations. Removed when the job ends. Its
+   * {@link JobCollection.insertWithinCap} is how the per-organization cap on active iterations holds across servers.
    */
-  readonly jobs: RecordCollection<JobRecord>;
+  readonly jobs: JobCollection;
   readonly files: FileStore;
   /** Releases what the adapter opened itself (a host's own client or pool is left open). Idempotent. */
   close(): Promise<void>;
@@ -100,6 +101,20 @@ export interface RecordCollection<T extends StoredRecordBase> {
   delete(organizationId: string, id: string, expectedVersion?: number): Promise<boolean>;
   /** A page of records; null when a `before` / `after` cursor names no record of the organization. */
   list(organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null>;
+}
+
+/**
+ * The `jobs` collection: records as any other, plus the conditional insert that bounds an organization's active
+ * jobs. Its job records are what the cap counts, so ending a job (deleting its record) frees its place, whatever
+ * ended it.
+ */
+export interface JobCollection extends RecordCollection<JobRecord> {
+  /**
+   * Stores `record` at version 1 only if fewer than `cap` job records of its `iteration_organization_id` exist, as
+   * one atomic step of the store (two callers racing for the last place: one gets it): null when the organization
+   * is at `cap` (nothing written). A record with the same id: `DocevalsError('conflict')`, as for `insert`.
+   */
+  insertWithinCap(record: JobRecord, cap: number): Promise<Versioned<JobRecord> | null>;
 }
 
 /** What every child record carries: it belongs to one parent record of the organization. */

@@ -9,6 +9,7 @@ import {
   type DocumentContent,
   type ExportStream,
 } from '@docevals/core';
+import { DEFAULT_BODY_TIMEOUT_MS } from '@docevals/core/internal';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
@@ -19,7 +20,10 @@ import { withContentUrlsUnder } from './content-urls.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
-import { streamEvents } from './sse.js';
+import { StreamSlots, streamEvents } from './sse.js';
+
+/** {@link RestLimits.maxEventStreamsPerKey}'s default. */
+export const DEFAULT_MAX_EVENT_STREAMS_PER_KEY = 20;
 
 /**
  * A fetch-style handler: web `Request` in, web `Response` out. `context.nodeRequest` (set by `toNodeHandler` of
@@ -36,6 +40,16 @@ export interface RestRequestContext {
 export interface RestLimits {
   /** Largest request body accepted, counted while it streams in. @default 33_554_432 (32 MiB) */
   maxBodyBytes: number;
+  /**
+   * Milliseconds the whole request body may take to arrive once reading began; slower is a 408 `request_timeout`
+   * (`Connection: close`). `0`: no limit. @default 60_000
+   */
+  bodyTimeoutMs: number;
+  /**
+   * Event streams (`GET .../events`) one API key may hold open at once in this process (the organization stands in
+   * for the key when the host authenticates otherwise); one more is a 429 `rate_limited`. `0`: no limit. @default 20
+   */
+  maxEventStreamsPerKey: number;
 }
 
 export interface RestHandlerOptions {
@@ -107,6 +121,9 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
     throw new TypeError('createRestHandler: limits.maxBodyBytes must be a non-negative integer.');
   }
+  const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
+  if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
+  const streams = new StreamSlots(options.limits?.maxEventStreamsPerKey ?? DEFAULT_MAX_EVENT_STREAMS_PER_KEY);
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
   const heartbeatMs = options.sseHeartbeatMs ?? 15_000;
 
@@ -194,15 +211,15 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
 
   async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
-    const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies) : null;
+    const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies, bodyRead) : null;
     // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` for its flag.
     const body = text
       ? { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false' }
       : !endpoint.body
         ? {}
         : endpoint.acceptsForm && isMultipart(c.req.raw)
-          ? await readFormBody(c.req.raw, maxBodyBytes)
-          : await readJsonBody(c.req.raw, maxBodyBytes);
+          ? await readFormBody(c.req.raw, maxBodyBytes, bodyRead)
+          : await readJsonBody(c.req.raw, maxBodyBytes, bodyRead);
     // One string per field; a list field (`document_ids`) gets every value, comma-separated or repeated.
     const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), queryLists.get(endpoint)!) } : {};
     const input = { ...body, ...query, ...c.req.param() };
@@ -212,12 +229,20 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
       // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
       if (lastEventId?.endsWith('.final')) return c.body(null, 204);
+      const release = streams.acquire(readApiKey(c.req.raw.headers) ?? `organization:${c.get('organizationId')}`);
+      if (!release) {
+        throw new DocevalsError(
+          'rate_limited',
+          `This API key already has ${options.limits?.maxEventStreamsPerKey ?? DEFAULT_MAX_EVENT_STREAMS_PER_KEY} event streams open; close one (or share one stream among your listeners).`,
+          { retry_after: 5 },
+        );
+      }
       const events = docevals.evals.iterations.events(c.get('organizationId'), {
         evaluation_id: c.req.param('evaluation_id')!,
         iteration_id: c.req.param('iteration_id')!,
         ...(lastEventId ? { last_event_id: lastEventId } : {}),
       });
-      return streamEvents(c, events, heartbeatMs, (error) => fail(error, c.req.raw));
+      return streamEvents(c, events, heartbeatMs, (error) => fail(error, c.req.raw), release);
     }
     if (endpoint.background && (body as { background?: unknown }).background === true) {
       const id = (result as { id: string }).id;

@@ -9,6 +9,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -45,8 +46,8 @@ export function errorResponse(error: unknown, headers?: Record<string, string>):
   const status = isDocevalsError(error) ? statusOf(error.code) : 500;
   const body = status === 500 || !isDocevalsError(error) ? INTERNAL_ERROR.toJSON() : error.toJSON();
   const response = Response.json(body, { status, headers });
-  // A 413 leaves the rest of the body unread: ask the client to stop sending and open a new connection.
-  if (status === 413) response.headers.set('connection', 'close');
+  // A 413 or 408 leaves the rest of the body unread: ask the client to stop sending and open a new connection.
+  if (status === 413 || status === 408) response.headers.set('connection', 'close');
   // RFC 9110 15.5.2: a 401 names the schemes it accepts.
   if (status === 401 && !response.headers.has('www-authenticate')) response.headers.set('www-authenticate', wwwAuthenticate(false));
   // RFC 9110 10.2.3: a 429 says when to come back.

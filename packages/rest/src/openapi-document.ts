@@ -17,6 +17,7 @@ const ERRORS: Record<number, { name: string; description: string; code: string; 
     message: unauthorizedError(false).message,
   },
   404: { name: 'NotFound', description: 'No such object in this organization: another organization\'s object is answered the same (`not_found`).', code: 'not_found', message: 'No evaluation "eval_invoices".' },
+  408: { name: 'RequestTimeout', description: 'The body did not arrive within the host\'s body-read time, 60 s by default (`request_timeout`); the connection is closed.', code: 'request_timeout', message: 'The request body did not arrive within 60 s, this server\'s limit; send it faster or smaller.' },
   409: { name: 'Conflict', description: 'The id is taken, or a json_schema changes the structure (schema_data_id) of an evaluation that has iterations (`conflict`).', code: 'conflict', message: 'The id "eval_invoices" is taken.' },
   413: { name: 'PayloadTooLarge', description: 'The body is over the host\'s limit, 32 MiB by default (`payload_too_large`).', code: 'payload_too_large', message: 'The request body is larger than 33554432 bytes.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`).', code: 'unsupported_media_type', message: 'The request body must be application/json.' },
@@ -300,7 +301,7 @@ function bodyExample(body: z.ZodObject, input: z.ZodType) {
 function errorStatuses(endpoint: Endpoint): number[] {
   // 429: a host's per-key rate limit may refuse any request (docs/spec/limits.md).
   const statuses = [401, 404, 422, 429, 500, 503];
-  if (endpoint.body) statuses.push(400, 413, 415);
+  if (endpoint.body) statuses.push(400, 408, 413, 415);
   if (endpoint.operationId.startsWith('create') || endpoint.operationId.startsWith('update')) statuses.push(409);
   if (endpoint.operationId === 'submitToProcessor' || endpoint.background) statuses.push(502);
   if (endpoint.background && !statuses.includes(409)) statuses.push(409);

@@ -171,7 +171,7 @@ export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODES), {
   description:
     'What went wrong, one code per HTTP status: `bad_request` 400 (malformed JSON), `unauthorized` 401, ' +
     '`not_found` 404 (another organization\'s object included), `method_not_allowed` 405 (the `Allow` header ' +
-    'lists the methods of the path), `conflict` 409, `payload_too_large` 413, `unsupported_media_type` 415, ' +
+    'lists the methods of the path), `request_timeout` 408 (the body arrived too slowly), `conflict` 409, `payload_too_large` 413, `unsupported_media_type` 415, ' +
     '`validation_error` 422, `rate_limited` 429 (a per-key request rate or the organization\'s cap on queued and ' +
     'running iterations; `Retry-After` says when to retry), `internal_error` 500, `not_configured` 501 (a feature the host has not set up), ' +
     '`extractor_error` 502, `storage_error` 503.',

@@ -1,5 +1,4 @@
-import { DocevalsError, validationError } from '@docevals/core';
-import { readBodyAtMost } from '@docevals/core/internal';
+import { DocevalsError, readBodyAtMost, validationError, type BodyReadOptions } from '@docevals/core/internal';
 import type { JsonBody } from './read-json-body.js';
 
 /** True when the request carries `multipart/form-data`. */
@@ -12,12 +11,12 @@ export function isMultipart(request: Request): boolean {
  * Reads a `multipart/form-data` submit (the reference SDK's form: a `document` file part, plus optional fields such
  * as `temperature`, `seed` and `store`) as the JSON body of the same call: `{document: {filename, url}}`, the file's
  * bytes as a base64 data URL of its part's content type. The same size limit as JSON, counted while the body
- * streams in (413); a body that is not valid multipart is a 400; no `document` file part is a 422 at `document`.
+ * streams in (413), the same body-read time (408); a body that is not valid multipart is a 400; no `document` file part is a 422 at `document`.
  * The other fields are not part of the call: a processor extracts with its stored settings, and a submit stores
  * nothing.
  */
-export async function readFormBody(request: Request, maxBytes: number): Promise<JsonBody> {
-  const bytes = await readBodyAtMost(request, maxBytes);
+export async function readFormBody(request: Request, maxBytes: number, options: BodyReadOptions = {}): Promise<JsonBody> {
+  const bytes = await readBodyAtMost(request, maxBytes, options);
   let form: FormData;
   try {
     form = await new Response(bytes as unknown as BodyInit, { headers: { 'content-type': request.headers.get('content-type')! } }).formData();

@@ -1,5 +1,4 @@
-import { DocevalsError, validationError } from '@docevals/core';
-import { assertJsonContainersWithin, bodyTooLarge, readBodyTextAtMost } from '@docevals/core/internal';
+import { assertJsonContainersWithin, bodyTooLarge, DocevalsError, readBodyTextAtMost, validationError, type BodyReadOptions } from '@docevals/core/internal';
 
 /** What {@link readJsonBody} returns: the body's top-level object, not validated further (the core does that). */
 export type JsonBody = Record<string, unknown>;
@@ -13,7 +12,7 @@ export type JsonBody = Record<string, unknown>;
  * objects and arrays than `LIMITS.maxJsonContainersPerBody` (counted before parsing), 422 when the JSON is not an
  * object. An empty body is `{}`. Nothing here walks the parsed value, so nesting depth is left to the core's schemas.
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<JsonBody> {
+export async function readJsonBody(request: Request, maxBytes: number, options: BodyReadOptions = {}): Promise<JsonBody> {
   const contentType = request.headers.get('content-type');
   if (contentType !== null) assertJsonContentType(contentType);
   const encoding = request.headers.get('content-encoding')?.trim().toLowerCase();
@@ -30,7 +29,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const announcesBody = (declared !== null && declared.trim() !== '0') || request.headers.has('transfer-encoding');
   if (contentType === null && announcesBody) throw unsupportedMediaType('none');
 
-  const text = await readBodyTextAtMost(request, maxBytes, 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
+  const text = await readBodyTextAtMost(request, maxBytes, 'The request body is not valid UTF-8; send JSON encoded as UTF-8.', options);
   if (text === '') return {};
   if (contentType === null) throw unsupportedMediaType('none');
   // Before parsing: 10 million `{}` fit in 31 MB and would take seconds and a gigabyte to parse (413).
@@ -58,11 +57,12 @@ export async function readTextBody(
   request: Request,
   maxBytes: number,
   accepted: Readonly<Record<string, string>>,
+  options: BodyReadOptions = {},
 ): Promise<{ kind: string; text: string } | null> {
   const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const kind = Object.prototype.hasOwnProperty.call(accepted, mediaType) ? accepted[mediaType]! : null;
   if (kind === null) return null;
-  const text = await readBodyTextAtMost(request, maxBytes, `The request body is not valid UTF-8; send ${mediaType} encoded as UTF-8.`);
+  const text = await readBodyTextAtMost(request, maxBytes, `The request body is not valid UTF-8; send ${mediaType} encoded as UTF-8.`, options);
   return { kind, text };
 }
 

@@ -7,16 +7,27 @@ import { streamSSE } from 'hono/streaming';
  * `Last-Event-ID`), `event` its type, `data` its JSON. A comment line every `heartbeatMs` keeps proxies from
  * cutting a quiet stream. Ends after the final event, or when the client goes away (the events' iterator is closed).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function streamEvents(c: Context<any>, events: AsyncIterable<IterationEvent>, heartbeatMs: number, report: (error: unknown) => void): Response {
+export function streamEvents(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  c: Context<any>,
+  events: AsyncIterable<IterationEvent>,
+  heartbeatMs: number,
+  report: (error: unknown) => void,
+  onClose: () => void = () => undefined,
+): Response {
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(
     c,
     async (stream) => {
       const iterator = events[Symbol.asyncIterator]();
       let gone = false;
+      let abandoned!: () => void;
+      const closed = new Promise<'closed'>((resolve) => (abandoned = () => resolve('closed')));
       const stop = () => {
         gone = true;
+        // The client is gone: its place is free at once, whatever the reader is waiting for.
+        onClose();
+        abandoned();
         void iterator.return?.(undefined)?.catch(() => undefined);
       };
       stream.onAbort(stop);
@@ -25,8 +36,8 @@ export function streamEvents(c: Context<any>, events: AsyncIterable<IterationEve
       try {
         await stream.write(': connected\n\n');
         while (!gone) {
-          const next = await iterator.next();
-          if (next.done || gone) break;
+          const next = await Promise.race([iterator.next(), closed]);
+          if (next === 'closed' || next.done || gone) break;
           await stream.writeSSE({ id: next.value.id, event: next.value.type, data: JSON.stringify(next.value.data) });
         }
       } catch (error) {
@@ -39,7 +50,33 @@ export function streamEvents(c: Context<any>, events: AsyncIterable<IterationEve
         await stream.writeSSE({ event: 'error', data: JSON.stringify(body) }).catch(() => undefined);
       } finally {
         clearInterval(beat);
+        onClose();
       }
     },
   );
+}
+
+/**
+ * Open event streams per API key, in this process: a key past `max` gets a 429 `rate_limited` instead of another
+ * stream (docs/spec/limits.md), so 1,000 subscribers of one key cannot crowd out the others.
+ */
+export class StreamSlots {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** A release function (call it once, when the stream ends), or null when `key` already holds `max` streams. */
+  acquire(key: string): (() => void) | null {
+    const count = this.open.get(key) ?? 0;
+    if (this.max > 0 && count >= this.max) return null;
+    this.open.set(key, count + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.open.get(key) ?? 1) - 1;
+      if (left <= 0) this.open.delete(key);
+      else this.open.set(key, left);
+    };
+  }
 }

@@ -8,6 +8,11 @@ export interface DocevalsContext {
   apiKeySent?: boolean;
   /** The message of the host's refusal (`refuse(message)` returned by `authenticate`): the 401's message. */
   refusal?: string;
+  /**
+   * For a batch: the bytes its answers may still take (`maxBatchAnswerBytes` at the start). Each call's answer is
+   * counted once built; past the budget, that call and every later one is a 413 instead of its answer.
+   */
+  answerBudget?: { limit: number; remaining: number };
 }
 
 /** Node's `IncomingMessage.headers` (and Express's, Fastify's): lower-case names, repeated headers as arrays. */
@@ -27,7 +32,7 @@ export interface DocevalsContextRequest {
    * and only for a subscription (`type: 'subscription'`): a query or mutation authenticates with its headers, so a
    * key in a URL (where `connectionParams` travel) never opens anything but an events stream.
    */
-  info?: { type?: string; connectionParams?: Record<string, string | undefined> | null } | undefined;
+  info?: { type?: string; isBatchCall?: boolean; connectionParams?: Record<string, string | undefined> | null } | undefined;
 }
 
 export interface CreateDocevalsContextOptions {
@@ -38,7 +43,16 @@ export interface CreateDocevalsContextOptions {
    * request itself, where there is one). `apiKeyAuthenticator({ keys })` from `@docevals/core` is a ready one.
    */
   authenticate: Authenticate;
+  /**
+   * The bytes (JSON) the answers of one batch may sum to: past it, a 413 `payload_too_large` for the calls whose
+   * answers would pass it, so a batch of 16 whole evaluations is never held in memory at once. `0`: no budget.
+   * @default 33_554_432 (32 MiB, as a request body)
+   */
+  maxBatchAnswerBytes?: number;
 }
+
+/** {@link CreateDocevalsContextOptions.maxBatchAnswerBytes}'s default. */
+export const DEFAULT_MAX_BATCH_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /**
  * A `createContext` for tRPC's adapters: authenticates the request's headers and returns `{ organizationId }`.
@@ -54,7 +68,9 @@ export interface CreateDocevalsContextOptions {
  */
 export function createDocevalsContext(options: CreateDocevalsContextOptions): (opts: DocevalsContextRequest) => Promise<DocevalsContext> {
   const { authenticate } = options;
+  const maxBatchAnswerBytes = options.maxBatchAnswerBytes ?? DEFAULT_MAX_BATCH_ANSWER_BYTES;
   return async ({ req, info }) => {
+    const budget = info?.isBatchCall && maxBatchAnswerBytes > 0 ? { answerBudget: { limit: maxBatchAnswerBytes, remaining: maxBatchAnswerBytes } } : {};
     let result: Awaited<ReturnType<Authenticate>>;
     const headers = withConnectionKey(toHeaders(req.headers), info?.type === 'subscription' ? info.connectionParams : null);
     const isFetchRequest = isRequest(req);
@@ -64,7 +80,7 @@ export function createDocevalsContext(options: CreateDocevalsContextOptions): (o
     } catch (error) {
       throw toTRPCError(error);
     }
-    if (typeof result === 'string' && result !== '') return { organizationId: result };
+    if (typeof result === 'string' && result !== '') return { organizationId: result, ...budget };
     if (isAuthenticationRefusal(result)) return { organizationId: null, refusal: result.message };
     return { organizationId: null, apiKeySent: readApiKey(headers) !== null };
   };

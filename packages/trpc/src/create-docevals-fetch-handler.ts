@@ -1,5 +1,4 @@
-import { LIMITS, type Authenticate, type Docevals } from '@docevals/core';
-import { assertJsonContainersWithin, readBodyTextAtMost } from '@docevals/core/internal';
+import { assertJsonContainersWithin, DEFAULT_BODY_TIMEOUT_MS, LIMITS, readBodyTextAtMost, type Authenticate, type BodyReadOptions, type Docevals } from '@docevals/core/internal';
 import type { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
@@ -14,6 +13,13 @@ export interface DocevalsFetchHandlerLimits {
   maxBodyBytes: number;
   /** Most calls in one batch (tRPC's `maxBatchSize`: 400 past it). @default LIMITS.maxBatchSize (16) */
   maxBatchSize: number;
+  /**
+   * Bytes (JSON) the answers of one batch may sum to; the calls past it answer 413 `payload_too_large`. `0`: none.
+   * @default 33_554_432 (32 MiB)
+   */
+  maxBatchAnswerBytes: number;
+  /** Milliseconds the whole body may take to arrive (408 `TIMEOUT` past it, as REST); `0`: no limit. @default 60_000 */
+  bodyTimeoutMs: number;
 }
 
 export interface DocevalsFetchHandlerOptions {
@@ -32,7 +38,7 @@ const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /**
  * The docevals router as a fetch handler (`Request` in, `Response` out) that reads bodies the way the REST API does
  * (docs/spec/limits.md): a declared or streamed body over `maxBodyBytes` is a 413 `payload_too_large` (chunked
- * included), bytes that are not UTF-8 are a 400 `bad_request` (never stored as U+FFFD), a body with more JSON objects
+ * included), a body still arriving `bodyTimeoutMs` after reading began is a 408 `request_timeout`, bytes that are not UTF-8 are a 400 `bad_request` (never stored as U+FFFD), a body with more JSON objects
  * and arrays than `LIMITS.maxJsonContainersPerBody` is a 413 before it is parsed, and a batch of more than
  * `maxBatchSize` calls is a 400. Errors come in tRPC's shape: tRPC's code in `error.data.code`, the docevals code in
  * `error.data.docevalsCode`.
@@ -45,16 +51,20 @@ const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 export function createDocevalsFetchHandler(options: DocevalsFetchHandlerOptions): (request: Request) => Promise<Response> {
   const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxBatchSize = options.limits?.maxBatchSize ?? LIMITS.maxBatchSize;
+  const body = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/trpc]', error));
   const router = createDocevalsRouter({ docevals: options.docevals });
-  const createContext = createDocevalsContext({ authenticate: options.authenticate });
+  const createContext = createDocevalsContext({
+    authenticate: options.authenticate,
+    ...(options.limits?.maxBatchAnswerBytes !== undefined ? { maxBatchAnswerBytes: options.limits.maxBatchAnswerBytes } : {}),
+  });
 
   return async (request) => {
     let req = request;
     if (request.body !== null) {
       let text: string;
       try {
-        text = await readBodyText(request, maxBodyBytes);
+        text = await readBodyText(request, maxBodyBytes, body);
         assertJsonContainersWithin(text);
       } catch (error) {
         return errorResponse(error);
@@ -89,8 +99,8 @@ function retryAfterMeta(errors: readonly TRPCError[]): { headers?: Record<string
 }
 
 /** The body as text: 413 as soon as more than `maxBytes` are declared or have arrived, 400 when not UTF-8. */
-async function readBodyText(request: Request, maxBytes: number): Promise<string> {
-  return readBodyTextAtMost(request, maxBytes, 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
+async function readBodyText(request: Request, maxBytes: number, options: BodyReadOptions): Promise<string> {
+  return readBodyTextAtMost(request, maxBytes, 'The request body is not valid UTF-8; send JSON encoded as UTF-8.', options);
 }
 
 /** A refusal before tRPC runs, in the shape tRPC itself answers errors with (`{ error: { message, code, data } }`). */
@@ -101,6 +111,6 @@ function errorResponse(error: unknown): Response {
     shape: { message: trpcError.message, code: TRPC_ERROR_CODES_BY_KEY[trpcError.code], data: { code: trpcError.code, httpStatus } },
     error: trpcError,
   });
-  const headers: Record<string, string> = httpStatus === 413 ? { connection: 'close' } : {};
+  const headers: Record<string, string> = httpStatus === 413 || httpStatus === 408 ? { connection: 'close' } : {};
   return Response.json({ error: shape }, { status: httpStatus, headers });
 }

@@ -8,6 +8,19 @@ import { toTRPCError } from './error-table.js';
 
 const t = initTRPC.context<DocevalsContext>().create({ errorFormatter: formatDocevalsError });
 
+function batchAnswerTooLarge(limit: number): DocevalsError {
+  return new DocevalsError(
+    'payload_too_large',
+    `The answers of this batch pass ${limit} bytes, this server's limit for one batch; send the large calls as separate requests.`,
+  );
+}
+
+/** An answer built whole (not a stream of an export or a subscription). */
+const isPlainAnswer = (data: unknown) => !(data && typeof data === 'object' && Symbol.asyncIterator in data);
+
+/** The JSON length of an answer (UTF-16 code units: bytes for the ASCII JSON mostly is). */
+const jsonLength = (data: unknown) => (data === undefined ? 0 : (JSON.stringify(data)?.length ?? 0));
+
 /**
  * Every docevals procedure: failures translated by the error table (input validation included, since this runs
  * around `.input()`), and the caller's organization required before the input is even parsed, as REST answers 401
@@ -24,7 +37,19 @@ const organizationProcedure = t.procedure
     if (ctx.organizationId === null) {
       throw ctx.refusal ? new DocevalsError('unauthorized', ctx.refusal) : unauthorizedError(ctx.apiKeySent === true);
     }
-    return next({ ctx: { organizationId: ctx.organizationId } });
+    return next({ ctx: { organizationId: ctx.organizationId, answerBudget: ctx.answerBudget } });
+  })
+  .use(async ({ ctx, next }) => {
+    // A batch's answers share one byte budget: an answer that passes it is dropped as soon as it is built (413),
+    // and later calls do not run, so the batch's whole answer is never held at once.
+    const budget = ctx.answerBudget;
+    if (!budget) return next();
+    if (budget.remaining < 0) throw batchAnswerTooLarge(budget.limit);
+    const result = await next();
+    if (!result.ok || !isPlainAnswer(result.data)) return result;
+    budget.remaining -= jsonLength(result.data);
+    if (budget.remaining < 0) throw batchAnswerTooLarge(budget.limit);
+    return result;
   })
   .use(async ({ getRawInput, next }) => {
     // Before zod sees it: zod would drop an own `__proto__` key without a word (docs/spec/limits.md).

@@ -13,6 +13,7 @@ export const TRPC_CODE_BY_ERROR_CODE = {
   unauthorized: 'UNAUTHORIZED',
   not_found: 'NOT_FOUND',
   method_not_allowed: 'METHOD_NOT_SUPPORTED',
+  request_timeout: 'TIMEOUT',
   conflict: 'CONFLICT',
   rate_limited: 'TOO_MANY_REQUESTS',
   payload_too_large: 'PAYLOAD_TOO_LARGE',

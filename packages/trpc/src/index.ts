@@ -1,6 +1,7 @@
 export { createDocevalsRouter, type CreateDocevalsRouterOptions, type DocevalsRouter } from './create-docevals-router.js';
 export {
   createDocevalsContext,
+  DEFAULT_MAX_BATCH_ANSWER_BYTES,
   toHeaders,
   type CreateDocevalsContextOptions,
   type DocevalsContext,

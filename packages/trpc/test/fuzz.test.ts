@@ -13,10 +13,13 @@ import { serve, type Served } from './serve-fetch-handler.js';
 const RUNS = 200;
 const runOptions = { numRuns: RUNS, interruptAfterTimeLimit: 2_000, markInterruptAsFailure: false };
 
-const QUERIES = ['evals.get', 'evals.list', 'evals.documents.list', 'evals.documents.get', 'evals.iterations.list', 'evals.iterations.get', 'processors.get', 'processors.list'];
+const QUERIES = [
+  'evals.get', 'evals.list', 'evals.documents.list', 'evals.documents.get', 'evals.iterations.list', 'evals.iterations.get',
+  'evals.iterations.export', 'processors.get', 'processors.list',
+];
 const MUTATIONS = [
   'evals.create', 'evals.update', 'evals.documents.add', 'evals.documents.update', 'evals.iterations.create',
-  'evals.iterations.process', 'processors.create', 'processors.update', 'processors.submit',
+  'evals.iterations.process', 'evals.documents.import', 'processors.create', 'processors.update', 'processors.submit',
   'evals.documents.delete', 'evals.iterations.delete', 'processors.delete', 'evals.delete',
 ];
 
@@ -77,6 +80,28 @@ describe('fuzz: every tRPC procedure answers random input with a documented stat
       );
     }
   }, 180_000);
+
+  it('imports of random CSV and JSONL content, and exports in every format (issue 26)', async () => {
+    const line = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom('document_id,annotation.total', 'document_id,annotation.items.99999.sku', '=1+1,@SUM(A1)'),
+      fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify({ document_id: ids.document_id, annotation: value })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('csv', 'jsonl'), fc.array(line, { maxLength: 20 }), fc.boolean(), async (format, lines, validate) => {
+        const body = JSON.stringify({ evaluation_id: ids.evaluation_id, format, content: lines.join('\n'), validate });
+        expectDocumented(await send('evals.documents.import', { body }), `import ${format}`);
+      }),
+      runOptions,
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('csv', 'jsonl', 'json', 'xlsx', ''), fc.boolean(), fc.boolean(), async (format, raw, withIds) => {
+        const input = { ...(withIds ? ids : { evaluation_id: 'eval_x', iteration_id: 'iter_x' }), format, raw };
+        expectDocumented(await send('evals.iterations.export', { query: JSON.stringify(input) }), `export ${format}`);
+      }),
+      { ...runOptions, numRuns: 50 },
+    );
+  }, 120_000);
 
   it('random raw bytes as bodies, batched too', async () => {
     for (const path of ['evals.create', 'processors.create', 'evals.documents.add', 'evals.create,processors.create']) {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { memoryStorage } from '@docevals/adapters/memory';
 import { apiKeyAuthenticator, createDocevals, type Docevals, type DocevalsOptions } from '@docevals/core';
-import { createDocevalsFetchHandler } from '../src/index.js';
+import { createDocevalsFetchHandler, type DocevalsFetchHandlerLimits } from '../src/index.js';
 import { faultyStorage } from '../../../test-support/faulty-storage.js';
 
 export const KEYS = { key_a: 'org_a', key_b: 'org_b' };
@@ -18,7 +18,10 @@ export interface Served {
 }
 
 /** `createDocevalsFetchHandler` behind a plain node server on 127.0.0.1: the request body streams in as a web ReadableStream. */
-export async function serve(options: Partial<DocevalsOptions> = {}): Promise<Served> {
+export async function serve(
+  options: Partial<DocevalsOptions> = {},
+  limits: Partial<DocevalsFetchHandlerLimits> = {},
+): Promise<Served> {
   const storage = faultyStorage(memoryStorage());
   const docevals = createDocevals({ storage, ...options });
   const errors: unknown[] = [];
@@ -26,7 +29,7 @@ export async function serve(options: Partial<DocevalsOptions> = {}): Promise<Ser
     docevals,
     authenticate: apiKeyAuthenticator({ keys: KEYS }),
     endpoint: '/trpc',
-    limits: { maxBodyBytes: MAX_BODY },
+    limits: { maxBodyBytes: MAX_BODY, ...limits },
     onError: (error) => errors.push(error),
   });
   const server: Server = createServer((req, res) => void answer(req, res));

@@ -1,7 +1,7 @@
 import { type IterationEventRecord, type IterationRecord, type JobRecord } from '@docevals/core';
 import { JOBS_SCOPE } from '@docevals/core/internal';
 import { expect, it } from 'vitest';
-import type { ConformanceContext } from './context.js';
+import { rejection, type ConformanceContext } from './context.js';
 import { at, iterationRecord, ORG_A, ORG_B } from './fixtures.js';
 
 function eventRecord(org: string, parent: string, id: string, type: IterationEventRecord['type'] = 'document'): IterationEventRecord {
@@ -78,6 +78,49 @@ export function jobTests(ctx: ConformanceContext): void {
     const found = await jobs.get(JOBS_SCOPE, `${ORG_A}.iter_a`);
     expect(await jobs.delete(JOBS_SCOPE, found!.value.id, found!.version)).toBe(true);
     expect((await jobs.list(JOBS_SCOPE, { limit: 10, order: 'asc' }))!.items.map((j) => j.iteration_id)).toEqual(['iter_b']);
+  }, t);
+
+  it('jobs: of 30 concurrent capped inserts at cap 5, exactly 5 are stored; another organization keeps its own places', async () => {
+    const { jobs } = await ctx.open();
+    const cap = 5;
+    const results = await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => jobs.insertWithinCap(jobRecord(ORG_A, `iter_${i}`), cap)),
+      ...Array.from({ length: 3 }, (_, i) => jobs.insertWithinCap(jobRecord(ORG_B, `iter_${i}`), cap)),
+    ]);
+    const storedA = results.slice(0, 30).filter((r) => r !== null);
+    expect(storedA).toHaveLength(cap);
+    expect(storedA.every((r) => r!.version === 1)).toBe(true);
+    expect(results.slice(30).every((r) => r !== null)).toBe(true);
+    const listed = async (org: string) =>
+      (await jobs.list(JOBS_SCOPE, { limit: 100, order: 'asc', where: { iteration_organization_id: org } }))!.items.map((j) => j.id).sort();
+    expect(await listed(ORG_A)).toEqual(storedA.map((r) => r!.value.id).sort());
+    expect(await listed(ORG_B)).toHaveLength(3);
+
+    // At the cap, one more is refused with nothing written; the same id again is a conflict, not a second place.
+    expect(await jobs.insertWithinCap(jobRecord(ORG_A, 'iter_late'), cap)).toBeNull();
+    expect(await jobs.get(JOBS_SCOPE, `${ORG_A}.iter_late`)).toBeNull();
+    expect((await rejection(jobs.insertWithinCap(jobRecord(ORG_B, 'iter_0'), cap))).code).toBe('conflict');
+
+    // A deleted record frees its place (a job ended), a replaced one keeps it.
+    const first = storedA[0]!.value;
+    const current = await jobs.get(JOBS_SCOPE, first.id);
+    expect(await jobs.replace({ ...first, job_id: 'job_2' }, current!.version)).not.toBeNull();
+    expect(await jobs.insertWithinCap(jobRecord(ORG_A, 'iter_late'), cap)).toBeNull();
+    expect(await jobs.delete(JOBS_SCOPE, first.id)).toBe(true);
+    const late = await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.insertWithinCap(jobRecord(ORG_A, `iter_late_${i}`), cap)));
+    expect(late.filter((r) => r !== null)).toHaveLength(1);
+    // A plain insert counts too: the organization is now past the cap for a capped one.
+    await jobs.insert(jobRecord(ORG_B, 'iter_plain_1'));
+    await jobs.insert(jobRecord(ORG_B, 'iter_plain_2'));
+    expect(await jobs.insertWithinCap(jobRecord(ORG_B, 'iter_9'), cap)).toBeNull();
+    expect(await jobs.delete(JOBS_SCOPE, `${ORG_B}.iter_plain_1`)).toBe(true);
+    expect(await jobs.insertWithinCap(jobRecord(ORG_B, 'iter_9'), cap)).not.toBeNull();
+
+    // Records of another kind in another scope (the service keeps organization secrets here) are plain records.
+    const other = { id: 'other_1', organization_id: 'docevals-secrets', updated_at: at(0), name: 'x' } as unknown as JobRecord;
+    expect((await jobs.insert(other)).version).toBe(1);
+    expect(await jobs.delete('docevals-secrets', 'other_1')).toBe(true);
+    expect(await jobs.get('docevals-secrets', 'other_1')).toBeNull();
   }, t);
 
   it('lease: of 20 runners taking an expired lease by compare-and-set, exactly one gets it', async () => {

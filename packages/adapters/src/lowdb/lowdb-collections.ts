@@ -1,4 +1,4 @@
-import type { ChildCollection, ChildRecordBase, RecordCollection, StoredRecordBase, Versioned } from '@docevals/core';
+import type { ChildCollection, ChildRecordBase, JobCollection, JobRecord, RecordCollection, StoredRecordBase, Versioned } from '@docevals/core';
 import { ChildFamilies, type ChildEntry } from '@docevals/core/storage-kit';
 import { idTaken } from '@docevals/core/storage-kit';
 import { pageRecords } from '@docevals/core/storage-kit';
@@ -47,13 +47,7 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
       ),
     insert(record) {
       const value = jsonCopy(record);
-      return ctx.exclusive(`${name}.insert`, async () => {
-        if (getItem(items(), value.organization_id, value.id)) throw idTaken(name, value.id);
-        const entry: RecordEntry = { version: 1, value };
-        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), entry);
-        setItem(items(), value.organization_id, value.id, entry);
-        return out<T>(entry);
-      });
+      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, value));
     },
     replace(record, expectedVersion) {
       const value = jsonCopy(record);
@@ -82,6 +76,33 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
         const page = pageRecords(values, query, (id) => entries?.get(id)?.value as T | undefined);
         return page && { items: page.items.map((r) => structuredClone(r)), has_more: page.has_more };
       }),
+  };
+}
+
+/** Writes a new record; the caller holds the write lock. */
+async function insertEntry<T>(ctx: LowdbContext, name: RecordCollectionName, value: StoredRecordBase): Promise<Versioned<T>> {
+  const items = ctx.state.records[name];
+  if (getItem(items, value.organization_id, value.id)) throw idTaken(name, value.id);
+  const entry: RecordEntry = { version: 1, value };
+  await ctx.disk.writeOne(name, ctx.layout.record(name, value.organization_id, value.id), entry);
+  setItem(items, value.organization_id, value.id, entry);
+  return out<T>(entry);
+}
+
+/** The jobs: the capped insert counts and writes under the store's write lock, so no other write comes between. */
+export function lowdbJobCollection(ctx: LowdbContext): JobCollection {
+  return {
+    ...lowdbRecordCollection<JobRecord>(ctx, 'jobs'),
+    insertWithinCap(record, cap) {
+      const value = jsonCopy(record);
+      return ctx.exclusive('jobs.insertWithinCap', async () => {
+        let count = 0;
+        for (const entry of ctx.state.records.jobs.get(value.organization_id)?.values() ?? []) {
+          if ((entry.value as JobRecord).iteration_organization_id === value.iteration_organization_id) count++;
+        }
+        return count < cap ? insertEntry<JobRecord>(ctx, 'jobs', value) : null;
+      });
+    },
   };
 }
 

@@ -8,7 +8,6 @@ import {
   isDocevalsError,
   type PredictionRecord,
   type IterationEventRecord,
-  type JobRecord,
   type ProcessorRecord,
   type Storage,
 } from '@docevals/core';
@@ -19,7 +18,7 @@ import { ContentFolder } from './content-folder.js';
 import { acquireFolderLock, type FolderLock } from './folder-lock.js';
 import { Layout } from './layout.js';
 import { type LoadedStore, loadStore, type SweepReport } from './load-store.js';
-import { type LowdbContext, lowdbChildCollection, lowdbRecordCollection } from './lowdb-collections.js';
+import { type LowdbContext, lowdbChildCollection, lowdbJobCollection, lowdbRecordCollection } from './lowdb-collections.js';
 import { lowdbFileStore } from './lowdb-file-store.js';
 import { RecordDisk } from './record-disk.js';
 import { PRIVATE_FOLDER } from './file-modes.js';
@@ -164,7 +163,7 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     predictions: lowdbChildCollection<PredictionRecord>(ctx, 'predictions'),
     processors: lowdbRecordCollection<ProcessorRecord>(ctx, 'processors'),
     events: lowdbChildCollection<IterationEventRecord>(ctx, 'events'),
-    jobs: lowdbRecordCollection<JobRecord>(ctx, 'jobs'),
+    jobs: lowdbJobCollection(ctx),
     files: lowdbFileStore(ctx, contents, log),
     settle: () => disk.settle(),
     close() {

@@ -1,4 +1,4 @@
-import type { RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
+import type { JobCollection, JobRecord, RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
 import { idTaken } from '@docevals/core/storage-kit';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
 
@@ -151,6 +151,40 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
     if (backward) items.reverse();
     return { items, has_more: rows.length > limit };
   }
+}
+
+/**
+ * The jobs table, whose capped insert is one transaction: a transaction-level advisory lock on the organization
+ * (so two inserts of one organization take turns, on every server), then one `INSERT ... SELECT ... WHERE count < cap`
+ * whose snapshot is taken after the lock, so it sees the other's committed row.
+ */
+export function postgresJobCollection(connection: PostgresConnection, schema: string, table: string): JobCollection {
+  const t = `${schema}.${table}`;
+  return {
+    ...postgresRecordCollection<JobRecord>(connection, schema, table, 'jobs'),
+    insertWithinCap(record, cap) {
+      return connection.transaction('jobs.insertWithinCap', async (db) => {
+        const { body, strings } = encode(record);
+        const organization = JSON.stringify(filterFields({ iteration_organization_id: record.iteration_organization_id }));
+        await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${t}:${organization}`]);
+        const { rows } = await db.query<RecordRow>(
+          `INSERT INTO ${t} (organization_id, id, version, updated_at, strings, body)
+           SELECT $1, $2, 1, $3, $4::jsonb, $5::json
+           WHERE (SELECT count(*) FROM ${t} WHERE organization_id = $1 AND strings @> $6::jsonb) < $7
+           ON CONFLICT (organization_id, id) DO NOTHING
+           RETURNING id, version, body`,
+          [record.organization_id, record.id, record.updated_at, strings, body, organization, cap],
+        );
+        if (rows[0]) {
+          connection.reportWrite('jobs', Buffer.byteLength(body) + Buffer.byteLength(strings));
+          return { value: rows[0].body as JobRecord, version: rows[0].version };
+        }
+        const existing = await db.query(`SELECT 1 FROM ${t} WHERE organization_id = $1 AND id = $2`, [record.organization_id, record.id]);
+        if (existing.rows.length > 0) throw idTaken('jobs', record.id);
+        return null;
+      });
+    },
+  };
 }
 
 /** The record as stored: its JSON text, and its top-level string fields (what `where` filters on). */

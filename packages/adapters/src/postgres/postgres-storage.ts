@@ -4,7 +4,6 @@ import type {
   EvaluationRecord,
   IterationEventRecord,
   IterationRecord,
-  JobRecord,
   PredictionRecord,
   ProcessorRecord,
   Storage,
@@ -14,7 +13,7 @@ import { migrate } from './migrations.js';
 import { postgresChildCollection } from './postgres-child-collection.js';
 import { openPostgresConnection } from './postgres-connection.js';
 import { postgresFileStore } from './postgres-file-store.js';
-import { postgresRecordCollection } from './postgres-record-collection.js';
+import { postgresJobCollection, postgresRecordCollection } from './postgres-record-collection.js';
 import { sweepOrphans, type PostgresSweepOptions, type PostgresSweepReport } from './postgres-maintenance.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 
@@ -122,7 +121,7 @@ export function postgresStorage(options: PostgresStorageOptions): PostgresStorag
     iterations,
     predictions,
     events,
-    jobs: postgresRecordCollection<JobRecord>(connection, s, 'jobs', 'jobs'),
+    jobs: postgresJobCollection(connection, s, 'jobs'),
     processors: postgresRecordCollection<ProcessorRecord>(connection, s, 'processors', 'processors'),
     files: postgresFileStore(connection, s),
     sweep: (sweepOptions) => sweepOrphans(connection, s, { iterations, documents, predictions, events }, sweepOptions),

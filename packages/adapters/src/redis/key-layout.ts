@@ -16,6 +16,7 @@
  * | `{prefix}{<org>}:pred:<parent>:<id>`, `preds:<parent>`, `predtotals:<parent>` | as above | predictions of an iteration |
  * | `{prefix}{<org>}:event:<parent>:<id>`, `events:<parent>`, `eventtotals:<parent>` | as above | events of an iteration's jobs |
  * | `{prefix}{docevals-jobs}:job:<id>`, `jobs` | as records | active jobs, for runners (docs/spec/jobs.md) |
+ * | `{prefix}{docevals-jobs}:jobsof:<org>` | set | the ids of one organization's job records (what its cap counts) |
  * | `{prefix}{<org>}:batch:<token>` | string | the answer of a file batch, for 1 hour: a resent batch counts once |
  *
  * Why it is shaped so:
@@ -46,6 +47,8 @@ export interface KeyLayout {
   childOrder(kind: ChildKind, organizationId: string, parentId: string): string;
   childTotals(kind: ChildKind, organizationId: string, parentId: string): string;
   batch(organizationId: string, token: string): string;
+  /** The set of the job record ids of one organization, beside the job records (their hash slot). */
+  organizationJobs(jobsScope: string, organizationId: string): string;
 }
 
 /** The hash field that keeps a copy of the top-level string field `name`, so `where` filters read only these. */
@@ -88,5 +91,6 @@ export function keyLayout(prefix: string): KeyLayout {
     childOrder: (kind, organizationId, parentId) => `${organization(organizationId)}${kind}s:${encodeKeySegment(parentId)}`,
     childTotals: (kind, organizationId, parentId) => `${organization(organizationId)}${kind}totals:${encodeKeySegment(parentId)}`,
     batch: (organizationId, token) => `${organization(organizationId)}batch:${token}`,
+    organizationJobs: (jobsScope, organizationId) => `${organization(jobsScope)}jobsof:${encodeKeySegment(organizationId)}`,
   };
 }

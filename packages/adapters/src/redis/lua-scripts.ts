@@ -132,6 +132,45 @@ end
 return 1
 `;
 
+/**
+ * KEYS: job record, jobs index, the organization's job set. ARGV: id, score, json, write token, cap, then
+ * field/value pairs. Inserts the job record and adds its id to the organization's set only while that set holds
+ * fewer than `cap` ids. Returns 1, 0 when the id is taken (by another write than this one), -1 at the cap.
+ * At the cap, ids whose record is gone (deleted by a server of before the set) are dropped first: a record key is
+ * the job record key with its id replaced, in the same hash slot.
+ */
+const INSERT_JOB = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'w') == ARGV[4] and redis.call('HGET', KEYS[1], 'v') == '1' then return 1 end
+  return 0
+end
+local cap = tonumber(ARGV[5])
+if redis.call('SCARD', KEYS[3]) >= cap then
+  local base = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[1])
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+    if redis.call('EXISTS', base .. member) == 0 then redis.call('SREM', KEYS[3], member) end
+  end
+  if redis.call('SCARD', KEYS[3]) >= cap then return -1 end
+end
+local fields = {'v', '1', 'json', ARGV[3], 'w', ARGV[4]}
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1
+`;
+
+/** KEYS: job record, jobs index, the organization's job set. ARGV: id, expected version ('' for any). As DELETE. */
+const DELETE_JOB = `
+local current = redis.call('HGET', KEYS[1], 'v')
+if not current then return 0 end
+if ARGV[2] ~= '' and tonumber(current) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+return 1
+`;
+
 /** The commands the scripts add to a client. Namespaced, so they cannot shadow a host's own defined commands. */
 export interface DocevalsScripts extends ChildScripts {
   docevalsInsert(
@@ -154,6 +193,18 @@ export interface DocevalsScripts extends ChildScripts {
     ...fields: string[]
   ): Promise<number>;
   docevalsDelete(record: string, index: string, id: string, expected: number | ''): Promise<number>;
+  docevalsInsertJob(
+    record: string,
+    index: string,
+    organizationJobs: string,
+    id: string,
+    score: number,
+    json: string,
+    token: string,
+    cap: number,
+    ...fields: string[]
+  ): Promise<number>;
+  docevalsDeleteJob(record: string, index: string, organizationJobs: string, id: string, expected: number | ''): Promise<number>;
   docevalsRange(
     index: string,
     order: 'asc' | 'desc',
@@ -175,6 +226,8 @@ export function defineScripts(client: Redis): Redis & DocevalsScripts {
   client.defineCommand('docevalsInsert', { numberOfKeys: 2, lua: INSERT });
   client.defineCommand('docevalsReplace', { numberOfKeys: 2, lua: REPLACE });
   client.defineCommand('docevalsDelete', { numberOfKeys: 2, lua: DELETE });
+  client.defineCommand('docevalsInsertJob', { numberOfKeys: 3, lua: INSERT_JOB });
+  client.defineCommand('docevalsDeleteJob', { numberOfKeys: 3, lua: DELETE_JOB });
   client.defineCommand('docevalsRange', { numberOfKeys: 1, lua: RANGE, readOnly: true });
   client.defineCommand('docevalsRetain', { numberOfKeys: 1, lua: RETAIN });
   client.defineCommand('docevalsRelease', { numberOfKeys: 1, lua: RELEASE });

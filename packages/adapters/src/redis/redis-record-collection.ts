@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DocevalsError } from '@docevals/core';
-import type { RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
+import type { JobCollection, JobRecord, RecordCollection, RecordListQuery, RecordPage, StoredRecordBase, Versioned } from '@docevals/core';
 import type { Redis } from 'ioredis';
 import { stringFieldKey, type KeyLayout, type RecordKind } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
@@ -67,7 +67,7 @@ export function redisRecordCollection<T extends StoredRecordBase>(
 
     insert(record) {
       return connection.run(`${label}.insert`, async (client) => {
-        const { json, score, fields } = encode(record);
+        const { json, score, fields } = encodeRecord(record);
         const key = recordKey(record.organization_id, record.id);
         const inserted = await client.docevalsInsert(
           key,
@@ -86,7 +86,7 @@ export function redisRecordCollection<T extends StoredRecordBase>(
 
     replace(record, expectedVersion) {
       return connection.run(`${label}.replace`, async (client) => {
-        const { json, score, fields } = encode(record);
+        const { json, score, fields } = encodeRecord(record);
         const key = recordKey(record.organization_id, record.id);
         const token = writeToken();
         const args = [key, indexKey(record.organization_id), record.id, score, json, expectedVersion, token, ...fields] as const;
@@ -175,18 +175,73 @@ export function redisRecordCollection<T extends StoredRecordBase>(
     if (backward) items.reverse();
     return { items, has_more: found.length > limit };
   }
+}
 
-  function encode(record: T): { json: string; score: number; fields: string[] } {
-    const score = Date.parse(record.updated_at);
-    if (!Number.isFinite(score)) {
-      throw new DocevalsError('validation_error', `updated_at of "${record.id}" is not an ISO 8601 timestamp.`);
-    }
-    const fields: string[] = [];
-    for (const [name, value] of Object.entries(record)) {
-      if (typeof value === 'string') fields.push(stringFieldKey(name), value);
-    }
-    return { json: JSON.stringify(record), score, fields };
+/** The record as stored: its JSON, its score (`updated_at` in ms) and its string fields as `s:<field>` pairs. */
+function encodeRecord(record: StoredRecordBase): { json: string; score: number; fields: string[] } {
+  const score = Date.parse(record.updated_at);
+  if (!Number.isFinite(score)) {
+    throw new DocevalsError('validation_error', `updated_at of "${record.id}" is not an ISO 8601 timestamp.`);
   }
+  const fields: string[] = [];
+  for (const [name, value] of Object.entries(record)) {
+    if (typeof value === 'string') fields.push(stringFieldKey(name), value);
+  }
+  return { json: JSON.stringify(record), score, fields };
+}
+
+/**
+ * The jobs: records as any collection, plus a set of ids per organization (`jobsof:<org>`) that the capped insert
+ * counts and that every insert and delete of this collection keeps, each in the same script as the record.
+ */
+export function redisJobCollection(connection: RedisConnection, keys: KeyLayout, onWrite?: WriteObserver): JobCollection {
+  const base = redisRecordCollection<JobRecord>(connection, keys, 'job', 'jobs', onWrite);
+  const recordKey = (organizationId: string, id: string) => keys.record('job', organizationId, id);
+
+  function insertWithin(record: JobRecord, cap: number, operation: string): Promise<Versioned<JobRecord> | null> {
+    return connection.run(operation, async (client) => {
+      const { json, score, fields } = encodeRecord(record);
+      const inserted = await client.docevalsInsertJob(
+        recordKey(record.organization_id, record.id),
+        keys.index('job', record.organization_id),
+        keys.organizationJobs(record.organization_id, record.iteration_organization_id),
+        record.id,
+        score,
+        json,
+        writeToken(),
+        cap,
+        ...fields,
+      );
+      if (inserted === 0) throw idTaken('jobs', record.id);
+      if (inserted < 0) return null;
+      onWrite?.({ collection: 'jobs', bytes: json.length });
+      return { value: JSON.parse(json) as JobRecord, version: 1 };
+    });
+  }
+
+  return {
+    ...base,
+    // Other records share the collection (the organization secrets, in their own scope): they are stored as any record.
+    insert: async (record) =>
+      typeof record.iteration_organization_id === 'string'
+        ? (await insertWithin(record, Number.MAX_SAFE_INTEGER, 'jobs.insert'))!
+        : base.insert(record),
+    insertWithinCap: (record, cap) => insertWithin(record, cap, 'jobs.insertWithinCap'),
+    delete(organizationId, id, expectedVersion) {
+      return connection.run('jobs.delete', async (client) => {
+        const key = recordKey(organizationId, id);
+        // The organization is part of the id and never changes for it: reading it first is safe.
+        const organization = await client.hget(key, stringFieldKey('iteration_organization_id'));
+        const expected = expectedVersion ?? '';
+        if (organization === null) {
+          return (await client.docevalsDelete(key, keys.index('job', organizationId), id, expected)) === 1;
+        }
+        return (
+          (await client.docevalsDeleteJob(key, keys.index('job', organizationId), keys.organizationJobs(organizationId, organization), id, expected)) === 1
+        );
+      });
+    },
+  };
 }
 
 /** Runs a pipeline and returns its replies, throwing the first command error. */

@@ -1,12 +1,12 @@
 import { DocevalsError } from '@docevals/core';
-import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, JobRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
 import { keyLayout } from './key-layout.js';
 import { openRedisConnection } from './redis-connection.js';
 import { redisFileStore } from './redis-file-store.js';
-import { redisRecordCollection } from './redis-record-collection.js';
+import { redisJobCollection, redisRecordCollection } from './redis-record-collection.js';
 import { isLegacyEvaluation, isLegacyIteration } from '../shared/legacy-records.js';
 import {
   convertingCollection,
@@ -117,7 +117,7 @@ export function redisStorage(options: RedisStorageOptions): RedisStorage {
     predictions,
     processors: redisRecordCollection<ProcessorRecord>(connection, keys, 'processor', 'processors', options.onWrite),
     events,
-    jobs: redisRecordCollection<JobRecord>(connection, keys, 'job', 'jobs', options.onWrite),
+    jobs: redisJobCollection(connection, keys, options.onWrite),
     files: redisFileStore(connection, keys),
     sweep: (sweepOptions) => connection.run('sweep', () => sweepOrphans(maintenance, sweepOptions)),
     close: () => connection.close(),

@@ -193,3 +193,27 @@ export async function discardIteration(ctx: ServiceContext, iteration: Iteration
   await ctx.storage.iterations.delete(iteration.organization_id, iteration.id).catch(() => undefined);
 }
 
+
+/** Takes an iteration that could not be registered off its evaluation's list again. */
+export async function detachIteration(ctx: ServiceContext, record: IterationRecord): Promise<void> {
+  await updateRecord(ctx.storage.evaluations, record.organization_id, record.evaluation_id, (current) =>
+    current.iteration_ids.includes(record.id)
+      ? { write: { ...current, iteration_ids: current.iteration_ids.filter((id) => id !== record.id), updated_at: ctx.now() }, result: undefined }
+      : { skip: true, result: undefined },
+  );
+}
+
+/**
+ * A re-run whose job could not be registered (refused by the cap, raced, or failed): the iteration goes back to how it
+ * was before, unless another call moved it since (its job is no longer `jobId`).
+ */
+export async function restoreIteration(ctx: ServiceContext, before: IterationRecord, jobId: string): Promise<void> {
+  await updateRecord(ctx.storage.iterations, before.organization_id, before.id, (current) =>
+    current.job?.id === jobId
+      ? {
+          write: { ...current, status: before.status, job: before.job, started_at: before.started_at, finished_at: before.finished_at, error: before.error, lease: before.lease, updated_at: ctx.now() },
+          result: undefined,
+        }
+      : { skip: true, result: undefined },
+  );
+}

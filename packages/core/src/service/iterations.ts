@@ -30,8 +30,8 @@ import type { InferenceSettings } from '../schemas/index.js';
 import type { DocumentRecord, IterationRecord } from '../storage.js';
 import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
-import { attachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
-import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, type IterationRef } from './jobs/index.js';
+import { attachIteration, detachIteration, discardIteration, restoreIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
+import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, unregisterIteration, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -164,10 +164,14 @@ export function iterationOperations(ctx: OperationContext) {
     });
     // Attached before it runs: a background iteration is visible (and resumable) at once.
     await ctx.storage.iterations.insert(record);
+    let attached = false;
     try {
       await attachIteration(ctx, record);
+      attached = true;
+      // Takes one of the organization's places atomically (the check above is only the early answer).
       await registerJob(ctx, record, job);
     } catch (error) {
+      if (attached) await detachIteration(ctx, record).catch(() => undefined);
       await discardIteration(ctx, record);
       throw error;
     }
@@ -229,9 +233,14 @@ export function iterationOperations(ctx: OperationContext) {
       return { write: next, result: next };
     });
     if (!queued) throw notFound('iteration', found.iteration.id);
+    try {
+      await registerJob(ctx, queued.result, job);
+    } catch (error) {
+      await restoreIteration(ctx, found.iteration, job.id).catch(() => undefined);
+      throw error;
+    }
     // The previous job's events go: a stream of this iteration follows the new job.
     await ctx.storage.events.deleteAll(organizationId, found.iteration.id);
-    await registerJob(ctx, queued.result, job);
     return startJob(queued.result, input.background);
   }
 
@@ -276,6 +285,8 @@ export function iterationOperations(ctx: OperationContext) {
       await ctx.storage.predictions.deleteAll(organizationId, input.iteration_id);
       await ctx.storage.events.deleteAll(organizationId, input.iteration_id);
       await ctx.storage.iterations.delete(organizationId, input.iteration_id);
+      // Its job (if it was queued or running) frees its place in the organization's cap now, not at the next sweep.
+      await unregisterIteration(ctx, organizationId, input.iteration_id);
       return { id: input.iteration_id, deleted: true, success: true };
     },
 

@@ -3,6 +3,8 @@ import type {
   ChildRecordBase,
   ChildTotals,
   FileStore,
+  JobCollection,
+  JobRecord,
   RecordCollection,
   RecordListQuery,
   RecordPage,
@@ -46,7 +48,7 @@ export function memoryStorage(options: MemoryStorageOptions = {}): Storage {
     predictions: memoryChildCollection(state, 'predictions'),
     processors: memoryCollection(state, 'processors'),
     events: memoryChildCollection(state, 'events'),
-    jobs: memoryCollection(state, 'jobs'),
+    jobs: memoryJobCollection(state),
     files: memoryFileStore(state),
     close: async () => {
       state.closed = true;
@@ -77,8 +79,35 @@ interface Entry<T> {
 
 const out = <T>(entry: Entry<T>): Versioned<T> => ({ value: structuredClone(entry.value), version: entry.version });
 
-function memoryCollection<T extends StoredRecordBase>(state: MemoryState, collection: string): RecordCollection<T> {
-  const byOrganization = new Map<string, Map<string, Entry<T>>>();
+/**
+ * The jobs: a record collection whose capped insert counts and inserts in one synchronous step (the base `insert`
+ * runs to its write before it first yields), so nothing can come in between.
+ */
+function memoryJobCollection(state: MemoryState): JobCollection {
+  const byOrganization = new Map<string, Map<string, Entry<JobRecord>>>();
+  const base = memoryCollection<JobRecord>(state, 'jobs', byOrganization);
+  return {
+    ...base,
+    insertWithinCap(record, cap) {
+      try {
+        checkOpen(state);
+        let count = 0;
+        for (const entry of byOrganization.get(record.organization_id)?.values() ?? []) {
+          if (entry.value.iteration_organization_id === record.iteration_organization_id) count++;
+        }
+        return count < cap ? base.insert(record) : Promise.resolve(null);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+  };
+}
+
+function memoryCollection<T extends StoredRecordBase>(
+  state: MemoryState,
+  collection: string,
+  byOrganization = new Map<string, Map<string, Entry<T>>>(),
+): RecordCollection<T> {
   const recordsOf = (organizationId: string, create = false) => {
     let records = byOrganization.get(organizationId);
     if (!records && create) byOrganization.set(organizationId, (records = new Map<string, Entry<T>>()));

@@ -18,6 +18,6 @@ export { inProcessJobRunner } from './in-process-runner.js';
 export { createJobWork } from './work.js';
 export { FairSlots } from './fair-slots.js';
 export { isActive, LocalSignals, newJobId, type JobContext } from './job-context.js';
-export { assertBelowCap, registerJob } from './registry.js';
+export { assertBelowCap, registerJob, unregisterIteration } from './registry.js';
 export { cancelJob } from './outcomes.js';
 export { iterationEvents } from './event-stream.js';

@@ -1,0 +1,68 @@
+/**
+ * Issue 26, SSE: one API key may hold at most `limits.maxEventStreamsPerKey` event streams open at once; one more is
+ * a 429 `rate_limited` with `Retry-After`, another key is not affected, and a closed stream frees its place.
+ */
+import type { Extractor } from '@docevals/core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KEY_A, KEY_B, startRestServer, type RestServer } from './support/rest-server.js';
+
+let release!: () => void;
+const gate = new Promise<void>((resolve) => (release = resolve));
+const held: Extractor = { name: 'held', models: ['held'], extract: async () => (await gate, { data: { total: 1 } }) };
+
+let api: RestServer;
+beforeAll(async () => {
+  api = await startRestServer({ limits: { maxEventStreamsPerKey: 3 }, docevals: { extractors: [held] } });
+});
+afterAll(async () => {
+  release();
+  await api.close();
+});
+
+async function runningIteration(key: string) {
+  const evaluation = await api.call('POST', '/v1/evals', {
+    key,
+    body: {
+      name: 'streams',
+      json_schema: { type: 'object', properties: { total: { type: 'number' } } },
+      documents: [{ mime_data: { filename: 'a.txt', url: `data:text/plain;base64,${Buffer.from('a').toString('base64')}` }, annotation: { total: 1 } }],
+      default_inference_settings: { model: 'held' },
+    },
+  });
+  const iteration = await api.call('POST', `/v1/evals/${evaluation.body.id}/iterations/create`, { key, body: { background: true } });
+  expect(iteration.status).toBe(202);
+  return `/v1/evals/${evaluation.body.id}/iterations/${iteration.body.id}/events`;
+}
+
+/** Opens an event stream and waits for its first bytes; the controller closes it. */
+async function open(path: string, key: string) {
+  const controller = new AbortController();
+  const response = await fetch(`${api.url}${path}`, { headers: { 'api-key': key }, signal: controller.signal });
+  if (response.status === 200) {
+    const reader = response.body!.getReader();
+    await reader.read();
+  }
+  return { response, close: () => controller.abort() };
+}
+
+it('refuses the 4th open stream of a key with 429, serves another key, and frees a place when a stream closes', async () => {
+  const pathA = await runningIteration(KEY_A);
+  const pathB = await runningIteration(KEY_B);
+  const streams = [await open(pathA, KEY_A), await open(pathA, KEY_A), await open(pathA, KEY_A)];
+  expect(streams.map((s) => s.response.status)).toEqual([200, 200, 200]);
+  const refused = await open(pathA, KEY_A);
+  expect(refused.response.status).toBe(429);
+  expect(refused.response.headers.get('retry-after')).toBe('5');
+  expect(await refused.response.json()).toMatchObject({ error: { code: 'rate_limited' } });
+  const other = await open(pathB, KEY_B);
+  expect(other.response.status).toBe(200);
+
+  streams[0]!.close();
+  let again = await open(pathA, KEY_A);
+  for (let i = 0; i < 50 && again.response.status === 429; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    again = await open(pathA, KEY_A);
+  }
+  expect(again.response.status).toBe(200);
+  for (const s of [...streams, other, again]) s.close();
+});
