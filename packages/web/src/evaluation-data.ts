@@ -18,10 +18,7 @@ export interface MatrixData {
   outcomes: Map<string, Map<string, Outcome>>;
 }
 
-/**
- * The fields an iteration may carry once the experiments' metadata is on the server (`name`, `description`,
- * `tags`): typed here as optional so that the app reads them when they come and falls back to the model otherwise.
- */
+/** What names an iteration: its `name` (`evals.iterations.updateMetadata`), else its model. */
 export interface IterationNaming {
   id: string;
   name?: string | null;
@@ -33,6 +30,11 @@ export interface IterationNaming {
 export function iterationLabel(iteration: IterationNaming): string {
   if (iteration.name) return iteration.name;
   return `${iteration.model ?? iteration.inference_settings?.model ?? '?'} (${iteration.id})`;
+}
+
+/** The address of an iteration's page. */
+export function iterationPath(evaluationId: string, iterationId: string): string {
+  return `/evals/${encodeURIComponent(evaluationId)}/iterations/${encodeURIComponent(iterationId)}`;
 }
 
 /** "1 iteration", "3 iterations". */

@@ -8,7 +8,7 @@ import { DataTable } from '../components/DataTable.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
-import { iterationLabel } from './EvaluationPage.js';
+import { iterationLabel } from '../evaluation-data.js';
 
 type PredictionWithMetrics = RouterOutputs['evals']['iterations']['predictions']['data'][number];
 
@@ -303,7 +303,7 @@ export function DocumentPage() {
                 <button type="button" onClick={() => setDraft(JSON.stringify(p.prediction, null, 2))}>
                   Start from this iteration's prediction
                 </button>{' '}
-                <span className="field-hint">replaces the text with the prediction of {iterationId ? (list.find((iteration) => iteration.id === iterationId)?.inference_settings.model ?? iterationId) : ''}: correct it, then save</span>
+                <span className="field-hint">replaces the text with the prediction of {iterationId ? iterationLabel(list.find((iteration) => iteration.id === iterationId) ?? { id: iterationId }) : ''}: correct it, then save</span>
               </p>
             )}
             {problem && <p role="alert">{problem}</p>}
