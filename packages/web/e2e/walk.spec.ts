@@ -80,3 +80,51 @@ test('name an iteration: its name everywhere, its page (summary, fields, documen
   await page.goto(new URL(`/evals/${evaluation.id}/compare?base=${draft}&head=${better}`, page.url()).href);
   await expect(page.getByText(`base draft-model (${draft}) → head Better prompt`)).toBeVisible();
 });
+
+test('fix a ground truth through the form generated from the schema, starting from a prediction; N opens the next unlabeled document', async ({ page }) => {
+  const evaluation = await seed('Walk: ground truth');
+  const better = evaluation.iterations[1].id;
+  // receipt-1 and receipt-2 lose their ground truth: the keyboard flow goes from one to the other.
+  for (const i of [1, 2]) await rest('PUT', `/v1/evals/${evaluation.id}/documents/${evaluation.documents[i].id}`, { annotation: {} });
+  await signIn(page, `/evals/${evaluation.id}/documents/${evaluation.documents[3].id}`);
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-3.txt');
+  await page.getByLabel('Iteration', { exact: true }).selectOption(better);
+  await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  const form = page.locator('form.schema-form');
+  // Typed inputs from the schema: a number box, the enum as a select, the nested object's field, the list's items.
+  await expect(form.getByLabel('total')).toHaveAttribute('type', 'number');
+  await expect(form.getByLabel('currency')).toHaveJSProperty('tagName', 'SELECT');
+  await expect(form.getByLabel('name')).toHaveValue('Customer 3');
+  await page.getByRole('button', { name: "Start from this iteration's prediction" }).click();
+  // better-model read the customer as "Someone": corrected in its box.
+  await expect(form.getByLabel('name')).toHaveValue('Someone');
+  await form.getByLabel('name').fill('Someone Else');
+  await form.getByLabel('currency').selectOption('USD');
+  await form.getByLabel('description').fill('Item three');
+  await page.screenshot({ path: screenshotPath('ground-truth-form'), fullPage: true });
+  await form.getByRole('button', { name: 'Save' }).click();
+  const fields = page.getByRole('table', { name: 'Fields' });
+  await expect(fields.getByRole('row', { name: /bill_to\.name/ }).getByRole('cell').first()).toHaveText('Someone Else');
+  await expect(fields.getByRole('row', { name: /^currency/ }).getByRole('cell').first()).toHaveText('USD');
+  await expect(fields.getByRole('row', { name: /line_items\.0\.description/ }).getByRole('cell').first()).toHaveText('Item three');
+  const stored = await rest('GET', `/v1/evals/${evaluation.id}/documents/${evaluation.documents[3].id}`);
+  expect(stored.annotation).toEqual({ ...truth(3), currency: 'USD', bill_to: { name: 'Someone Else' }, line_items: [{ description: 'Item three', amount: 103 }] });
+
+  // A refusal of the server shows under its field: a currency outside the enum, typed as JSON.
+  await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  await page.getByRole('radio', { name: 'JSON' }).check();
+  const editor = page.getByLabel('Annotation');
+  await editor.fill((await editor.inputValue()).replace('"USD"', '"GBP"'));
+  await page.getByRole('radio', { name: 'Form' }).check();
+  await page.locator('form.schema-form').getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('alert')).toContainText('currency');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  // The keyboard: N (documented next to the editor) opens receipt-1 (after receipt-3, from the top), then receipt-2.
+  await expect(page.getByRole('link', { name: 'Next unlabeled document: receipt-1.txt' })).toHaveAttribute('aria-keyshortcuts', 'n');
+  await page.keyboard.press('n');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-1.txt');
+  await expect(page.getByRole('link', { name: 'Next unlabeled document: receipt-2.txt' })).toBeVisible();
+  await page.keyboard.press('n');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-2.txt');
+});

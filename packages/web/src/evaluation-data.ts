@@ -9,7 +9,8 @@ export type Outcome = 'succeeded' | 'failed' | 'pending';
 
 /** The matrix of an evaluation, read page by page from `evals.matrix`. */
 export interface MatrixData {
-  documents: Array<{ id: string; filename: string }>;
+  /** In the evaluation's order; `labeled`: the document has ground truth. */
+  documents: Array<{ id: string; filename: string; labeled: boolean }>;
   /** The columns, oldest first. */
   iterations: Array<{ id: string; model: string }>;
   /** Per iteration id, per document id: the similarity (`null` when failed; no entry when pending). */
@@ -76,7 +77,7 @@ export function useMatrixData(evaluationId: string, iterations: readonly Iterati
           if (!outcomes.has(iteration.id)) outcomes.set(iteration.id, new Map());
         }
         for (const row of page.data) {
-          documents.push({ id: row.document_id, filename: row.filename });
+          documents.push({ id: row.document_id, filename: row.filename, labeled: row.labeled });
           columns.forEach((iteration, column) => {
             const status = row.statuses[column] ?? 'pending';
             if (status === 'pending') return;
