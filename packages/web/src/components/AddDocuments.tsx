@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { FileDrop } from './FileDrop.js';
+import { ImportAnnotations } from './ImportAnnotations.js';
 import { plural } from '../evaluation-data.js';
 import { readAsDataUrl } from '../files.js';
 import { errorMessage, useTRPC } from '../trpc.js';
@@ -70,6 +71,7 @@ export function AddDocuments(props: { evaluationId: string }) {
       {progress && <p aria-live="polite">{progress}</p>}
       {outcome && <p aria-live="polite">{outcome}</p>}
       {error && <p role="alert">{error}</p>}
+      <ImportAnnotations evaluationId={props.evaluationId} />
     </section>
   );
 }

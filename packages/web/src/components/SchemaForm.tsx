@@ -1,4 +1,6 @@
-import Form from '@rjsf/core';
+// Form's own module: the package's index also exports a test registry that imports @rjsf/validator-ajv8, which the
+// app does not use (see `serverChecked`).
+import Form from '@rjsf/core/lib/components/Form.js';
 import { ErrorSchemaBuilder, type ErrorSchema, type RJSFSchema, type UiSchema, type ValidatorType } from '@rjsf/utils';
 import { useMemo, type ReactNode } from 'react';
 
