@@ -44,6 +44,21 @@ async function seed(name: string) {
 
 test.describe.configure({ timeout: 180_000 });
 
+test('load the sample: eight invoices, two named iterations; Japanese renders in the shipped CJK font', async ({ page }) => {
+  await signIn(page, '/');
+  await page.getByRole('button', { name: 'Load the sample' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sample: invoices');
+  await expect(page.getByText('8 documents · 2 iterations')).toBeVisible();
+  const leaderboard = page.getByRole('table', { name: 'Leaderboard' });
+  await expect(leaderboard.getByRole('link')).toHaveText(['Explicit dates and signs', 'Baseline prompt']);
+  await page.getByRole('grid', { name: 'Matrix' }).getByRole('link', { name: 'seikyusho-yamada.txt' }).click();
+  await expect(page.getByText('株式会社山田商事').first()).toBeVisible();
+  // The font is fetched for this page (its CSS and the files of the characters shown) and draws them.
+  await expect.poll(() => page.evaluate(async () => { await document.fonts.ready; return document.fonts.check('16px "Noto Sans JP"', '請求書'); })).toBe(true);
+  await expect.poll(() => page.evaluate(() => [...document.fonts].some((font) => font.family.includes('Noto Sans JP') && font.status === 'loaded'))).toBe(true);
+  await page.screenshot({ path: screenshotPath('document-japanese') });
+});
+
 test('name an iteration: its name everywhere, its page (summary, fields, documents)', async ({ page }) => {
   const evaluation = await seed('Walk: names');
   const [draft, better] = evaluation.iterations.map((iteration: { id: string }) => iteration.id);
@@ -127,4 +142,28 @@ test('fix a ground truth through the form generated from the schema, starting fr
   await expect(page.getByRole('link', { name: 'Next unlabeled document: receipt-2.txt' })).toBeVisible();
   await page.keyboard.press('n');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-2.txt');
+});
+
+test('import an annotations CSV: a preview (matched, unmatched, invalid) changes nothing; Apply writes the matched rows', async ({ page }) => {
+  const evaluation = await seed('Walk: import');
+  await signIn(page, `/evals/${evaluation.id}`);
+  await page.getByRole('button', { name: 'Import annotations' }).click();
+  const csv = ['filename,vendor,total,bill_to.name', 'receipt-0.txt,Vendor 0,100,Imported Customer', 'receipt-1.txt,Vendor 1,not a number,X', 'missing.txt,V,1,Y'].join('\n');
+  await page.getByLabel('Annotations file').setInputFiles({ name: 'truth.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  const preview = page.getByRole('table', { name: 'Import preview' });
+  await expect(page.getByText('1 row matched · 1 row unmatched · 1 row invalid')).toBeVisible();
+  await expect(preview.getByRole('row', { name: /receipt-0\.txt/ })).toContainText('will be updated');
+  await expect(preview.getByRole('row', { name: /receipt-1\.txt/ })).toContainText(/invalid.*2\.total/);
+  await expect(preview.getByRole('row', { name: /missing\.txt/ })).toContainText('no such document');
+  await page.getByRole('region', { name: 'Documents', exact: true }).screenshot({ path: screenshotPath('import-preview') });
+  // The preview wrote nothing.
+  const before = await rest('GET', `/v1/evals/${evaluation.id}/documents/${evaluation.documents[0].id}`);
+  expect(before.annotation.bill_to).toEqual({ name: 'Customer 0' });
+
+  await page.getByRole('button', { name: 'Apply 1 row' }).click();
+  await expect(page.getByText('1 annotation updated from truth.csv; 2 rows refused.')).toBeVisible();
+  const after = await rest('GET', `/v1/evals/${evaluation.id}/documents/${evaluation.documents[0].id}`);
+  expect(after.annotation).toMatchObject({ vendor: 'Vendor 0', total: 100, bill_to: { name: 'Imported Customer' } });
+  // The figures follow: every iteration now reads receipt-0's customer wrong.
+  await expect(page.getByRole('grid', { name: 'Matrix' }).getByRole('gridcell', { name: /^receipt-0\.txt × flaky-model/ })).not.toHaveText('1.00');
 });

@@ -2,6 +2,7 @@ import { alignPrediction, type JsonValue } from '@docevals/core';
 import { diffChars } from 'diff';
 import { useEffect, useMemo, useState } from 'react';
 import { DataTable } from './DataTable.js';
+import { loadCjkFontFor } from '../cjk.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
 import type { RouterOutputs } from '../trpc.js';
@@ -62,6 +63,12 @@ export function DocumentContent({ url, filename }: { url: string; filename: stri
     const bytes = match[2] ? Uint8Array.from(atob(match[3]!), (c) => c.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(match[3]!));
     return { type, bytes };
   }, [url]);
+  const text = useMemo(() => {
+    if (!parsed) return undefined;
+    const { type } = parsed;
+    return type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('html') ? new TextDecoder().decode(parsed.bytes) : undefined;
+  }, [parsed]);
+  useEffect(() => loadCjkFontFor(text), [text]);
   const [blobUrl, setBlobUrl] = useState<string | null>(null);
   useEffect(() => {
     if (!parsed || !(parsed.type === 'application/pdf' || parsed.type.startsWith('image/'))) return;
@@ -76,9 +83,7 @@ export function DocumentContent({ url, filename }: { url: string; filename: stri
   if (parsed.type === 'application/pdf') {
     return blobUrl ? <iframe title={`${filename} (PDF)`} src={blobUrl} style={{ width: '100%', height: '70vh', border: 0 }} /> : null;
   }
-  if (parsed.type.startsWith('text/') || parsed.type.includes('json') || parsed.type.includes('xml') || parsed.type.includes('html')) {
-    return <pre className="panel" style={{ whiteSpace: 'pre-wrap', maxHeight: '40vh', overflow: 'auto' }}>{new TextDecoder().decode(parsed.bytes)}</pre>;
-  }
+  if (text !== undefined) return <pre className="panel" style={{ whiteSpace: 'pre-wrap', maxHeight: '40vh', overflow: 'auto' }}>{text}</pre>;
   return <p className="muted">{parsed.type}: {parsed.bytes.length} bytes (no preview).</p>;
 }
 

@@ -5,6 +5,7 @@ import { DocumentContent, DocumentFieldsTable, show, type PredictionWithMetrics 
 import { GroundTruthEditor } from '../components/GroundTruthEditor.js';
 import { SideBySide } from '../components/SideBySide.js';
 import { iterationLabel, useMatrixData } from '../evaluation-data.js';
+import { loadCjkFontFor } from '../cjk.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { errorMessage, useTRPC } from '../trpc.js';
 
@@ -31,6 +32,9 @@ export function DocumentPage() {
     select: (page): PredictionWithMetrics | null => page.data[0] ?? null,
   });
 
+  // Ground truth or a prediction in Japanese gets the CJK font too (the content's text: DocumentContent).
+  const annotationText = document.data ? JSON.stringify(document.data.annotation) : undefined;
+  useEffect(() => loadCjkFontFor(annotationText), [annotationText]);
   const summary = useQuery(trpc.evals.getSummary.queryOptions({ evaluation_id: evaluationId }));
   const chosenIteration = list.find((iteration) => iteration.id === iterationId);
 
