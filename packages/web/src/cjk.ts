@@ -10,5 +10,5 @@ let loading: Promise<unknown> | null = null;
  */
 export function loadCjkFontFor(text: string | undefined): void {
   if (loading !== null || text === undefined || !CJK.test(text)) return;
-  loading = import('@fontsource/noto-sans-jp/400.css');
+  loading = import('@fontsource/noto-sans-jp/400.css').then(() => document.documentElement.classList.add('cjk'));
 }
