@@ -212,9 +212,10 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
     const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies, bodyRead) : null;
-    // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` for its flag.
+    // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` and
+    // `?dry_run=true` for its flags.
     const body = text
-      ? { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false' }
+      ? { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false', dry_run: c.req.query('dry_run') === 'true' }
       : !endpoint.body
         ? {}
         : endpoint.acceptsForm && isMultipart(c.req.raw)

@@ -559,6 +559,7 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     response: ImportAnnotationsResultSchema,
     requestExample: { format: 'csv', content: 'filename,invoice_number,total\ninvoice-1.txt,INV-7,42\n' },
     responseExample: {
+      dry_run: false,
       updated: 1,
       refused: 0,
       rows: [{ row: 1, document_id: DOCUMENT_ID, filename: 'invoice-1.txt', status: 'updated', issues: [] }],

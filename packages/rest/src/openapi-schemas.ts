@@ -981,7 +981,8 @@ export const ImportAnnotationsBodySchema = named('ImportAnnotationsRequest', doc
   format: '`jsonl` (one `{"document_id" | "filename", "annotation"}` per line) or `csv` (a `document_id` or `filename` column and one column per leaf path).',
   content: 'The file\'s text, at most 32 MiB.',
   validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced). Default true.',
-}), { description: 'An annotations file. The body may also be the file itself, as `text/csv` or `application/x-ndjson` (`?validate=false` to skip checks).' });
+  dry_run: 'A preview: every row is checked and answered as the import would answer it, and nothing is written. Default false.',
+}), { description: 'An annotations file. The body may also be the file itself, as `text/csv` or `application/x-ndjson` (`?validate=false` to skip checks, `?dry_run=true` for a preview).' });
 
 export const ImportRowResultSchema = named('ImportRowResult', documented(importRowResultSchema, {
   row: 'The line (JSONL) or record after the header (CSV), from 1.',
@@ -992,7 +993,8 @@ export const ImportRowResultSchema = named('ImportRowResult', documented(importR
 }), { description: 'What became of one row of an annotations file.' });
 
 export const ImportAnnotationsResultSchema = named('ImportAnnotationsResult', documented(importAnnotationsResultSchema, {
-  updated: 'Rows applied.',
+  dry_run: 'True for a preview (`dry_run`): nothing was written, `updated` counts the rows that would be.',
+  updated: 'Rows applied (in a preview: that would be applied).',
   refused: 'Rows refused.',
   rows: z.array(ImportRowResultSchema).meta({ description: 'Every row, in the file\'s order.' }),
 }), { description: 'The outcome of an annotations import.' });

@@ -125,12 +125,20 @@ describe('analyses over HTTP', () => {
   });
 
   it('POST /documents/import takes a CSV body, a JSONL body, or JSON with the text', async () => {
+    // A preview first (?dry_run=true): the rows as the import answers them, nothing written.
+    const preview = await api.call('POST', `/v1/evals/${evaluation.id}/documents/import?dry_run=true`, {
+      raw: 'filename,invoice_number,total\none.txt,INV-1,40\nmissing.txt,X,1\n',
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(preview.body).toMatchObject({ dry_run: true, updated: 1, refused: 1 });
+    const unchanged = await api.call('GET', `/v1/evals/${evaluation.id}/documents/${evaluation.documents[0].id}`);
+    expect(unchanged.body.annotation).not.toEqual({ invoice_number: 'INV-1', total: 40 });
     const csv = await api.call('POST', `/v1/evals/${evaluation.id}/documents/import`, {
       raw: 'filename,invoice_number,total\none.txt,INV-1,40\nmissing.txt,X,1\n',
       headers: { 'content-type': 'text/csv' },
     });
     expect(csv.status).toBe(200);
-    expect(csv.body).toMatchObject({ updated: 1, refused: 1 });
+    expect(csv.body).toMatchObject({ dry_run: false, updated: 1, refused: 1 });
     const doc = await api.call('GET', `/v1/evals/${evaluation.id}/documents/${evaluation.documents[0].id}`);
     expect(doc.body.annotation).toEqual({ invoice_number: 'INV-1', total: 40 });
     const summary = await api.call('GET', `/v1/evals/${evaluation.id}/iterations/${head.id}?view=summary`);

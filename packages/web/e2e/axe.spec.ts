@@ -5,7 +5,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { rest, signIn } from './support.js';
 
-// Eight pages through axe, each a few seconds on a shared machine.
+// Fourteen views through axe, each a few seconds on a shared machine.
 test.describe.configure({ timeout: 540_000 });
 
 const text = (content: string) => `data:text/plain;base64,${Buffer.from(content).toString('base64')}`;
@@ -36,6 +36,7 @@ test('axe: no serious or critical violation on any page, light and dark', async 
     [`/evals/${evaluation.id}?outcome=failed`, 'Axe e2e', 'evaluation'],
     [`/evals/${evaluation.id}/compare?base=${a}&head=${b}&field=vendor`, 'Compare iterations', 'compare'],
     [`/evals/${evaluation.id}/documents/${documentId}?compare=${a},${b}`, 'axe-0.txt', 'document'],
+    [`/evals/${evaluation.id}/iterations/${a}`, `axe-a (${a})`, 'iteration'],
   ];
   const found: string[] = [];
   for (const scheme of ['light', 'dark'] as const) {
@@ -45,6 +46,13 @@ test('axe: no serious or critical violation on any page, light and dark', async 
       await expect(page.getByRole('heading', { level: 1 })).toHaveText(heading);
       await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
       for (const violation of await seriousViolations(page)) found.push(`${scheme} ${name}: ${violation}`);
+      // The document's ground-truth form (generated from the schema) and the evaluation's import panel, opened.
+      const opener = name === 'document' ? 'Edit ground truth' : name === 'evaluation' ? 'Import annotations' : null;
+      if (opener) {
+        await page.getByRole('button', { name: opener }).click();
+        if (name === 'document') await expect(page.locator('form.schema-form')).toBeVisible();
+        for (const violation of await seriousViolations(page)) found.push(`${scheme} ${name} (${opener}): ${violation}`);
+      }
     }
   }
   if (found.length > 0) console.log(found.join('\n'));

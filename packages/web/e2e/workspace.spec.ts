@@ -195,6 +195,8 @@ test('add two documents to an evaluation; fix a ground truth starting from a pre
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('receipt-3.txt');
   await page.getByLabel('Iteration', { exact: true }).selectOption(better);
   await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  // The raw JSON editor, the form's fallback (the form itself: walk.spec.ts).
+  await page.getByRole('radio', { name: 'JSON' }).check();
   await page.getByRole('button', { name: "Start from this iteration's prediction" }).click();
   const editor = page.getByLabel('Annotation');
   await expect(editor).toHaveValue(/"name": "Someone"/);

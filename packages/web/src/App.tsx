@@ -10,13 +10,15 @@ import { APP_BASE, createClient, createQueryClient, TRPCProvider } from './trpc.
 // The evaluation page and the document and compare views load on first visit: the list page stays small.
 const EvaluationPage = lazy(() => import('./pages/EvaluationPage.js').then((m) => ({ default: m.EvaluationPage })));
 const DocumentPage = lazy(() => import('./pages/DocumentPage.js').then((m) => ({ default: m.DocumentPage })));
+const IterationPage = lazy(() => import('./pages/IterationPage.js').then((m) => ({ default: m.IterationPage })));
 const ComparePage = lazy(() => import('./pages/ComparePage.js').then((m) => ({ default: m.ComparePage })));
 const SettingsPage = lazy(() => import('./pages/SettingsPage.js').then((m) => ({ default: m.SettingsPage })));
 
 /**
  * The app: the tRPC and TanStack Query providers, the sign-in gate (a key in sessionStorage) and the routes of
  * docs/web.md: `/`, `/evals/:evaluationId`, `/evals/:evaluationId/documents/:documentId`,
- * `/evals/:evaluationId/compare?base=&head=`, `/settings` (the organization's model provider keys).
+ * `/evals/:evaluationId/compare?base=&head=`, `/evals/:evaluationId/iterations/:iterationId`, `/settings` (the
+ * organization's model provider keys).
  */
 export function App() {
   const [refused, setRefused] = useState(false);
@@ -70,6 +72,7 @@ export function App() {
                   <Route path="/evals/:evaluationId/documents/:documentId" element={<DocumentPage />} />
                   <Route path="/evals/:evaluationId/compare" element={<ComparePage />} />
                   <Route path="/settings" element={<SettingsPage />} />
+                  <Route path="/evals/:evaluationId/iterations/:iterationId" element={<IterationPage />} />
                   <Route path="*" element={<NotFound />} />
                 </Routes>
               </Suspense>

@@ -9,7 +9,8 @@ export type Outcome = 'succeeded' | 'failed' | 'pending';
 
 /** The matrix of an evaluation, read page by page from `evals.matrix`. */
 export interface MatrixData {
-  documents: Array<{ id: string; filename: string }>;
+  /** In the evaluation's order; `labeled`: the document has ground truth. */
+  documents: Array<{ id: string; filename: string; labeled: boolean }>;
   /** The columns, oldest first. */
   iterations: Array<{ id: string; model: string }>;
   /** Per iteration id, per document id: the similarity (`null` when failed; no entry when pending). */
@@ -18,10 +19,7 @@ export interface MatrixData {
   outcomes: Map<string, Map<string, Outcome>>;
 }
 
-/**
- * The fields an iteration may carry once the experiments' metadata is on the server (`name`, `description`,
- * `tags`): typed here as optional so that the app reads them when they come and falls back to the model otherwise.
- */
+/** What names an iteration: its `name` (`evals.iterations.updateMetadata`), else its model. */
 export interface IterationNaming {
   id: string;
   name?: string | null;
@@ -33,6 +31,11 @@ export interface IterationNaming {
 export function iterationLabel(iteration: IterationNaming): string {
   if (iteration.name) return iteration.name;
   return `${iteration.model ?? iteration.inference_settings?.model ?? '?'} (${iteration.id})`;
+}
+
+/** The address of an iteration's page. */
+export function iterationPath(evaluationId: string, iterationId: string): string {
+  return `/evals/${encodeURIComponent(evaluationId)}/iterations/${encodeURIComponent(iterationId)}`;
 }
 
 /** "1 iteration", "3 iterations". */
@@ -74,7 +77,7 @@ export function useMatrixData(evaluationId: string, iterations: readonly Iterati
           if (!outcomes.has(iteration.id)) outcomes.set(iteration.id, new Map());
         }
         for (const row of page.data) {
-          documents.push({ id: row.document_id, filename: row.filename });
+          documents.push({ id: row.document_id, filename: row.filename, labeled: row.labeled });
           columns.forEach((iteration, column) => {
             const status = row.statuses[column] ?? 'pending';
             if (status === 'pending') return;

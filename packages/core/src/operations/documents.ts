@@ -113,7 +113,8 @@ export const documentOperations = {
         'Updates annotations from a file, row by row: JSONL of `{"document_id" | "filename", "annotation"}`, ' +
         'or CSV with a `document_id` or `filename` column and one column per leaf path (typed by the schema). ' +
         'A refused row (unknown document, wrong type) changes nothing; each updated document\'s metrics are ' +
-        'refreshed in every iteration.',
+        'refreshed in every iteration. `dry_run` (`?dry_run=true` with a file body) previews it: every row answered as ' +
+        'the import would answer it, nothing written.',
       input: 'body',
       textBodies: { 'text/csv': 'csv', 'application/x-ndjson': 'jsonl', 'application/jsonl': 'jsonl' },
     },

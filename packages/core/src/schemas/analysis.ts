@@ -262,6 +262,11 @@ export const importAnnotationsInputSchema = z.object({
   content: z.string().max(MAX_IMPORT_TEXT),
   /** Check each annotation against the evaluation's schema (required fields not enforced). */
   validate: z.boolean().default(true),
+  /**
+   * A preview: every row is checked (its document found by id or filename, its annotation against the schema) and
+   * answered as the import would answer it, and nothing is written.
+   */
+  dry_run: z.boolean().default(false),
 });
 export type ImportAnnotationsInput = z.input<typeof importAnnotationsInputSchema>;
 
@@ -275,6 +280,8 @@ export const importRowResultSchema = z.object({
 export type ImportRowResult = z.infer<typeof importRowResultSchema>;
 
 export const importAnnotationsResultSchema = z.object({
+  /** `true` for a preview: `updated` counts the rows that would be written, and nothing was. */
+  dry_run: z.boolean(),
   updated: z.number().int(),
   refused: z.number().int(),
   rows: z.array(importRowResultSchema),

@@ -252,7 +252,8 @@ export function analysisOperations(ctx: ServiceContext) {
      * Applies an annotations file (JSONL or CSV): every row is checked first (a refused row is reported with its
      * issues and changes nothing), then the documents are written in batches of {@link IMPORT_BATCH} (one
      * compare-and-set commit each), each batch followed by its predictions refreshed in every iteration, one batch
-     * per iteration (docs/spec/analysis.md). Rows naming one document twice: the last one is written.
+     * per iteration (docs/spec/analysis.md). Rows naming one document twice: the last one is written. `dry_run`: the
+     * rows checked and answered as they would be, nothing written (a preview).
      */
     importAnnotations: async (organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> => {
       const input = parseInput(importAnnotationsInputSchema, raw);
@@ -263,13 +264,21 @@ export function analysisOperations(ctx: ServiceContext) {
         pace,
       });
       if (over !== null) throw invalidRequest([{ path: 'content', message: over }]);
-      const byFilename = rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
+      // A preview reads every document's id (the writes that would find a missing one are skipped).
+      const byFilename = input.dry_run || rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
       // Every row is checked before the first write (one compiled validator for all of them, yielding between rows).
       const check = input.validate === false ? null : annotationValidator(evaluation.json_schema);
       const results: ImportRowResult[] = [];
       for (const row of rows) {
         results.push(checkRow(row));
         await pace();
+      }
+      if (input.dry_run) {
+        const known = new Set([...byFilename.values()].flat());
+        const previewed = results.map((result, i) =>
+          result.status === 'updated' && !known.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
+        );
+        return { dry_run: true, ...counted(previewed) };
       }
       // The last valid row of each document is the one written.
       const edits = new Map<string, { document_id: string; annotation: JsonObject }>();
@@ -286,11 +295,7 @@ export function analysisOperations(ctx: ServiceContext) {
       const final = results.map((result, i) =>
         result.status === 'updated' && missing.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
       );
-      return {
-        updated: final.filter((r) => r.status === 'updated').length,
-        refused: final.filter((r) => r.status === 'refused').length,
-        rows: final,
-      };
+      return { dry_run: false, ...counted(final) };
 
       /** A row as it will be reported if its document exists: `updated`, or `refused` with its issues. */
       function checkRow(row: AnnotationRow): ImportRowResult {
@@ -312,6 +317,11 @@ export function analysisOperations(ctx: ServiceContext) {
       }
     },
   };
+}
+
+/** An import's answer from its rows' results. */
+function counted(rows: ImportRowResult[]): Omit<ImportAnnotationsResult, 'dry_run'> {
+  return { updated: rows.filter((r) => r.status === 'updated').length, refused: rows.filter((r) => r.status === 'refused').length, rows };
 }
 
 /** A row refused for `error`: its issues, with paths under the row's number. */

@@ -131,6 +131,26 @@ describe('analyses through the service', () => {
     expect(second.rows[0]).toMatchObject({ status: 'updated', document_id: evaluation.documents[1]!.id });
   });
 
+  it('previews an import (dry_run): every row answered as the import would answer it, nothing written', async () => {
+    const { docevals, evaluation, base } = await seeded();
+    const before = await docevals.evals.iterations.predictions(ORG, { evaluation_id: evaluation.id, iteration_id: base.id, limit: 3 });
+    const csv = `document_id,vendor,total\n${evaluation.documents[0]!.id},ACME,11\nno-such-document,X,1\n${evaluation.documents[1]!.id},Globex,abc\n`;
+    const preview = await docevals.evals.documents.import(ORG, { evaluation_id: evaluation.id, format: 'csv', content: csv, dry_run: true });
+    expect(preview).toMatchObject({ dry_run: true, updated: 1, refused: 2 });
+    expect(preview.rows.map((r) => r.status)).toEqual(['updated', 'refused', 'refused']);
+    expect(preview.rows[1]!.issues[0]!.message).toMatch(/no-such-document/);
+    expect(preview.rows[2]!.issues[0]!.path).toBe('3.total');
+    const a = await docevals.evals.documents.get(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[0]!.id });
+    expect(a.annotation).toEqual({ vendor: 'ACME', total: 10 });
+    const after = await docevals.evals.iterations.predictions(ORG, { evaluation_id: evaluation.id, iteration_id: base.id, limit: 3 });
+    expect(after).toEqual(before);
+    // The same file applied answers the same rows, and writes.
+    const applied = await docevals.evals.documents.import(ORG, { evaluation_id: evaluation.id, format: 'csv', content: csv });
+    expect(applied).toEqual({ ...preview, dry_run: false });
+    const written = await docevals.evals.documents.get(ORG, { evaluation_id: evaluation.id, document_id: evaluation.documents[0]!.id });
+    expect(written.annotation).toEqual({ vendor: 'ACME', total: 11 });
+  });
+
   it('imports 600 rows in batches: refused rows change nothing, a document named twice gets its last row, totals follow', async () => {
     const docevals = makeService();
     const n = 600;

@@ -17,6 +17,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { round, shortLabels } from '../chart-labels.js';
 import { type MatrixData } from '../evaluation-data.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { useTRPC, type RouterOutputs } from '../trpc.js';
@@ -389,28 +390,3 @@ function SimpleTable(props: { label: string; head: string[]; rows: string[][] })
     </table>
   );
 }
-
-/**
- * Labels short enough for an axis or a legend: the iteration's name, else its model, numbered (`model #2`) when
- * several iterations share it. The full label (with the id) is in each chart's data table.
- */
-export function shortLabels(iterations: readonly IterationSummary[]): Map<string, string> {
-  const base = iterations.map((iteration) => {
-    const name = (iteration as { name?: string | null }).name;
-    return name ? name : iteration.inference_settings.model;
-  });
-  const counts = new Map<string, number>();
-  for (const label of base) counts.set(label, (counts.get(label) ?? 0) + 1);
-  const seen = new Map<string, number>();
-  return new Map(
-    iterations.map((iteration, i) => {
-      const label = base[i]!;
-      if (counts.get(label) === 1) return [iteration.id, label];
-      const n = (seen.get(label) ?? 0) + 1;
-      seen.set(label, n);
-      return [iteration.id, `${label} #${n}`];
-    }),
-  );
-}
-
-const round = (value: number) => Math.round(value * 1000) / 1000;

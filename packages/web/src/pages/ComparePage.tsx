@@ -3,7 +3,7 @@ import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useEditSearch } from '../search-params.js';
 import { DataTable } from '../components/DataTable.js';
-import { useFieldScores, useMatrixData } from '../evaluation-data.js';
+import { iterationLabel, useFieldScores, useMatrixData } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
@@ -42,6 +42,8 @@ export function ComparePage() {
     enabled: base !== '' && head !== '',
   });
   const evalPath = `/evals/${encodeURIComponent(evaluationId)}`;
+  const summary = useQuery(trpc.evals.getSummary.queryOptions({ evaluation_id: evaluationId }));
+  const names = useMemo(() => new Map(summary.data?.iterations.map((iteration) => [iteration.id, iterationLabel(iteration)]) ?? []), [summary.data]);
 
   return (
     <>
@@ -50,7 +52,7 @@ export function ComparePage() {
       </p>
       <h1>Compare iterations</h1>
       <p className="muted">
-        base <code>{base || '?'}</code> → head <code>{head || '?'}</code>
+        base <strong>{names.get(base) ?? (base || '?')}</strong> → head <strong>{names.get(head) ?? (head || '?')}</strong>
       </p>
       <div className="row">
         <label htmlFor={thresholdId}>Threshold</label>

@@ -3,6 +3,7 @@ import { useCallback, useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DataTable } from '../components/DataTable.js';
 import { FileDrop } from '../components/FileDrop.js';
+import { LoadSample } from '../components/LoadSample.js';
 import { readAsDataUrl } from '../files.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { createAppColumnHelper, useAppTable } from '../table.js';
@@ -30,6 +31,7 @@ export function EvaluationsPage() {
     <>
       <div className="row">
         <h1 style={{ flex: 1 }}>Evaluations</h1>
+        <LoadSample />
         <button type="button" className="primary" onClick={() => setCreating(true)} aria-expanded={creating}>
           New evaluation
         </button>
@@ -121,7 +123,7 @@ function EvaluationsTable(props: { evaluations: readonly EvaluationRow[] }) {
   );
   const columns = useMemo(() => evaluationColumns(renaming, setRenaming), [renaming, setRenaming]);
   const table = useAppTable({ columns, data: props.evaluations, getRowId: (evaluation) => evaluation.id, enableSorting: false });
-  return <DataTable table={table} label="Evaluations" empty="No evaluation yet: create one with “New evaluation”." />;
+  return <DataTable table={table} label="Evaluations" empty="No evaluation yet: create one with “New evaluation”, or try “Load the sample”." />;
 }
 
 /** The name cell while renaming: the new name, "Save name", "Cancel". */
