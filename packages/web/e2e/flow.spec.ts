@@ -129,6 +129,8 @@ test('correcting a field of a document changes the iteration mean in the leaderb
   await expect(page.getByRole('table', { name: 'Fields' })).toContainText('currency');
   await page.screenshot({ path: screenshotPath('document') });
   await page.getByRole('button', { name: 'Edit ground truth' }).click();
+  // The raw JSON editor, the schema form's fallback (the form itself: walk.spec.ts).
+  await page.getByRole('radio', { name: 'JSON' }).check();
   const editor = page.getByRole('textbox', { name: 'Annotation' });
   // An annotation of the wrong type is refused with the path at fault; nothing is stored.
   await editor.fill(JSON.stringify({ ...invoice(0), total: 'a lot' }));
