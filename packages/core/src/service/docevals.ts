@@ -110,7 +110,7 @@ type Flat<T> = { [K in keyof T]: T[K] };
  * (the transports get it from the API key) and the operation's input, path parameters included as snake_case
  * fields. Inputs are validated at runtime too; errors are {@link DocevalsError}s.
  *
- * Derived from the implementations ({@link assembleDocevals}): a method added to `service/*.ts` is here, with its
+ * Derived from the implementations (`assembleDocevals`): a method added to `service/*.ts` is here, with its
  * signature and documentation, and the operations table (`operations/*.ts`) is checked against it.
  */
 export type Docevals = Group<ReturnType<typeof assembleDocevals>>;
