@@ -1,9 +1,10 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateMasterKey } from '@docevals/core';
-import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
+import { createStandaloneServer } from '../src/app.js';
+import { apiClient } from './support/api-client.js';
+import { standaloneServers } from './support/standalone-servers.js';
 import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 
 const SECRET = 'sk-ant-secret-value-0123456789';
@@ -14,31 +15,12 @@ const EVALUATION = {
   documents: [{ mime_data: { filename: 'a.txt', url: `data:text/plain;base64,${Buffer.from('Total: 42').toString('base64')}` }, annotation: { total: 42 } }],
 };
 
-let dataDir: string;
-let running: StandaloneServer[] = [];
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'docevals-secrets-'));
-});
-afterEach(async () => {
-  await Promise.all(running.map((app) => app.close(100)));
-  running = [];
-  await rm(dataDir, { recursive: true, force: true });
-});
+const servers = standaloneServers('docevals-secrets-');
 
 async function start(env: Record<string, string> = {}) {
   const lines: string[] = [];
-  const app = await createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_API_KEYS: KEYS, ...env }, { log: (l) => lines.push(l) });
-  running.push(app);
-  const url = await app.listen();
-  const call = async (method: string, path: string, body?: unknown, key = 'key-a') => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
-  };
+  const { app, url } = await servers.start({ DOCEVALS_API_KEYS: KEYS, ...env }, { log: (l) => lines.push(l) });
+  const call = (method: string, path: string, body?: unknown, key = 'key-a') => apiClient(url, key)(method, path, body);
   return { app, url, lines, call };
 }
 
@@ -54,7 +36,7 @@ async function allFiles(dir: string): Promise<Array<{ path: string; bytes: Buffe
 describe('organization secrets in the standalone server', () => {
   it('generates a 0600 master key, keeps keys sealed on disk and out of every answer and log line, and stops on a wrong key', async () => {
     const { call, lines, app } = await start();
-    expect((await stat(join(dataDir, 'secrets.key'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(servers.dataDir, 'secrets.key'))).mode & 0o777).toBe(0o600);
     const created = await call('POST', '/v1/secrets/external_api_keys', { provider: 'Anthropic', api_key: SECRET });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ provider: 'Anthropic', is_configured: true });
@@ -75,14 +57,13 @@ describe('organization secrets in the standalone server', () => {
     expect(answers).not.toContain(SECRET);
     expect(lines.join('\n')).not.toContain(SECRET);
     await app.close(100);
-    running = [];
-    for (const file of await allFiles(dataDir)) expect(file.bytes.includes(SECRET), file.path).toBe(false);
+    for (const file of await allFiles(servers.dataDir)) expect(file.bytes.includes(SECRET), file.path).toBe(false);
 
-    const wrong = createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_API_KEYS: KEYS, DOCEVALS_SECRETS_KEY: generateMasterKey() }, { log: () => {} });
+    const wrong = createStandaloneServer({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: servers.dataDir, DOCEVALS_API_KEYS: KEYS, DOCEVALS_SECRETS_KEY: generateMasterKey() }, { log: () => {} });
     await expect(wrong).rejects.toThrow(/organization secrets: The stored secrets were encrypted with the master key [0-9a-f]{12}, which is not configured here/);
 
     // Rotation: the generated key as the previous one, a new one current: everything re-encrypted at start.
-    const previous = (await readFile(join(dataDir, 'secrets.key'), 'utf8')).trim();
+    const previous = (await readFile(join(servers.dataDir, 'secrets.key'), 'utf8')).trim();
     const rotated = await start({ DOCEVALS_SECRETS_KEY: generateMasterKey(), DOCEVALS_SECRETS_KEY_PREVIOUS: previous });
     expect(rotated.lines.join('\n')).toMatch(/2 secrets re-encrypted from the previous key/);
     expect((await rotated.call('GET', '/v1/secrets/external_api_keys/Anthropic')).body.is_configured).toBe(true);

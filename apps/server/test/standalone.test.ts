@@ -1,38 +1,27 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { apiClient as client } from './support/api-client.js';
-import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
+import { createStandaloneServer } from '../src/app.js';
+import { standaloneServers } from './support/standalone-servers.js';
 import { createLogger } from '../src/observability/logger.js';
 
 const INVOICE_URL = `data:text/plain;base64,${Buffer.from('Invoice number: INV-7\nTotal: 70\n').toString('base64')}`;
 const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
 const LOG_LINE = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S* \d{3}( \(aborted\))? \d+\.\dms$/;
 
-let dataDir: string;
-let running: StandaloneServer[] = [];
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'docevals-standalone-'));
-});
-afterEach(async () => {
-  await Promise.all(running.map((app) => app.close(100)));
-  running = [];
-  await rm(dataDir, { recursive: true, force: true });
-});
+const servers = standaloneServers('docevals-standalone-');
 
 async function start(env: Record<string, string> = {}) {
   const lines: string[] = [];
   /** The JSON log lines (requests, errors), parsed. */
   const logs: Array<Record<string, unknown> & { msg: string }> = [];
   const logger = createLogger({ pretty: false, write: (line) => logs.push(JSON.parse(line)) });
-  const app = await createStandaloneServer({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env }, { log: (l) => lines.push(l), logger });
-  running.push(app);
-  const url = await app.listen();
+  const { app, url } = await servers.start({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, ...env }, { log: (l) => lines.push(l), logger });
   return { app, url, lines, logs };
 }
 
@@ -44,9 +33,9 @@ describe('the standalone server', () => {
     expect(key).toMatch(/^dk_[A-Za-z0-9_-]{32}$/);
     expect(first.lines.filter((l) => l.includes(key))).toHaveLength(2); // the key itself, and the curl example
     // Marked shown once printed: the next start does not print it again.
-    const file = JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'));
+    const file = JSON.parse(await readFile(join(servers.dataDir, 'api-keys.json'), 'utf8'));
     expect(file).toEqual({ keys: { [key]: 'default' } });
-    expect((await stat(join(dataDir, 'api-keys.json'))).mode & 0o077).toBe(0);
+    expect((await stat(join(servers.dataDir, 'api-keys.json'))).mode & 0o077).toBe(0);
     expect(first.lines.some((l) => l.startsWith('docevals listening on http://127.0.0.1:'))).toBe(true);
     expect(first.lines.some((l) => l.startsWith('try: curl '))).toBe(true);
     expect(first.lines).toContain(`API reference: ${first.url}/docs`);
@@ -67,8 +56,8 @@ describe('the standalone server', () => {
     const takenPort = (blocker.address() as AddressInfo).port;
     try {
       const lines: string[] = [];
-      const refused = await createStandaloneServer({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, PORT: String(takenPort), HOST: '127.0.0.1', DATA_DIR: dataDir }, { log: (l) => lines.push(l) });
-      running.push(refused);
+      const refused = await createStandaloneServer({ DOCEVALS_SECRETS_KEY: process.env.DOCEVALS_SECRETS_KEY!, PORT: String(takenPort), HOST: '127.0.0.1', DATA_DIR: servers.dataDir }, { log: (l) => lines.push(l) });
+      servers.track(refused);
       const failure = await refused.listen().then(() => null, (error: Error) => error);
       expect(failure?.message).toBe(
         `port ${takenPort} is already in use on 127.0.0.1 (another server is listening there). ` +
@@ -76,7 +65,7 @@ describe('the standalone server', () => {
       );
       expect(lines).toEqual([]); // nothing printed, the key included
       const key = refused.generatedKey!;
-      expect(JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'))).toEqual({ keys: { [key]: 'default' }, shown: false });
+      expect(JSON.parse(await readFile(join(servers.dataDir, 'api-keys.json'), 'utf8'))).toEqual({ keys: { [key]: 'default' }, shown: false });
       await refused.close();
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
@@ -85,14 +74,14 @@ describe('the standalone server', () => {
     const next = await start();
     const key = next.app.generatedKey!;
     expect(next.lines).toContain(`  ${key}`);
-    expect(JSON.parse(await readFile(join(dataDir, 'api-keys.json'), 'utf8'))).toEqual({ keys: { [key]: 'default' } });
+    expect(JSON.parse(await readFile(join(servers.dataDir, 'api-keys.json'), 'utf8'))).toEqual({ keys: { [key]: 'default' } });
     expect((await client(next.url, key)('GET', '/v1/evals')).status).toBe(200);
     await next.app.close();
 
     const third = await start();
     expect(third.app.generatedKey).toBeUndefined();
     expect(third.lines.join('\n')).not.toContain(key);
-    expect(third.lines).toContain(`API keys: ${join(dataDir, 'api-keys.json')}`);
+    expect(third.lines).toContain(`API keys: ${join(servers.dataDir, 'api-keys.json')}`);
   });
 
   it('runs the seed flow, and finds all of it again after a restart on the same DATA_DIR', async () => {
@@ -138,7 +127,7 @@ describe('the standalone server', () => {
   it('takes its keys from DOCEVALS_API_KEYS when set, and writes no key file', async () => {
     const { app, url } = await start({ DOCEVALS_API_KEYS: 'k-one:acme, k-two:globex' });
     expect(app.generatedKey).toBeUndefined();
-    await expect(stat(join(dataDir, 'api-keys.json'))).rejects.toThrow();
+    await expect(stat(join(servers.dataDir, 'api-keys.json'))).rejects.toThrow();
     const acme = await client(url, 'k-one')('POST', '/v1/processors', { name: 'A', model: 'local-rules', json_schema: SCHEMA });
     expect(acme.body.organization_id).toBe('acme');
     expect((await client(url, 'k-two')('GET', `/v1/processors/${acme.body.id}`)).status).toBe(404);
@@ -146,13 +135,13 @@ describe('the standalone server', () => {
   });
 
   it('refuses a malformed environment at start', async () => {
-    await expect(createStandaloneServer({ PORT: 'eighty', DATA_DIR: dataDir })).rejects.toThrow(/PORT/);
-    await expect(createStandaloneServer({ DOCEVALS_API_KEYS: 'no-organization', DATA_DIR: dataDir })).rejects.toThrow(/DOCEVALS_API_KEYS/);
-    await expect(createStandaloneServer({ DOCEVALS_CONCURRENCY: '0', DATA_DIR: dataDir })).rejects.toThrow(/DOCEVALS_CONCURRENCY/);
+    await expect(createStandaloneServer({ PORT: 'eighty', DATA_DIR: servers.dataDir })).rejects.toThrow(/PORT/);
+    await expect(createStandaloneServer({ DOCEVALS_API_KEYS: 'no-organization', DATA_DIR: servers.dataDir })).rejects.toThrow(/DOCEVALS_API_KEYS/);
+    await expect(createStandaloneServer({ DOCEVALS_CONCURRENCY: '0', DATA_DIR: servers.dataDir })).rejects.toThrow(/DOCEVALS_CONCURRENCY/);
   });
 
   it('serves the web app at / and its routes, and leaves /v1, /trpc, /docs and /health to the APIs', async () => {
-    const webDir = join(dataDir, 'web-app');
+    const webDir = join(servers.dataDir, 'web-app');
     await mkdir(join(webDir, 'assets'), { recursive: true });
     await writeFile(join(webDir, 'index.html'), '<!doctype html><div id="root"></div>');
     await writeFile(join(webDir, 'assets/index-1.js'), 'export {};');
@@ -223,7 +212,7 @@ describe('the standalone server', () => {
     const cwd = fileURLToPath(new URL('..', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
       cwd,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCEVALS_API_KEYS: 'sig-key:sig' },
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: servers.dataDir, DOCEVALS_API_KEYS: 'sig-key:sig' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -1,4 +1,4 @@
-/** A JSON client for one server and key: `call(method, path, body?)` -> `{ status, body }`. */
+/** A JSON client for one server and key: `call(method, path, body?)` -> `{ status, body, text }` (an empty answer: `body` undefined). */
 export function apiClient(url: string, key: string) {
   return async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${url}${path}`, {
@@ -6,6 +6,7 @@ export function apiClient(url: string, key: string) {
       headers: { 'api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as any };
+    const text = await response.text();
+    return { status: response.status, text, body: (text ? JSON.parse(text) : undefined) as any };
   };
 }
