@@ -204,16 +204,17 @@ export async function detachIteration(ctx: ServiceContext, record: IterationReco
 }
 
 /**
- * A re-run whose job could not be registered (refused by the cap, raced, or failed): the iteration goes back to how it
- * was before, unless another call moved it since (its job is no longer `jobId`).
+ * A re-run whose job could not be registered (refused by the cap, raced, or failed): the fields the re-run wrote (its
+ * job's and `changed`) go back to `before`, the record its compare-and-set replaced, unless another call moved the
+ * iteration since (its job is no longer `jobId`). Other fields (labels changed meanwhile) stay as they are.
  */
-export async function restoreIteration(ctx: ServiceContext, before: IterationRecord, jobId: string): Promise<void> {
+export async function restoreIteration(ctx: ServiceContext, before: IterationRecord, jobId: string, changed: ReadonlyArray<keyof IterationRecord> = []): Promise<void> {
+  const restored: Partial<IterationRecord> = {};
+  for (const key of [...RUN_FIELDS, ...changed]) Object.assign(restored, { [key]: before[key] });
   await updateRecord(ctx.storage.iterations, before.organization_id, before.id, (current) =>
-    current.job?.id === jobId
-      ? {
-          write: { ...current, status: before.status, job: before.job, started_at: before.started_at, finished_at: before.finished_at, error: before.error, lease: before.lease, updated_at: ctx.now() },
-          result: undefined,
-        }
-      : { skip: true, result: undefined },
+    current.job?.id === jobId ? { write: { ...current, ...restored, updated_at: ctx.now() }, result: undefined } : { skip: true, result: undefined },
   );
 }
+
+/** The fields a queued run writes over an iteration's record. */
+const RUN_FIELDS = ['status', 'job', 'started_at', 'finished_at', 'error', 'lease'] as const satisfies ReadonlyArray<keyof IterationRecord>;

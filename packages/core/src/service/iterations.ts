@@ -27,7 +27,7 @@ import {
 } from '../schemas/index.js';
 import { asError, DocevalsError, notFound } from '../errors.js';
 import type { InferenceSettings } from '../schemas/index.js';
-import type { DocumentRecord, IterationRecord } from '../storage.js';
+import type { DocumentRecord, IterationJob, IterationRecord } from '../storage.js';
 import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
 import { attachIteration, detachIteration, discardIteration, restoreIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
@@ -223,25 +223,36 @@ export function iterationOperations(ctx: OperationContext) {
       });
     }
     const selection = input.document_ids ? { document_ids: documents.map((d) => d.id) } : input.only_missing ? ('missing' as const) : ('all' as const);
+    return queueRun(found.iteration, selection, input.background);
+  }
+
+  /**
+   * Queues a new job on an existing iteration (a re-run, or `update`'s run under `changes`): one compare-and-set
+   * writes the job and the changes together, then the job takes its place in the organization's cap. Refused there,
+   * the iteration goes back to the record that compare-and-set replaced (not the one read earlier in the request,
+   * which a job ending meanwhile would have made stale).
+   */
+  async function queueRun(iteration: IterationRecord, selection: IterationJob['selection'], background: boolean, changes: Partial<IterationRecord> = {}) {
+    const organizationId = iteration.organization_id;
     await assertBelowCap(ctx, organizationId);
     const job = { id: newJobId(), selection, started_at: ctx.now() };
-    const queued = await updateRecord(ctx.storage.iterations, organizationId, found.iteration.id, (current) => {
+    const queued = await updateRecord(ctx.storage.iterations, organizationId, iteration.id, (current) => {
       if (isActive(current.status) && current.job) {
         throw new DocevalsError('conflict', `The iteration ${current.id} is ${current.status}: cancel it or wait until it ends.`);
       }
-      const next: IterationRecord = { ...current, status: 'queued', job, started_at: null, finished_at: null, error: null, lease: null, updated_at: ctx.now() };
-      return { write: next, result: next };
+      const next: IterationRecord = { ...current, ...changes, status: 'queued', job, started_at: null, finished_at: null, error: null, lease: null, updated_at: ctx.now() };
+      return { write: next, result: { before: current, next } };
     });
-    if (!queued) throw notFound('iteration', found.iteration.id);
+    if (!queued) throw notFound('iteration', iteration.id);
     try {
-      await registerJob(ctx, queued.result, job);
+      await registerJob(ctx, queued.result.next, job);
     } catch (error) {
-      await restoreIteration(ctx, found.iteration, job.id).catch(() => undefined);
+      await restoreIteration(ctx, queued.result.before, job.id, Object.keys(changes) as Array<keyof IterationRecord>).catch(() => undefined);
       throw error;
     }
     // The previous job's events go: a stream of this iteration follows the new job.
-    await ctx.storage.events.deleteAll(organizationId, found.iteration.id);
-    return startJob(queued.result, input.background);
+    await ctx.storage.events.deleteAll(organizationId, iteration.id);
+    return startJob(queued.result.next, background);
   }
 
   return {
@@ -373,20 +384,9 @@ export function iterationOperations(ctx: OperationContext) {
       if (schema.schema_id === iteration.schema_id && same(settings, iteration.inference_settings)) {
         return renderIteration(ctx, iteration, await readAllDocuments(ctx, organizationId, evaluation.id));
       }
-      const changed = await updateRecord(ctx.storage.iterations, organizationId, iteration.id, (current) => {
-        if (isActive(current.status) && current.job) {
-          throw new DocevalsError('conflict', `The iteration ${current.id} is ${current.status}: cancel it or wait until it ends.`);
-        }
-        return { write: { ...current, inference_settings: settings, model: settings.model, ...schema, updated_at: ctx.now() }, result: undefined };
-      });
-      if (!changed) throw notFound('iteration', iteration.id);
-      // Every document again under the new settings: a re-run job, answered when it is done.
-      const rerun = await process(organizationId, {
-        evaluation_id: evaluation.id,
-        iteration_id: iteration.id,
-        background: false,
-      });
-      return rerun;
+      // Every document again under the new settings, written with the re-run's job in one step (a re-run the cap
+      // refuses leaves the settings as they were): answered when it is done.
+      return queueRun(iteration, 'all', false, { inference_settings: settings, model: settings.model, ...schema }) as Promise<Iteration>;
     },
   };
 }

@@ -100,10 +100,6 @@ describe('fair scheduling, in process', () => {
     const first = await docevals.evals.iterations.create(ORG, { evaluation_id: a.id, background: true });
     await docevals.evals.iterations.create(ORG, { evaluation_id: a.id, background: true });
     await expect(docevals.evals.iterations.create(ORG, { evaluation_id: a.id, background: true })).rejects.toMatchObject({ code: 'rate_limited' });
-    // A re-run counts too.
-    await expect(docevals.evals.iterations.process(ORG, { evaluation_id: a.id, iteration_id: first.id, background: true })).rejects.toMatchObject({
-      code: expect.stringMatching(/rate_limited|conflict/),
-    });
     await docevals.evals.iterations.create(OTHER_ORG, { evaluation_id: b.id, background: true });
     // Once one ends, A may start another.
     await docevals.evals.iterations.cancel(ORG, { evaluation_id: a.id, iteration_id: first.id });
@@ -145,5 +141,28 @@ describe('FairSlots', () => {
     expect(slots.queued).toBe(0);
     release();
     await holding;
+  });
+
+  it('a re-run and an update count in the cap; refused, the iteration is left as it was (status, settings)', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const extractor: Extractor = { name: 'held', models: ['logging'], extract: async () => (await gate, { data: {} }) };
+    const docevals = makeService({ extractors: [extractor], jobs: { maxIterationsPerOrganization: 2 } });
+    const a = await evaluationOf(docevals, ORG, 1);
+    const first = await docevals.evals.iterations.create(ORG, { evaluation_id: a.id, background: true });
+    await docevals.evals.iterations.create(ORG, { evaluation_id: a.id, background: true });
+    await docevals.evals.iterations.cancel(ORG, { evaluation_id: a.id, iteration_id: first.id });
+    // The cap is full again without `first`: its re-run is refused by the cap alone (it is not active).
+    await docevals.evals.iterations.create(ORG, { evaluation_id: a.id, background: true });
+    const ref = { evaluation_id: a.id, iteration_id: first.id };
+    const before = await docevals.evals.iterations.get(ORG, { ...ref, view: 'summary' });
+    expect(before.status).toBe('cancelled');
+    await expect(docevals.evals.iterations.process(ORG, { ...ref, background: true })).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(docevals.evals.iterations.update(ORG, { ...ref, inference_settings: { temperature: 0.7 } })).rejects.toMatchObject({ code: 'rate_limited' });
+    const after = await docevals.evals.iterations.get(ORG, { ...ref, view: 'summary' });
+    expect(after.status).toBe('cancelled');
+    expect(after.inference_settings).toEqual(before.inference_settings);
+    release();
+    await docevals.close();
   });
 });
