@@ -308,31 +308,42 @@ export function secretOperations(ctx: SecretsContext) {
     return { key_id: cipher.keyId, reencrypted: stale ? await reencrypt() : 0 };
   }
 
-  /** Re-seals every secret (every organization's) that is not under the current master key; returns how many. */
+  /**
+   * Re-seals every secret (every organization's) that is not under the current master key; returns how many. The
+   * check record goes last: `check()` re-encrypts only while it reads stale, so a rotation cut short (a failed write)
+   * is finished at the next start instead of leaving the rest under the old key.
+   */
   async function reencrypt(): Promise<number> {
-    const cipher = requireCipher();
     let count = 0;
+    let checkRecord: SecretRecord | undefined;
     let after: string | undefined;
     for (;;) {
       const page = await records.list(SECRETS_SCOPE, { limit: 100, order: 'asc', ...(after ? { after } : {}) });
       if (!page || page.items.length === 0) break;
       for (const item of page.items) {
-        if (item.key_id === cipher.keyId) continue;
-        const ctxText = item.id === CHECK_ID ? CHECK_ID : context(item.secret_organization_id, item.name);
-        const { plaintext } = await cipher.decrypt(item.sealed, ctxText);
-        const current = await records.get(SECRETS_SCOPE, item.id);
-        if (!current || current.value.sealed !== item.sealed) continue; // rewritten meanwhile: already current
-        const replaced = await records.replace(
-          // updated_at kept: the page order (by updated_at) must not move under the cursor.
-          { ...item, sealed: await cipher.encrypt(plaintext, ctxText), key_id: cipher.keyId },
-          current.version,
-        );
-        if (replaced) count++;
+        if (item.id === CHECK_ID) checkRecord = item;
+        else if (await reseal(item, context(item.secret_organization_id, item.name))) count++;
       }
       if (!page.has_more) break;
       after = page.items[page.items.length - 1]!.id;
     }
+    if (checkRecord && (await reseal(checkRecord, CHECK_ID))) count++;
     return count;
+  }
+
+  /** Re-seals one record under the current key unless it is already there or was rewritten meanwhile. */
+  async function reseal(item: SecretRecord, ctxText: string): Promise<boolean> {
+    const cipher = requireCipher();
+    if (item.key_id === cipher.keyId) return false;
+    const { plaintext } = await cipher.decrypt(item.sealed, ctxText);
+    const current = await records.get(SECRETS_SCOPE, item.id);
+    if (!current || current.value.sealed !== item.sealed) return false; // rewritten meanwhile: already current
+    const replaced = await records.replace(
+      // updated_at kept: the page order (by updated_at) must not move under the cursor.
+      { ...item, sealed: await cipher.encrypt(plaintext, ctxText), key_id: cipher.keyId },
+      current.version,
+    );
+    return replaced !== null;
   }
 
   return { externalApiKeys, customEndpoint, credentialsFor, modelsFor, check, reencrypt };

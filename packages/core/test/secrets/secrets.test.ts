@@ -145,4 +145,30 @@ describe('organization secrets', () => {
     await run.evals.iterations.create('org_1', { evaluation_id: e.id, inference_settings: { model: 'claude-x' } });
     expect(calls[0]).toEqual({ provider: 'Anthropic', api_key: 'sk-ant-again' });
   });
+
+  it('a rotation cut short (a failed write) is finished at the next check: the check record is re-sealed last', async () => {
+    const storage = memoryStorage();
+    const first = createDocevals({ storage, secrets: { cipher: await aesGcmCipher([keyA]) } });
+    await first.secrets.check();
+    await first.secrets.externalApiKeys.create('org_1', { provider: 'OpenAI', api_key: 'sk-openai-1' });
+    await first.secrets.externalApiKeys.create('org_2', { provider: 'xAI', api_key: 'xai-2' });
+    // The rotation's second write fails.
+    let replaces = 0;
+    const jobs = new Proxy(storage.jobs, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property);
+        if (property === 'replace') {
+          return (...args: Parameters<typeof target.replace>) => (++replaces === 2 ? Promise.reject(new Error('EIO')) : target.replace(...args));
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const cut = createDocevals({ storage: { ...storage, jobs }, secrets: { cipher: await aesGcmCipher([keyB, keyA]) } });
+    await expect(cut.secrets.check()).rejects.toThrow('EIO');
+    const again = createDocevals({ storage, secrets: { cipher: await aesGcmCipher([keyB, keyA]) } });
+    expect((await again.secrets.check()).reencrypted).toBeGreaterThanOrEqual(2);
+    const current = (await aesGcmCipher([keyB])).keyId;
+    const stored = await storage.jobs.list(SECRETS_SCOPE, { limit: 100 });
+    expect(stored.items.map((record) => (record as unknown as { key_id: string }).key_id)).toEqual(stored.items.map(() => current));
+  });
 });
