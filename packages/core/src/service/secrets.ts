@@ -314,6 +314,7 @@ export function secretOperations(ctx: SecretsContext) {
    * is finished at the next start instead of leaving the rest under the old key.
    */
   async function reencrypt(): Promise<number> {
+    requireCipher(); // not configured: the clear error, even on an empty store
     let count = 0;
     let checkRecord: SecretRecord | undefined;
     let after: string | undefined;
