@@ -99,6 +99,7 @@ export function jobTests(ctx: ConformanceContext): void {
     // At the cap, one more is refused with nothing written; the same id again is a conflict, not a second place.
     expect(await jobs.insertWithinCap(jobRecord(ORG_A, 'iter_late'), cap)).toBeNull();
     expect(await jobs.get(JOBS_SCOPE, `${ORG_A}.iter_late`)).toBeNull();
+    expect((await rejection(jobs.insertWithinCap(storedA[0]!.value, cap))).code).toBe('conflict');
     expect((await rejection(jobs.insertWithinCap(jobRecord(ORG_B, 'iter_0'), cap))).code).toBe('conflict');
 
     // A deleted record frees its place (a job ended), a replaced one keeps it.

@@ -96,8 +96,11 @@ export function lowdbJobCollection(ctx: LowdbContext): JobCollection {
     insertWithinCap(record, cap) {
       const value = jsonCopy(record);
       return ctx.exclusive('jobs.insertWithinCap', async () => {
+        const organization = ctx.state.records.jobs.get(value.organization_id);
+        // A taken id is a conflict whatever the count (as on every adapter): the insert says so.
+        if (organization?.has(value.id)) return insertEntry<JobRecord>(ctx, 'jobs', value);
         let count = 0;
-        for (const entry of ctx.state.records.jobs.get(value.organization_id)?.values() ?? []) {
+        for (const entry of organization?.values() ?? []) {
           if ((entry.value as JobRecord).iteration_organization_id === value.iteration_organization_id) count++;
         }
         return count < cap ? insertEntry<JobRecord>(ctx, 'jobs', value) : null;

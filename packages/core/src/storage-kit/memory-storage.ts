@@ -91,6 +91,8 @@ function memoryJobCollection(state: MemoryState): JobCollection {
     insertWithinCap(record, cap) {
       try {
         checkOpen(state);
+        // A taken id is a conflict whatever the count (as on every adapter): the insert says so.
+        if (byOrganization.get(record.organization_id)?.has(record.id)) return base.insert(record);
         let count = 0;
         for (const entry of byOrganization.get(record.organization_id)?.values() ?? []) {
           if (entry.value.iteration_organization_id === record.iteration_organization_id) count++;
