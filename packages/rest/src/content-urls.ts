@@ -1,43 +1,87 @@
-/** How deep an answer is searched for document summaries: `data[].documents[].mime_data` is the deepest. */
-const MAX_DEPTH = 4;
+import { z } from 'zod';
+
+/** Puts the document summaries' content URLs of one answer under a mount point (`''`: the answer as it is). */
+export type ContentUrlRewrite = <T>(answer: T, prefix: string) => T;
+
+type Rewrite = (value: unknown, prefix: string) => unknown;
 
 /**
- * The answer with every document summary's `mime_data.url` under the API's mount point. The service answers the
- * path of a document's content relative to where the REST API is mounted (`/v1/evals/{id}/documents/{id}/content`);
- * a REST API mounted under a base path (`/evals`) answers `/evals/v1/...`, a URL the caller can fetch as it is (as
- * the `Location` of a background run). Data URLs (whole documents) are left alone. Objects are copied where a URL
- * changes, never modified: the service may hold them.
+ * The rewrite of the answers of `output`: every `summary` (a document summary) it holds, found by walking the schema
+ * (not the answer: an annotation that happens to hold a `mime_data` is the user's data and stays as it is), gets its
+ * `mime_data.url` under the API's mount point. The service answers the path of a document's content relative to
+ * where the REST API is mounted (`/v1/evals/{id}/documents/{id}/content`); a REST API mounted under `/evals` answers
+ * `/evals/v1/...`, a URL the caller can fetch as it is (as the `Location` of a background run). Data URLs (whole
+ * documents) are left alone. Objects are copied where a URL changes, never modified: the service may hold them.
+ * Null when `output` holds no summary.
  *
  * @example
- * withContentUrlsUnder({ data: [{ mime_data: { filename: 'a.txt', url: '/v1/evals/e/documents/d/content' } }] }, '/evals');
+ * const rewrite = contentUrlRewrite(z.object({ data: z.array(documentSummarySchema) }), documentSummarySchema)!;
+ * rewrite({ data: [{ mime_data: { filename: 'a.txt', url: '/v1/evals/e/documents/d/content' } }] }, '/evals');
  * // { data: [{ mime_data: { filename: 'a.txt', url: '/evals/v1/evals/e/documents/d/content' } }] }
  */
-export function withContentUrlsUnder<T>(value: T, prefix: string): T {
-  if (prefix === '') return value;
-  return rewrite(value, prefix, 0) as T;
+export function contentUrlRewrite(output: z.ZodType, summary: z.ZodType): ContentUrlRewrite | null {
+  const rewrite = compile(output, summary, 0);
+  if (!rewrite) return null;
+  return <T>(answer: T, prefix: string) => (prefix === '' ? answer : (rewrite(answer, prefix) as T));
 }
 
-function rewrite(value: unknown, prefix: string, depth: number): unknown {
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | null = null;
-    for (let i = 0; i < value.length; i++) {
-      const item = rewrite(value[i], prefix, depth + 1);
-      if (item !== value[i]) (out ??= value.slice())[i] = item;
-    }
-    return out ?? value;
+function compile(schema: z.ZodType, summary: z.ZodType, depth: number): Rewrite | null {
+  if (schema === summary) return underPrefix;
+  if (depth > 8) return null;
+  const inner = (s: unknown) => compile(s as z.ZodType, summary, depth + 1);
+  if (schema instanceof z.ZodObject) {
+    const fields = Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([key, s]) => {
+      const r = inner(s);
+      return r ? [[key, r] as const] : [];
+    });
+    if (fields.length === 0) return null;
+    return (value, prefix) => {
+      if (value === null || typeof value !== 'object') return value;
+      const record = value as Record<string, unknown>;
+      let out: Record<string, unknown> | null = null;
+      for (const [key, r] of fields) {
+        const next = r(record[key], prefix);
+        if (next !== record[key]) (out ??= { ...record })[key] = next;
+      }
+      return out ?? value;
+    };
   }
-  const record = value as Record<string, unknown>;
-  let out: Record<string, unknown> | null = null;
-  for (const [key, item] of Object.entries(record)) {
-    let next: unknown;
-    if (key === 'mime_data' && item !== null && typeof item === 'object' && typeof (item as { url?: unknown }).url === 'string') {
-      const url = (item as { url: string }).url;
-      next = url.startsWith('/v1/') ? { ...item, url: `${prefix}${url}` } : item;
-    } else {
-      next = rewrite(item, prefix, depth + 1);
-    }
-    if (next !== item) (out ??= { ...record })[key] = next;
+  if (schema instanceof z.ZodArray) {
+    const r = inner(schema.element);
+    if (!r) return null;
+    return (value, prefix) => {
+      if (!Array.isArray(value)) return value;
+      const items = value as unknown[];
+      let out: unknown[] | null = null;
+      items.forEach((item, i) => {
+        const next = r(item, prefix);
+        if (next !== item) (out ??= items.slice())[i] = next;
+      });
+      return out ?? items;
+    };
   }
-  return out ?? value;
+  if (schema instanceof z.ZodUnion) {
+    const options = (schema.options as z.ZodType[]).map(inner).filter((r): r is Rewrite => r !== null);
+    if (options.length === 0) return null;
+    // The first option that changes the value is the one it is (another option's rewrite leaves it as it is).
+    return (value, prefix) => {
+      for (const r of options) {
+        const next = r(value, prefix);
+        if (next !== value) return next;
+      }
+      return value;
+    };
+  }
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return inner(schema.unwrap());
+  return null;
+}
+
+/** One document summary: its content path under the prefix (a data URL stays as it is). */
+function underPrefix(value: unknown, prefix: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const mime = (value as { mime_data?: unknown }).mime_data;
+  if (mime === null || typeof mime !== 'object') return value;
+  const url = (mime as { url?: unknown }).url;
+  if (typeof url !== 'string' || !url.startsWith('/v1/')) return value;
+  return { ...value, mime_data: { ...mime, url: `${prefix}${url}` } };
 }

@@ -16,7 +16,6 @@ import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.j
 import { DOCS_CSP, docsInitScript, docsPage, loadRendererBundle } from './docs-page.js';
 import { createOpenApiDocument } from './openapi-document.js';
 import { isMultipart, readFormBody } from './read-form-body.js';
-import { withContentUrlsUnder } from './content-urls.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
@@ -251,7 +250,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return c.json(result, 202, { location });
     }
     // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
-    const answer = endpoint.documentSummaries ? withContentUrlsUnder(result, mountPrefix) : result;
+    const answer = endpoint.contentUrls ? endpoint.contentUrls(result, mountPrefix) : result;
     return c.body(jsonBody(answer), 200, { 'content-type': 'application/json' });
   }
 

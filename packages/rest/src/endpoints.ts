@@ -1,6 +1,7 @@
 import { documentSummarySchema, type Docevals } from '@docevals/core';
 import { operations, type Operation, type OperationName, type RestRoute, type RestTag } from '@docevals/core/internal';
 import { z } from 'zod';
+import { contentUrlRewrite, type ContentUrlRewrite } from './content-urls.js';
 
 export type HttpMethod = RestRoute['method'];
 
@@ -42,21 +43,14 @@ export interface Endpoint {
   background?: true;
   /** A Server-Sent Events stream of these events instead of one JSON answer (`streamEvents` is called). */
   sse?: true;
-  /** The answer may hold document summaries, whose `mime_data.url` the handler puts under its base path. */
-  documentSummaries?: true;
+  /** The answer holds document summaries, whose `mime_data.url` the handler puts under its base path with this. */
+  contentUrls?: ContentUrlRewrite;
   call(docevals: Docevals, organizationId: string, input: Record<string, unknown>): Promise<unknown>;
 }
 
-/** Whether `schema` is `target` or holds it (in an object's field, an array, a union, an optional or nullable). */
-function holds(schema: z.ZodType, target: z.ZodType, depth = 0): boolean {
-  if (schema === target) return true;
-  if (depth > 8) return false;
-  const inner = (s: unknown) => holds(s as z.ZodType, target, depth + 1);
-  if (schema instanceof z.ZodObject) return Object.values(schema.shape).some(inner);
-  if (schema instanceof z.ZodArray) return inner(schema.element);
-  if (schema instanceof z.ZodUnion) return schema.options.some(inner);
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return inner(schema.unwrap());
-  return false;
+function withContentUrls(output: z.ZodType): { contentUrls?: ContentUrlRewrite } {
+  const rewrite = contentUrlRewrite(output, documentSummarySchema);
+  return rewrite ? { contentUrls: rewrite } : {};
 }
 
 /** The endpoint of one REST route of an operation: the schemas split from the operation's input, and its call. */
@@ -79,7 +73,7 @@ function endpoint(name: OperationName, { input: where, located, file, ...route }
     ...(pathNames.length > 0 ? { params: object.pick(mask(pathNames)) } : {}),
     ...(where ? { [where]: rest } : {}),
     response: operation.output,
-    ...(holds(operation.output, documentSummarySchema) ? { documentSummaries: true as const } : {}),
+    ...withContentUrls(operation.output),
     call: route.sse
       ? // The stream opens only for an iteration that exists: checked first, so an unknown one is a plain 404.
         (d, org, input) => operations['evals.iterations.getSummary'].call(d, org, input as never)

@@ -1,6 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withContentUrlsUnder } from '../src/content-urls.js';
+import { documentSummarySchema } from '@docevals/core';
+import { z } from 'zod';
+import { contentUrlRewrite } from '../src/content-urls.js';
 import { KEY_A, startRestServer, type RestServer } from './support/rest-server.js';
 
 const TEXT = 'Invoice number: INV-7\nTotal: 42\n';
@@ -46,14 +48,26 @@ describe("a document summary's mime_data.url", () => {
   });
 
   it('leaves data URLs and the objects it was given alone', () => {
+    const rewrite = contentUrlRewrite(z.object({ data: z.array(z.object({ documents: z.array(documentSummarySchema) })) }), documentSummarySchema)!;
     const given = {
       data: [{ documents: [{ mime_data: { filename: 'a', url: '/v1/evals/e/documents/d/content' } }, { mime_data: { filename: 'b', url: 'data:text/plain;base64,eA==' } }] }],
     };
     const copy = structuredClone(given);
-    const answered = withContentUrlsUnder(given, '/api');
+    const answered = rewrite(given, '/api');
     expect(answered.data[0]!.documents.map((d) => d.mime_data.url)).toEqual(['/api/v1/evals/e/documents/d/content', 'data:text/plain;base64,eA==']);
     expect(given).toEqual(copy);
     expect(answered.data[0]!.documents[1]).toBe(given.data[0]!.documents[1]);
-    expect(withContentUrlsUnder(given, '')).toBe(given);
+    expect(rewrite(given, '')).toBe(given);
+    expect(contentUrlRewrite(z.object({ annotation: z.record(z.string(), z.unknown()) }), documentSummarySchema)).toBeNull();
+  });
+
+  it("leaves a ground truth that happens to hold a mime_data as the user wrote it (only the schema's summaries move)", async () => {
+    server = await startRestServer({ basePath: '/evals' });
+    const annotation = { total: 42, mime_data: { filename: 'x.txt', url: '/v1/x' } };
+    const created = await server.call('POST', '/v1/evals', { body: { ...EVALUATION, documents: [{ ...EVALUATION.documents[0]!, annotation }] } });
+    expect(created.status).toBe(200);
+    const expanded = await server.call('GET', `/v1/evals/${created.body.id}/documents?expand=documents`);
+    expect(expanded.status).toBe(200);
+    expect(expanded.body.data[0].annotation).toEqual(annotation);
   });
 });

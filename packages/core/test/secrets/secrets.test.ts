@@ -168,7 +168,7 @@ describe('organization secrets', () => {
     const again = createDocevals({ storage, secrets: { cipher: await aesGcmCipher([keyB, keyA]) } });
     expect((await again.secrets.check()).reencrypted).toBeGreaterThanOrEqual(2);
     const current = (await aesGcmCipher([keyB])).keyId;
-    const stored = await storage.jobs.list(SECRETS_SCOPE, { limit: 100 });
+    const stored = (await storage.jobs.list(SECRETS_SCOPE, { limit: 100, order: 'asc' }))!;
     expect(stored.items.map((record) => (record as unknown as { key_id: string }).key_id)).toEqual(stored.items.map(() => current));
   });
 });
