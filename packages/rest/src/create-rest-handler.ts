@@ -21,8 +21,8 @@ import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
 import { StreamSlots, streamEvents } from './sse.js';
 
-/** {@link RestLimits.maxEventStreamsPerKey}'s default. */
-export const DEFAULT_MAX_EVENT_STREAMS_PER_KEY = 20;
+/** {@link RestLimits.maxEventStreamsPerOrganization}'s default. */
+export const DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION = 20;
 
 /**
  * A fetch-style handler: web `Request` in, web `Response` out. `context.nodeRequest` (set by `toNodeHandler` of
@@ -45,10 +45,11 @@ export interface RestLimits {
    */
   bodyTimeoutMs: number;
   /**
-   * Event streams (`GET .../events`) one API key may hold open at once in this process (the organization stands in
-   * for the key when the host authenticates otherwise); one more is a 429 `rate_limited`. `0`: no limit. @default 20
+   * Event streams (`GET .../events`) one organization may hold open at once in this process, counted by what
+   * `authenticate` answered (not by a header it may not have used: a client could name new keys for new places);
+   * one more is a 429 `rate_limited`. `0`: no limit. @default 20
    */
-  maxEventStreamsPerKey: number;
+  maxEventStreamsPerOrganization: number;
 }
 
 export interface RestHandlerOptions {
@@ -122,7 +123,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   }
   const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
-  const streams = new StreamSlots(options.limits?.maxEventStreamsPerKey ?? DEFAULT_MAX_EVENT_STREAMS_PER_KEY);
+  const streams = new StreamSlots(options.limits?.maxEventStreamsPerOrganization ?? DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION);
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
   const heartbeatMs = options.sseHeartbeatMs ?? 15_000;
 
@@ -229,11 +230,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
       // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
       if (lastEventId?.endsWith('.final')) return c.body(null, 204);
-      const release = streams.acquire(readApiKey(c.req.raw.headers) ?? `organization:${c.get('organizationId')}`);
+      const release = streams.acquire(c.get('organizationId'));
       if (!release) {
         throw new DocevalsError(
           'rate_limited',
-          `This API key already has ${options.limits?.maxEventStreamsPerKey ?? DEFAULT_MAX_EVENT_STREAMS_PER_KEY} event streams open; close one (or share one stream among your listeners).`,
+          `This organization already has ${streams.max} event streams open; close one (or share one stream among your listeners).`,
           { retry_after: 5 },
         );
       }

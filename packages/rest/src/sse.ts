@@ -57,15 +57,15 @@ export function streamEvents(
 }
 
 /**
- * Open event streams per API key, in this process: a key past `max` gets a 429 `rate_limited` instead of another
- * stream (docs/spec/limits.md), so 1,000 subscribers of one key cannot crowd out the others.
+ * Open event streams per organization, in this process: one past `max` gets a 429 `rate_limited` instead of another
+ * stream (docs/spec/limits.md), so 1,000 subscribers of one tenant cannot crowd out the others.
  */
 export class StreamSlots {
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly max: number) {}
+  constructor(readonly max: number) {}
 
-  /** A release function (call it once, when the stream ends), or null when `key` already holds `max` streams. */
+  /** A release function (call it once, when the stream ends), or null when `key` (the organization) already holds `max` streams. */
   acquire(key: string): (() => void) | null {
     const count = this.open.get(key) ?? 0;
     if (this.max > 0 && count >= this.max) return null;

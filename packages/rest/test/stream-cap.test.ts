@@ -1,6 +1,7 @@
 /**
- * Issue 26, SSE: one API key may hold at most `limits.maxEventStreamsPerKey` event streams open at once; one more is
- * a 429 `rate_limited` with `Retry-After`, another key is not affected, and a closed stream frees its place.
+ * Issue 26, SSE: one organization may hold at most `limits.maxEventStreamsPerOrganization` event streams open at once;
+ * one more is a 429 `rate_limited` with `Retry-After`, another organization is not affected, and a closed stream frees
+ * its place. Counted by the organization authenticated, not by a header a client can vary.
  */
 import type { Extractor } from '@docevals/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ const held: Extractor = { name: 'held', models: ['held'], extract: async () => (
 
 let api: RestServer;
 beforeAll(async () => {
-  api = await startRestServer({ limits: { maxEventStreamsPerKey: 3 }, docevals: { extractors: [held] } });
+  api = await startRestServer({ limits: { maxEventStreamsPerOrganization: 3 }, docevals: { extractors: [held] } });
 });
 afterAll(async () => {
   release();
@@ -65,4 +66,42 @@ it('refuses the 4th open stream of a key with 429, serves another key, and frees
   }
   expect(again.response.status).toBe(200);
   for (const s of [...streams, other, again]) s.close();
+});
+
+it('counts by the organization the host authenticated: a client naming new API keys opens no new places', async () => {
+  // A host that signs people in by cookie: the api-key header is not what authenticated them.
+  const byCookie = await startRestServer({
+    limits: { maxEventStreamsPerOrganization: 2 },
+    docevals: { extractors: [held] },
+    authenticate: (request) => (request.headers.get('cookie') === 'session=org_a' ? 'org_a' : null),
+  });
+  try {
+    const session = { cookie: 'session=org_a' };
+    const evaluation = await byCookie.call('POST', '/v1/evals', {
+      key: null,
+      headers: session,
+      body: {
+        name: 'streams',
+        json_schema: { type: 'object', properties: { total: { type: 'number' } } },
+        documents: [{ mime_data: { filename: 'a.txt', url: `data:text/plain;base64,${Buffer.from('a').toString('base64')}` }, annotation: { total: 1 } }],
+        default_inference_settings: { model: 'held' },
+      },
+    });
+    const iteration = await byCookie.call('POST', `/v1/evals/${evaluation.body.id}/iterations/create`, { key: null, headers: session, body: { background: true } });
+    expect(iteration.status).toBe(202);
+    const path = `/v1/evals/${evaluation.body.id}/iterations/${iteration.body.id}/events`;
+    const controllers: AbortController[] = [];
+    const statuses: number[] = [];
+    for (const bogus of ['r1', 'r2', 'r3']) {
+      const controller = new AbortController();
+      controllers.push(controller);
+      const response = await fetch(`${byCookie.url}${path}`, { headers: { ...session, 'api-key': bogus }, signal: controller.signal });
+      statuses.push(response.status);
+      if (response.status === 200) await response.body!.getReader().read();
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    for (const controller of controllers) controller.abort();
+  } finally {
+    await byCookie.close();
+  }
 });

@@ -36,13 +36,15 @@ export async function startRestServer(
     basePath?: string;
     limits?: RestHandlerOptions['limits'];
     docevals?: Partial<DocevalsOptions>;
+    /** The host's authentication (default: org A's and org B's API keys). */
+    authenticate?: RestHandlerOptions['authenticate'];
   } = {},
 ): Promise<RestServer> {
   const docevals = createDocevals({ storage: memoryStorage(), ...options.docevals });
   const unexpected: unknown[] = [];
   const handler = createRestHandler({
     docevals,
-    authenticate: apiKeyAuthenticator({ keys: { [KEY_A]: ORG_A, [KEY_B]: ORG_B } }),
+    authenticate: options.authenticate ?? apiKeyAuthenticator({ keys: { [KEY_A]: ORG_A, [KEY_B]: ORG_B } }),
     basePath: options.basePath,
     limits: options.limits,
     onError: (error) => unexpected.push(error),
