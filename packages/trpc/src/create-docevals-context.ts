@@ -10,7 +10,7 @@ export interface DocevalsContext {
   refusal?: string;
   /**
    * For a batch: the bytes its answers may still take (`maxBatchAnswerBytes` at the start). Each call's answer is
-   * counted once built; past the budget, that call and every later one is a 413 instead of its answer.
+   * counted once built; an answer past the budget is a 413 instead (the batch's calls run together: each is built).
    */
   answerBudget?: { limit: number; remaining: number };
 }
@@ -45,7 +45,9 @@ export interface CreateDocevalsContextOptions {
   authenticate: Authenticate;
   /**
    * The bytes (JSON) the answers of one batch may sum to: past it, a 413 `payload_too_large` for the calls whose
-   * answers would pass it, so a batch of 16 whole evaluations is never held in memory at once. `0`: no budget.
+   * answers would pass it, so a batch of 16 whole evaluations is never sent at once. The calls of a batch run
+   * together, so each answer is still built (whole-evaluation reads run two at a time per organization). `0`: no
+   * budget.
    * @default 33_554_432 (32 MiB, as a request body)
    */
   maxBatchAnswerBytes?: number;

@@ -40,11 +40,12 @@ const organizationProcedure = t.procedure
     return next({ ctx: { organizationId: ctx.organizationId, answerBudget: ctx.answerBudget } });
   })
   .use(async ({ ctx, next }) => {
-    // A batch's answers share one byte budget: an answer that passes it is dropped as soon as it is built (413),
-    // and later calls do not run, so the batch's whole answer is never held at once.
+    // A batch's answers share one byte budget: an answer that passes it is dropped as soon as it is built (413 in
+    // its place), so the batch's answer sent stays within it. tRPC starts a batch's calls together, so each answer is
+    // still built: what bounds memory there is the service's own limit on whole-evaluation reads (two at a time per
+    // organization), not this budget.
     const budget = ctx.answerBudget;
     if (!budget) return next();
-    if (budget.remaining < 0) throw batchAnswerTooLarge(budget.limit);
     const result = await next();
     if (!result.ok || !isPlainAnswer(result.data)) return result;
     budget.remaining -= jsonLength(result.data);
