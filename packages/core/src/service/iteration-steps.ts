@@ -1,4 +1,5 @@
 import { DocevalsError, notFound } from '../errors.js';
+import type { ProviderCredentials } from '../extractor.js';
 import type { JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationJob, IterationRecord, IterationStatus, PredictionRecord } from '../storage.js';
@@ -108,6 +109,11 @@ export async function runDocuments(
     onExtracted?: (document: DocumentRecord) => void;
     /** A slot each extractor attempt also takes (the in-process runner's fair slots). */
     slot?: <T>(fn: () => Promise<T>) => Promise<T>;
+    /**
+     * The organization's key for the iteration's model, read by the caller once for many runs (a queue's batch runs
+     * one document at a time); default: read here, once for this run.
+     */
+    credentials?: Promise<ProviderCredentials | undefined>;
   } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
@@ -123,10 +129,7 @@ export async function runDocuments(
   const saves = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   // The key of the organization that runs the iteration (read once per run; a 422 when its provider has none).
-  const credentials =
-    documents.length > 0
-      ? await ctx.secrets.credentialsFor(organizationId, iteration.inference_settings.model, 'inference_settings.model')
-      : undefined;
+  const credentials = documents.length > 0 ? await (job.credentials ?? credentialsOf(ctx, iteration)) : undefined;
   let next = documents.length > 0 ? load(0) : null;
   for (let start = 0; start < documents.length; start += chunkSize) {
     if (job.signal?.aborted || failure) break;
@@ -218,3 +221,8 @@ export async function restoreIteration(ctx: ServiceContext, before: IterationRec
 
 /** The fields a queued run writes over an iteration's record. */
 const RUN_FIELDS = ['status', 'job', 'started_at', 'finished_at', 'error', 'lease'] as const satisfies ReadonlyArray<keyof IterationRecord>;
+
+/** The key the organization runs `iteration`'s model with (a 422 when its provider has none). */
+export function credentialsOf(ctx: ServiceContext, iteration: IterationRecord): Promise<ProviderCredentials | undefined> {
+  return ctx.secrets.credentialsFor(iteration.organization_id, iteration.inference_settings.model, 'inference_settings.model');
+}

@@ -3,7 +3,7 @@
  * driven by hand through a runner that only captures them (what @docevals/bullmq's workers do across processes).
  */
 import { describe, expect, it } from 'vitest';
-import { QUEUE_LEASE_OWNER, type Extractor, type IterationRef, type JobRunner, type JobWork, type Storage } from '../../src/index.js';
+import { aesGcmCipher, generateMasterKey, parseMasterKey, QUEUE_LEASE_OWNER, SECRETS_SCOPE, type Extractor, type ExtractionRequest, type IterationRef, type JobRunner, type JobWork, type Storage } from '../../src/internal.js';
 import { memoryStorage } from '../support/memory-storage.js';
 import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
 
@@ -153,6 +153,55 @@ describe('queue-mode job steps', () => {
     expect([...calls.values()]).toEqual([1, 1, 1]);
     expect(seen.sort()).toEqual(plan.document_ids.map((id, i) => `${id}:${['succeeded', 'succeeded', 'failed'][i]}`).sort());
     expect((await summary()).progress).toMatchObject({ succeeded: 2, failed: 1, pending: 0 });
+    await docevals.close();
+  });
+
+  it("runDocuments: the organization's key is read once for the batch, not once per document", async () => {
+    const storage = memoryStorage();
+    let secretReads = 0;
+    const jobs = new Proxy(storage.jobs, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (args[0] === SECRETS_SCOPE && /^get/.test(String(property))) secretReads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const received: Array<ExtractionRequest['credentials']> = [];
+    const extractor: Extractor = {
+      name: 'keyed',
+      models: ['keyed'],
+      credentials: () => ({ provider: 'OpenAI', host: false }),
+      extract(request) {
+        received.push(request.credentials);
+        return Promise.resolve({ data: JSON.parse(Buffer.from(request.document.bytes).toString('utf8')) });
+      },
+    };
+    let work!: JobWork;
+    const idle: JobRunner = { enqueue: () => undefined, cancel: () => undefined, start: async () => undefined, close: async () => undefined };
+    const docevals = makeService({
+      storage: { ...storage, jobs },
+      extractors: [extractor],
+      secrets: { cipher: await aesGcmCipher([parseMasterKey(generateMasterKey())]) },
+      jobs: { runner: (given) => ((work = given), idle) },
+    });
+    await docevals.secrets.externalApiKeys.create(ORG, { provider: 'OpenAI', api_key: 'sk-org' });
+    const evaluation = await docevals.evals.create(ORG, {
+      name: 'keyed',
+      json_schema: invoiceSchema,
+      default_inference_settings: { model: 'keyed' },
+      documents: [0, 1, 2, 3, 4].map((i) => invoiceDocument(`d${i}.json`, { total: i }, { total: i })),
+    });
+    const created = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, background: true });
+    const ref: IterationRef = { organization_id: ORG, evaluation_id: evaluation.id, iteration_id: created.id };
+    const plan = (await work.plan(ref))!;
+    const before = secretReads;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(received).toEqual(plan.document_ids.map(() => ({ provider: 'OpenAI', api_key: 'sk-org' })));
+    expect(secretReads - before).toBe(1);
     await docevals.close();
   });
 

@@ -1,6 +1,7 @@
+import type { ProviderCredentials } from '../../extractor.js';
 import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
-import { runDocuments, type RunOutcome } from '../iteration-steps.js';
+import { credentialsOf, runDocuments, type RunOutcome } from '../iteration-steps.js';
 import { READ_PAGE } from '../reads.js';
 import type { DocumentOutcome, IterationRef, JobPlan, QueuedDocumentHooks } from './contract.js';
 import { QUEUE_LEASE_OWNER } from './contract.js';
@@ -112,6 +113,8 @@ export async function runQueuedDocuments(
   const saving: Array<Promise<void>> = [];
   const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
   let stopped: { error: unknown } | null = null;
+  // The organization's key: read (and opened) once for the batch, at its first call, not once per document.
+  let credentials: Promise<ProviderCredentials | undefined> | undefined;
   try {
     for (const [i, documentId] of documentIds.entries()) {
       if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') {
@@ -134,7 +137,9 @@ export async function runQueuedDocuments(
         await done(i, skipped('cancelled'));
         continue;
       }
-      await callDocument(ctx, iteration, document, jobId, signal, events, saving, (outcome) => done(i, outcome));
+      credentials ??= credentialsOf(ctx, iteration);
+      credentials.catch(() => undefined); // each document's run answers it
+      await callDocument(ctx, iteration, document, jobId, signal, events, saving, credentials, (outcome) => done(i, outcome));
     }
   } catch (error) {
     stopped = { error };
@@ -161,6 +166,7 @@ async function callDocument(
   signal: AbortSignal,
   events: EventBatch,
   saving: Array<Promise<void>>,
+  credentials: Promise<ProviderCredentials | undefined>,
   done: (outcome: DocumentOutcome) => Promise<void>,
 ): Promise<void> {
   let saved: PredictionRecord | undefined;
@@ -169,6 +175,7 @@ async function callDocument(
   const run = runDocuments(ctx, iteration, [document], 'replace', {
     signal,
     jobId,
+    credentials,
     onExtracted: () => extracted(),
     onSaved: async (prediction) => {
       saved = prediction;
