@@ -19,8 +19,12 @@ export function importFile(name: string, text: string): ImportFile {
   return { format: 'jsonl', content: text };
 }
 
-/** What a previewed row would do: be written, name no document of the evaluation, or be refused for its content. */
+/**
+ * What a previewed row would do: be written, name no document of the evaluation, or be refused for its content. Read
+ * from the service's messages (a filename no document has, one that several share, a document id that does not
+ * exist: `notFound`'s wording); test/annotations.test.ts runs a real preview so a reworded message fails there.
+ */
 export function rowKind(row: ImportRow): 'matched' | 'unmatched' | 'invalid' {
   if (row.status === 'updated') return 'matched';
-  return row.issues.some((issue) => /no document named|documents are named|not found/i.test(issue.message)) ? 'unmatched' : 'invalid';
+  return row.issues.some((issue) => /no document named|documents are named|no document with id/i.test(issue.message)) ? 'unmatched' : 'invalid';
 }

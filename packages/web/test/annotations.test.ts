@@ -1,5 +1,7 @@
 // The annotation tools' pure parts: a file of ground truths as the import takes it, a previewed row's kind, and the
 // server's issues placed under their fields in the generated form.
+import { createDocevals } from '@docevals/core';
+import { memoryStorage } from '@docevals/core/storage-kit';
 import { describe, expect, it } from 'vitest';
 import { importFile, rowKind } from '../src/annotation-files.js';
 import { issuesToErrorSchema } from '../src/components/SchemaForm.js';
@@ -22,10 +24,27 @@ describe('rowKind', () => {
   const row = (status: 'updated' | 'refused', message = '') => ({ row: 1, document_id: null, filename: 'a.txt', status, issues: message ? [{ path: '1.filename', message }] : [] });
   it('tells matched, unmatched and invalid rows apart', () => {
     expect(rowKind(row('updated'))).toBe('matched');
-    expect(rowKind(row('refused', 'no document named a.txt'))).toBe('unmatched');
-    expect(rowKind(row('refused', '2 documents are named a.txt: use document_id'))).toBe('unmatched');
-    expect(rowKind(row('refused', 'document doc_9 not found'))).toBe('unmatched');
     expect(rowKind(row('refused', 'must be number'))).toBe('invalid');
+  });
+
+  it("reads the service's own preview: an unknown filename, a shared filename and an unknown document id are unmatched", async () => {
+    const docevals = createDocevals({ storage: memoryStorage() });
+    const text = (t: string) => `data:text/plain;base64,${Buffer.from(t).toString('base64')}`;
+    const evaluation = await docevals.evals.create('org', {
+      name: 'preview',
+      json_schema: { type: 'object', properties: { total: { type: 'number' } } },
+      documents: ['a.txt', 'twin.txt', 'twin.txt'].map((filename, i) => ({ mime_data: { filename, url: text(`${filename} ${i}`) }, annotation: { total: 0 } })),
+    });
+    const content = [
+      { filename: 'a.txt', annotation: { total: 1 } },
+      { filename: 'nowhere.txt', annotation: { total: 1 } },
+      { filename: 'twin.txt', annotation: { total: 1 } },
+      { document_id: 'doc_missing', annotation: { total: 1 } },
+      { filename: 'a.txt', annotation: { total: 'many' } },
+    ].map((r) => JSON.stringify(r)).join('\n');
+    const preview = await docevals.evals.documents.import('org', { evaluation_id: evaluation.id, format: 'jsonl', content, dry_run: true });
+    expect(preview.rows.map(rowKind)).toEqual(['matched', 'unmatched', 'unmatched', 'unmatched', 'invalid']);
+    await docevals.close();
   });
 });
 
