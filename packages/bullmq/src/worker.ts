@@ -142,7 +142,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     if (!planned) return 'nothing to run';
     const { job_id: jobId, model } = planned;
     if (planned.document_ids.length === 0) {
-      await withTraceCarrier(job.data.trace, () => jobs.finish(ref, jobId));
+      await jobs.finish(ref, jobId);
       return 'finished';
     }
     // Set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded stay counted; it
@@ -223,7 +223,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     let traceId: string | undefined;
     let batchSpan: ReturnType<typeof startSpan> | undefined;
     try {
-      await withTraceCarrier(data.trace, async () => {
+      await (async () => {
         traceId = activeTraceId();
         batchSpan = startSpan(SPAN.queueBatch, {
           attributes: {
@@ -253,12 +253,12 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
             lines.push([`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} ${what} ${ms} ms (attempt ${attempt})`, lineFields(documentId, outcome.status, ms)]);
           },
         });
-      });
+      })();
     } finally {
       batchSpan?.end();
       try {
-        // Under the iteration's trace too: the step that records the last document records the outcome (its span).
-        if (inCall !== null || done.length > 0) await withTraceCarrier(data.trace, () => step(null));
+        // The step that records the last document records the outcome (its span, under the iteration's trace).
+        if (inCall !== null || done.length > 0) await step(null);
       } finally {
         for (const [line, fields] of lines) fleet.log(line, fields);
       }
@@ -288,7 +288,9 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
       void recorded(job.data, job.data.document_ids.map((id) => [id, 'failed'] as const)).catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
     }
   };
-  const planWorker = new Worker<JobData, string>(PLANS_QUEUE, plan, { ...workerOptions, concurrency: PLAN_CONCURRENCY });
+  // Each processor runs under the iteration's trace context (from the API server): every span a job makes (its store
+  // calls, its documents, the outcome) joins the iteration's trace instead of starting one of its own.
+  const planWorker = new Worker<JobData, string>(PLANS_QUEUE, (job) => withTraceCarrier(job.data.trace, () => plan(job)), { ...workerOptions, concurrency: PLAN_CONCURRENCY });
   planWorker.on('failed', (job, error) => logFailure('plan', job, error));
   planWorker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
   workers.push(planWorker);
@@ -305,7 +307,7 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     for (const model of await fleet.models()) {
       if (opened.has(model) || closing) continue;
       opened.add(model);
-      const worker = new Worker<DocumentJobData, string>(documentQueueName(model), runBatch, { ...workerOptions, concurrency });
+      const worker = new Worker<DocumentJobData, string>(documentQueueName(model), (job, token, signal) => withTraceCarrier(job.data.trace, () => runBatch(job, token, signal)), { ...workerOptions, concurrency });
       worker.on('failed', documentFailed);
       documentWorkers.push(worker);
       worker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
