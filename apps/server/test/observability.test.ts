@@ -6,7 +6,7 @@
  * the JSON log lines, and the probes with a Redis that stops and comes back.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -362,10 +362,16 @@ describe('probes', () => {
     cleanups.push(() => back.stop());
     await until(async () => (await fetch(`${url}/health/ready`)).status === 200, 10_000, 'ready again');
 
-    // Shutting down: not ready any more (while the requests in flight finish).
+    // Shutting down: not ready any more while the requests in flight finish. One is held in flight (a body still
+    // arriving), so the shutdown waits for it and the probe is asked during that wait.
+    const held = request(`${url}/v1/evals`, { method: 'POST', headers: { 'api-key': KEY, 'content-type': 'application/json', 'content-length': '1000' } });
+    held.on('error', () => undefined);
+    held.write('{"name":');
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const closing = app.close(2_000);
-    const during = await fetch(`${app.metricsUrl}/health/ready`).catch(() => null);
-    if (during) expect(during.status).toBe(503);
+    const during = await fetch(`${app.metricsUrl}/health/ready`);
+    expect(during.status).toBe(503);
+    held.destroy();
     await closing;
   }, 60_000);
 });
