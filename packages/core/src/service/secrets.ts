@@ -18,6 +18,7 @@ import type { SecretCipher } from '../secrets/cipher.js';
 import { CUSTOM_MODEL_PREFIX, CUSTOM_PROVIDER, PROVIDER_INFO, PROVIDERS, type Provider } from '../secrets/providers.js';
 import type { RecordCollection, Storage, StoredRecordBase } from '../storage.js';
 import { parseInput } from './validate.js';
+import { retryCompareAndSet } from './update-record.js';
 
 /**
  * The reserved organization id under which organization secrets are stored, in the generic record collection
@@ -114,15 +115,16 @@ export function secretOperations(ctx: SecretsContext) {
   /** Writes the secret whatever is there (insert or replace), retrying when another write raced it. */
   async function write(organizationId: string, name: string, payload: SecretPayload): Promise<string> {
     const at = ctx.now();
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const found = await records.get(SECRETS_SCOPE, recordId(organizationId, name));
+    const id = recordId(organizationId, name);
+    return retryCompareAndSet(id, async () => {
+      const found = await records.get(SECRETS_SCOPE, id);
       try {
-        if (await seal(organizationId, name, payload, at, found ? found.version : null)) return at;
+        return (await seal(organizationId, name, payload, at, found ? found.version : null)) ? at : undefined;
       } catch (error) {
-        if (!(error instanceof DocevalsError && error.code === 'conflict')) throw error;
+        if (error instanceof DocevalsError && error.code === 'conflict') return undefined; // inserted meanwhile
+        throw error;
       }
-    }
-    throw new DocevalsError('conflict', 'The secret changed meanwhile; try again.');
+    });
   }
 
   /** The opened secret, or null; a secret sealed under the previous master key is re-sealed under the current one. */
