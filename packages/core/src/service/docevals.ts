@@ -15,14 +15,14 @@ import type { DocevalsOptions } from './types.js';
 type AnyOperation = (organizationId: string, input?: any) => Promise<unknown> | AsyncIterable<unknown>;
 
 /** Every operation checks the caller's organization first: the transports pass what `authenticate` returned. */
-function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T): T {
+function scoped<T extends { [K in keyof T]: AnyOperation }>(operations: T, group = ''): T {
   const out: Record<string, AnyOperation> = {};
   for (const [name, operation] of Object.entries(operations) as Array<[string, AnyOperation]>) {
     out[name] = (organizationId: string, input?: unknown) => {
       if (typeof organizationId !== 'string' || organizationId.length === 0 || organizationId === JOBS_SCOPE || organizationId === SECRETS_SCOPE) {
         const error = new DocevalsError('unauthorized', 'An organization is required: authenticate first.');
         // A stream operation answers as a stream does: its iteration fails.
-        if (name === 'events') return (async function* () { throw error; })();
+        if (STREAMS.has(`${group}${name}`)) return (async function* () { throw error; })();
         return Promise.reject(error);
       }
       return operation(organizationId, input);
@@ -51,7 +51,7 @@ export function assembleDocevals(
       leaderboard: analyses.leaderboard,
       matrix: analyses.matrix,
       documents: { ...scoped(documentOperations(ctx)), import: analyses.importAnnotations },
-      iterations: { ...scoped(iterationOperations(ctx)), fields: analyses.fields, export: analyses.export, distances: analyses.distances },
+      iterations: { ...scoped(iterationOperations(ctx), 'evals.iterations.'), fields: analyses.fields, export: analyses.export, distances: analyses.distances },
     },
     processors: scoped(processorOperations(ctx)),
     /**

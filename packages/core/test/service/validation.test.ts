@@ -86,6 +86,14 @@ describe('validation: every rule has its code and path, and changes nothing', ()
     });
   }
 
+  it('without an organization, the event stream fails as a stream (its iteration throws), the others reject', async () => {
+    const docevals = makeService();
+    const stream = docevals.evals.iterations.events('', { evaluation_id: 'e', iteration_id: 'i' });
+    expect(Symbol.asyncIterator in stream).toBe(true);
+    await expect((async () => { for await (const _ of stream) void _; })()).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(docevals.evals.iterations.get('', { evaluation_id: 'e', iteration_id: 'i', view: 'summary' })).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+
   it('refuses a schema whose structure changed once iterations exist, naming both ids', async () => {
     const docevals = makeService();
     const evaluation = await seeded(docevals);
