@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DocevalsError } from '@docevals/core';
+import { DocevalsError, readApiKey } from '@docevals/core';
 import { errorResponse } from '@docevals/rest';
 import { formatDocevalsError, toTRPCError } from '@docevals/trpc';
 import type { Redis } from 'ioredis';
@@ -20,15 +20,6 @@ export type RateLimitDecision = { refused: Response } | { headers: Record<string
 const BURST_WINDOW_SECONDS = 10;
 /** JSON-RPC code of tRPC's TOO_MANY_REQUESTS. */
 const TRPC_TOO_MANY_REQUESTS = -32029;
-
-/** The API key a request sends (`Api-Key`, or `Authorization: Bearer`), or null. */
-function keyOf(request: Request): string | null {
-  const apiKey = request.headers.get('api-key');
-  if (apiKey) return apiKey;
-  const authorization = request.headers.get('authorization');
-  const bearer = authorization && /^Bearer\s+(.+)$/i.exec(authorization.trim());
-  return bearer ? bearer[1]! : null;
-}
 
 /**
  * A per-key rate limit over rate-limiter-flexible (a token bucket in its bursty form: `perSecond` steady plus `burst`
@@ -59,7 +50,7 @@ export function createRateLimit(
   });
 
   return async (request, transport) => {
-    const key = keyOf(request);
+    const key = readApiKey(request);
     if (!key) return null;
     const id = createHash('sha256').update(key).digest('base64url').slice(0, 22);
     try {

@@ -181,12 +181,11 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       }
       return code;
     };
-    const prefix = basePath === '/' ? '' : basePath;
     const asset = (body: string, type: string) =>
       new Response(body, { status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
     app.get('/docs', async () => {
       await renderer();
-      return new Response(docsPage(prefix), {
+      return new Response(docsPage(mountPrefix), {
         status: 200,
         headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff' },
       });
@@ -247,7 +246,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     }
     if (endpoint.background && (body as { background?: unknown }).background === true) {
       const id = (result as { id: string }).id;
-      const location = `${basePath === '/' ? '' : basePath}/v1/evals/${encodeURIComponent(c.req.param('evaluation_id')!)}/iterations/${encodeURIComponent(id)}`;
+      const location = `${mountPrefix}/v1/evals/${encodeURIComponent(c.req.param('evaluation_id')!)}/iterations/${encodeURIComponent(id)}`;
       return c.json(result, 202, { location });
     }
     // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
