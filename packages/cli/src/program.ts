@@ -60,7 +60,7 @@ async function loadConfig(path: string, explicit: boolean): Promise<CliConfig> {
 }
 
 /** The providers (as PROVIDERS of @docevals/core, which `--help` does not load). */
-const PROVIDER_NAMES = ['OpenAI', 'Anthropic', 'Gemini', 'xAI'] as const;
+export const PROVIDER_NAMES = ['OpenAI', 'Anthropic', 'Gemini', 'xAI'] as const;
 
 const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 

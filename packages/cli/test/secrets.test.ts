@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localRulesExtractor, type Extractor } from '@docevals/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROVIDERS } from '@docevals/core/internal';
+import { PROVIDER_NAMES } from '../src/program.js';
 import { API_KEY, ORG, runCli, startServer, type TestServer } from './support/harness.js';
 
 const KEY = 'sk-ant-cli-0123456789abcdef';
@@ -126,6 +128,10 @@ describe('docevals secrets without a master key', () => {
       const ls = await runCli(['--url', server.url, '--api-key', API_KEY, 'secrets', 'ls'], { cwd: dir });
       expect(ls.code).toBe(3);
       expect(ls.stderr).toMatch(/501 not_configured: Organization secrets are not configured on this server/);
+      // The server is asked before the key is: nobody types a key a server cannot keep (stdin left open: no key comes).
+      const set = await runCli(['--url', server.url, '--api-key', API_KEY, 'secrets', 'set', 'OpenAI'], { cwd: dir, stdinOpen: true, timeoutMs: 20_000 });
+      expect(set.code).toBe(3);
+      expect(set.stderr).toMatch(/not_configured/);
       const local = await runCli(['--data-dir', join(dir, 'local'), 'secrets', 'set', 'OpenAI'], { cwd: dir, input: KEY });
       expect(local.code).toBe(2);
       expect(local.stderr).toContain('organization secrets are kept by a server');
@@ -134,4 +140,8 @@ describe('docevals secrets without a master key', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+it("--help's provider list is core's (written out there so that --help does not load the core)", () => {
+  expect([...PROVIDER_NAMES]).toEqual([...PROVIDERS]);
 });

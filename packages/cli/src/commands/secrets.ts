@@ -69,6 +69,9 @@ export async function setSecret(client: DocevalsClient, name: SecretName, option
   if (name === CUSTOM_PROVIDER && (!options.baseUrl || !options.models)) {
     throw new CliError('secrets set custom needs --base-url URL and --models NAME[,NAME...] (the model names the endpoint serves)', EXIT.usage);
   }
+  // Asked first: a store that keeps no secrets (a local folder, a server without a master key) says so before anyone
+  // types a key.
+  await client.listSecrets();
   const key = await readKey(name, options, source);
   if (name === CUSTOM_PROVIDER) {
     const models = options.models!.split(',').map((m) => m.trim()).filter((m) => m !== '');

@@ -28,15 +28,27 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `docevals ...args` as a subprocess without a TTY (stdin: `input`, then closed). */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliResult> {
+/**
+ * Runs `docevals ...args` as a subprocess without a TTY (stdin: `input`, then closed; `stdinOpen`: left open, as a
+ * person who has not typed yet; the command is killed after `timeoutMs`, its code then 1).
+ */
+export function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; input?: string; stdinOpen?: boolean; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       cliCommand[0],
       [...cliCommand.slice(1), ...args],
-      { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', DOCEVALS_URL: '', DOCEVALS_API_KEY: '', ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: options.cwd,
+        env: { ...process.env, NO_COLOR: '1', DOCEVALS_URL: '', DOCEVALS_API_KEY: '', ...options.env },
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      },
       (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ).stdin?.end(options.input ?? '');
+    );
+    if (!options.stdinOpen) child.stdin?.end(options.input ?? '');
   });
 }
 
