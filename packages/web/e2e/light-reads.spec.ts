@@ -47,6 +47,8 @@ test("a document's page reads its prediction in one call, by the document's id",
   const calls = recordCalls(page);
   await page.goto(new URL(`/evals/${evaluation.id}/documents/${document.id}`, page.url()).href);
   await expect(page.getByText(`document similarity ${expected.toFixed(3)}`)).toBeVisible();
+  // The iterations come with the evaluation's summary the page reads anyway.
+  expect(calls.map((call) => call.path)).not.toContain('evals.iterations.listSummaries');
   const predictions = calls.filter((call) => call.path === 'evals.iterations.predictions');
   expect(predictions).toEqual([
     { path: 'evals.iterations.predictions', input: { evaluation_id: evaluation.id, iteration_id: last.id, document_ids: [document.id], limit: 1 } },

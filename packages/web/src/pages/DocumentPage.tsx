@@ -18,8 +18,9 @@ export function DocumentPage() {
   const { evaluationId = '', documentId = '' } = useParams();
   const trpc = useTRPC();
   const document = useQuery(trpc.evals.documents.get.queryOptions({ evaluation_id: evaluationId, document_id: documentId }));
-  const iterations = useQuery(trpc.evals.iterations.listSummaries.queryOptions({ evaluation_id: evaluationId }));
-  const list = iterations.data?.data ?? [];
+  // The evaluation's summary: its schema (the ground-truth form) and its iterations' summaries, in one read.
+  const summary = useQuery(trpc.evals.getSummary.queryOptions({ evaluation_id: evaluationId }));
+  const list = summary.data?.iterations ?? [];
   const [chosen, setChosen] = useState<string | null>(null);
   const iterationId = chosen ?? list.at(-1)?.id ?? null;
   const iterationSelect = useId();
@@ -35,7 +36,6 @@ export function DocumentPage() {
   // Ground truth or a prediction in Japanese gets the CJK font too (the content's text: DocumentContent).
   const annotationText = document.data ? JSON.stringify(document.data.annotation) : undefined;
   useEffect(() => loadCjkFontFor(annotationText), [annotationText]);
-  const summary = useQuery(trpc.evals.getSummary.queryOptions({ evaluation_id: evaluationId }));
   const chosenIteration = list.find((iteration) => iteration.id === iterationId);
 
   const evalPath = `/evals/${encodeURIComponent(evaluationId)}`;
