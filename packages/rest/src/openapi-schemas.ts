@@ -216,20 +216,10 @@ export const ErrorSchema = named('Error', z
   });
 
 export const ApiCostSchema = named('ApiCost', documented(apiCostSchema, {
-  value: 'The cost of the call(s) that produced the data, in `currency`.',
-  currency: 'An ISO 4217 currency code (`USD`).',
 }), { description: 'What producing the data cost.' });
 
 export const PredictionMetadataSchema = named('PredictionMetadata', documented(metadataSchema, {
-  extraction_id: 'The id of the extraction run that produced the data (`extr_...`), or null.',
-  likelihoods:
-    'Per-field confidence between 0 and 1, in the tree of the data (`{"total": 0.97}`), or null where the model gave none.',
-  field_locations: 'Where each field was found in the document, in the tree of the data, when the extractor says so.',
-  agentic_field_locations: 'Field locations found by an agentic extractor, in the tree of the data.',
-  consensus_details:
-    'With `n_consensus` ≥ 2: one object per run, the run\'s raw output (docs/spec/consensus.md). Null for one run.',
   api_cost: orNull(ApiCostSchema, 'What the extraction cost, or null when unknown.').optional(),
-  error: 'Why the extraction failed (the prediction is then `{}`); absent when it succeeded.',
 }), {
   description:
     'Metadata of a prediction, or of an annotation (`annotation_metadata`). Other keys a host adds are kept as they are.',
@@ -275,40 +265,26 @@ export const DefaultInferenceSettingsSchema = named('DefaultInferenceSettings', 
 });
 
 export const ListMetadataSchema = named('ListMetadata', documented(listMetadataSchema, {
-  before: 'Pass as `before` to get the page before this one; null on the first page.',
-  after: 'Pass as `after` to get the next page; null on the last page.',
 }), { description: 'The cursors of a page: ids of the first and last item, where more items exist.' });
 
 export const DeletedSchema = named('Deleted', documented(deletedSchema, {
-  id: 'The id of the deleted object.',
-  deleted: 'Always true.',
-  success: 'Always true: `deleted` again, for clients typed after the reference SDK (`{success, id}`).',
 }), { description: 'A deletion\'s answer.' });
 
 // Documents
 
 const responseMimeData = named('MimeData', documented(documentSchema.shape.mime_data, {
-  filename: 'The file name.',
-  url: 'The file\'s content as a base64 data URL (`data:<mime>;base64,...`), rebuilt from the file store.',
 }), { description: 'A file: its name and its content.' });
 
 export const EvaluationDocumentSchema = named('EvaluationDocument', documented(documentSchema, {
-  id: 'The document\'s id: its `file_id`, a hash of its content (`file_...`). The same file has the same id everywhere.',
   mime_data: ref(responseMimeData, 'The file.'),
-  annotation: 'The ground truth: what a perfect extraction returns, in the shape of the evaluation\'s json_schema.',
   annotation_metadata: orNull(PredictionMetadataSchema, 'Metadata of the annotation, or null.'),
 }), { description: 'A document of an evaluation, with its ground-truth annotation.' });
 
 const inputMimeData = named('MimeDataInput', documented(documentInputSchema.shape.mime_data, {
-  filename: 'The file name (1 to 1024 characters); its extension and the data URL\'s media type tell the file type.',
-  url: 'The content as a base64 data URL (`data:application/pdf;base64,...`). Leave out to refer to a stored file by `file_id`.',
-  file_id: 'A file this organization already stored (a document `id` from a response), instead of `url`.',
 }), { description: 'A file: its name, and either its content (`url`) or a stored file (`file_id`).' });
 
 export const DocumentInputSchema = named('DocumentInput', documented(documentInputSchema, {
-  id: 'The `file_id` of a stored file, to refer to it instead of sending `mime_data.url`; when `url` is sent too, it must match the content.',
   mime_data: ref(inputMimeData, 'The file: its content, or a stored one.'),
-  annotation: 'The ground truth, in the shape of the evaluation\'s json_schema. Defaults to `{}`.',
   annotation_metadata: orNull(PredictionMetadataSchema, 'Metadata of the annotation.').optional(),
 }), { description: 'A document in a request: its file and its ground-truth annotation.' });
 
@@ -328,11 +304,6 @@ const SCHEMA_ISSUES = z
   .meta({ description: 'When `schema_valid` is false: the first issues (at most 5).' });
 
 export const OutcomeCountsSchema = named('OutcomeCounts', documented(outcomeCountsSchema, {
-  documents: 'Documents in the evaluation.',
-  succeeded: 'Labeled documents with a prediction.',
-  failed: 'Labeled documents whose extraction failed: each counts 0 in the means.',
-  unlabeled: 'Documents without ground truth (annotation `{}` or only empty values), whatever their outcome: in no mean.',
-  pending: 'Labeled documents without an outcome yet.',
 }), { description: 'An iteration\'s documents by outcome, as its figures count them (docs/spec/metrics.md section 5).' });
 
 const HONEST_FIGURES = {
@@ -350,8 +321,6 @@ const HONEST_FIGURES = {
 } as const;
 
 export const PredictionSchema = named('Prediction', documented(predictionSchema, {
-  document_id: 'The document this prediction is for (its `id`).',
-  prediction: 'The extracted data, in the shape of the iteration\'s json_schema; `{}` when the extraction failed or has not run.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null for a document that has not run yet.'),
   schema_valid: SCHEMA_VALID,
   schema_issues: SCHEMA_ISSUES,
@@ -360,20 +329,8 @@ export const PredictionSchema = named('Prediction', documented(predictionSchema,
 const SIMILARITY_TREE = 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.';
 
 export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema, {
-  id: 'The document\'s id.',
-  name: 'The document\'s file name.',
-  similarity: 'Similarity of the prediction to the annotation, 0 (nothing right) to 1 (identical): the mean of the leaves.',
   similarities: SIMILARITY_TREE,
-  flat_similarities: 'The same similarities keyed by dotted path (`items.0.price`).',
-  aligned_similarity: 'Similarity after matching list items to their closest counterpart, ignoring order (docs/spec/metrics.md).',
   aligned_similarities: `${SIMILARITY_TREE} With list items aligned.`,
-  aligned_flat_similarities: 'The aligned similarities keyed by dotted path.',
-  alignment:
-    'Present as `positional_fallback` when aligning this document\'s lists would have passed the work budget ' +
-    '(docs/spec/limits.md): the aligned figures are then the positional ones.',
-  levenshtein:
-    'Present as `equality_fallback` when comparing this document\'s strings would have passed the Levenshtein work ' +
-    'budget (docs/spec/limits.md): strings compared past it score 1 when equal after normalization, else 0.',
 }), { description: 'How close one document\'s prediction is to its annotation.' });
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {
@@ -395,35 +352,27 @@ export const IterationUsageSchema = named('IterationUsage', documented(iteration
 }), { description: 'What an iteration consumed.' });
 
 export const IterationSchema = named('Iteration', documented(iterationSchema, {
-  id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
   updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
   inference_settings: ref(InferenceSettingsSchema, 'The settings it ran with: its request\'s over the evaluation\'s defaults over the service\'s.'),
-  json_schema: 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.',
   predictions: z.array(PredictionSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
   metric_results: ref(MetricResultsSchema, 'Its predictions scored against the annotations.'),
   schema_data_id: SCHEMA_DATA_ID,
   schema_id: SCHEMA_ID,
-  status: '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled` (docs/spec/jobs.md).',
   progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
   started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
   finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
-  error: 'Why the whole iteration failed; null otherwise.',
   usage: ref(IterationUsageSchema, 'Tokens and cost so far.'),
 }), { description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
 
 
 export const IterationSummarySchema = named('IterationSummary', documented(iterationSummarySchema, {
-  id: 'The iteration\'s id (`eval_iter_...`), unique within the organization.',
   updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
   created_at: dateTime('When the iteration was created (ISO 8601, UTC).'),
   inference_settings: ref(InferenceSettingsSchema, 'The settings it runs with.'),
-  json_schema: 'The JSON Schema the iteration extracts with.',
   schema_data_id: SCHEMA_DATA_ID,
   schema_id: SCHEMA_ID,
-  status: '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled`.',
   started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
   finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
-  error: 'Why the whole iteration failed; null otherwise.',
   progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
   usage: ref(IterationUsageSchema, 'Tokens and cost so far.'),
   metric_results: documented(iterationSummarySchema.shape.metric_results, HONEST_FIGURES).meta({
@@ -448,10 +397,7 @@ export const IterationViewSchema = named('IterationView', z.union([IterationSche
 // Evaluations
 
 export const EvaluationSchema = named('Evaluation', documented(evaluationSchema, {
-  id: 'The evaluation\'s id (`eval_...`, or the one the creator chose).',
   updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
-  name: 'A name for people.',
-  project_id: 'A free grouping key (`""` when none); filter lists with it.',
   documents: z.array(EvaluationDocumentSchema).meta({ description: 'The documents with their annotations, in order.' }),
   iterations: z.array(IterationSchema).meta({ description: 'Every iteration, oldest first.' }),
   json_schema: JSON_SCHEMA,
@@ -464,16 +410,7 @@ export const EvaluationSchema = named('Evaluation', documented(evaluationSchema,
 const UNLABELED_COUNT = 'Documents without ground truth (annotation `{}` or only empty values): in no mean until annotated.';
 
 export const DocumentSummarySchema = named('DocumentSummary', documented(documentSummarySchema, {
-  id: 'The document\'s id: its `file_id`.',
-  filename: 'The file name it came with.',
-  mime_type: 'The media type of its content.',
-  size: 'The size of its content in bytes.',
   mime_data: ref(named('MimeDataLink', documented(documentSummarySchema.shape.mime_data, {
-    filename: 'The file name.',
-    url:
-      'The path of the file\'s content on this server, `/v1/evals/{evaluation_id}/documents/{document_id}/content` ' +
-      'under the API\'s base path when it is mounted under one (`/evals/v1/...`), authenticated like every call; not a ' +
-      'data URL: lists stay light.',
   }), { description: 'A file: its name and where to read its content.' }), 'The interface\'s `{filename, url}`, the url a path to the content.'),
 }), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
 
@@ -578,32 +515,17 @@ export const DistancesPathSchema = documented(iterationIdInputSchema.extend({ do
   document_id: DOCUMENT_ID,
 });
 
-const LIST_QUERY = {
-  limit: 'How many items a page holds, 1 to 100.',
-  order: 'By `updated_at` then id: `desc` (newest first, the default) or `asc`.',
-  before: 'A cursor: the `list_metadata.before` of the current page, for the page before it.',
-  after: 'A cursor: the `list_metadata.after` of the current page, for the page after it.',
-} as const;
-
 export const ListEvaluationsQuerySchema = documented(listEvaluationsInputSchema, {
-  ...LIST_QUERY,
-  project_id: 'Only evaluations with this project_id (exact match).',
-  name: 'Only evaluations with this name (exact match).',
-  schema_id: 'Only evaluations whose json_schema has this schema_id (the exact schema).',
-  schema_data_id: 'Only evaluations whose json_schema has this schema_data_id (the same structure).',
   expand: '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.',
 });
 
 export const ListDocumentsQuerySchema = documented(listDocumentsInputSchema.omit({ evaluation_id: true }), {
-  ...LIST_QUERY,
-  order: 'In the evaluation\'s document order (`asc`, the default) or its reverse (`desc`).',
   expand: '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.',
 });
 
 const VIEW = '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).';
 
 export const ListIterationsQuerySchema = documented(listIterationsInputSchema.omit({ evaluation_id: true }), {
-  model: 'Only iterations whose inference_settings.model is exactly this.',
   view: VIEW,
 });
 
@@ -629,33 +551,20 @@ export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.
 });
 
 export const ListProcessorsQuerySchema = documented(listProcessorsInputSchema, {
-  ...LIST_QUERY,
-  name: 'Only processors with this name (exact match).',
-  modality: 'Only processors with this modality.',
-  model: 'Only processors with this model (exact match).',
-  schema_id: 'Only processors whose json_schema has this schema_id (the exact schema).',
-  schema_data_id: 'Only processors whose json_schema has this schema_data_id (the same structure).',
 });
 
 // Request bodies
 
 const ImportedPredictionSchema = named('ImportedPrediction', documented(importedIterationInputSchema.shape.predictions.unwrap().element, {
-  document_id: 'The document it belongs to; left out, predictions match documents by position.',
-  prediction: 'The extracted data. Defaults to `{}`.',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.').optional(),
 }), { description: 'A prediction imported as it is.' });
 
 export const ImportedIterationSchema = named('ImportedIteration', documented(importedIterationInputSchema, {
-  id: 'The iteration\'s id; one is made when left out.',
   inference_settings: ref(InferenceSettingsInputSchema, 'The settings it ran with.', {}).optional(),
-  json_schema: 'The JSON Schema it ran with: defaults to the evaluation\'s; must have the same schema_data_id.',
   predictions: z.array(ImportedPredictionSchema).default([]).meta({ description: 'One per document; their metrics are computed.' }),
 }), { description: 'An iteration run elsewhere, imported with its predictions.' });
 
 export const CreateEvaluationBodySchema = named('CreateEvaluationRequest', documented(createEvaluationInputSchema, {
-  id: 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.',
-  name: 'A name for people, 1 to 512 characters.',
-  project_id: 'A free grouping key, up to 256 characters. Defaults to `""`.',
   documents: z.array(DocumentInputSchema).default([]).meta({ description: 'The documents with their annotations (at most 10,000). Their files are stored once.' }),
   iterations: z.array(ImportedIterationSchema).default([]).meta({ description: 'Iterations to import as they are.' }),
   json_schema: JSON_SCHEMA,
@@ -664,8 +573,6 @@ export const CreateEvaluationBodySchema = named('CreateEvaluationRequest', docum
 }), { description: 'A new evaluation. `updated_at`, `schema_id` and `schema_data_id` are computed; values sent for them are ignored.' });
 
 export const UpdateEvaluationBodySchema = named('UpdateEvaluationRequest', documented(updateEvaluationInputSchema.omit({ evaluation_id: true }), {
-  name: 'A new name, 1 to 512 characters.',
-  project_id: 'A new project_id.',
   json_schema: `${JSON_SCHEMA} With iterations, its schema_data_id must stay the same (409 otherwise).`,
   default_inference_settings: ref(InferenceSettingsInputSchema, 'New default settings (they replace the old ones).').optional(),
 }), { description: 'The fields to change; omitted fields stay as they are.' });
@@ -680,8 +587,6 @@ export const UpdateDocumentBodySchema = named('UpdateDocumentRequest', documente
 
 export const CreateIterationBodySchema = named('CreateIterationRequest', documented(createIterationInputSchema.omit({ evaluation_id: true }), {
   inference_settings: ref(InferenceSettingsInputSchema, 'The settings to run with, over the evaluation\'s defaults.', {}).optional(),
-  json_schema: 'A JSON Schema for this iteration only (other prompts): it must have the evaluation\'s schema_data_id. Defaults to the evaluation\'s.',
-  background: '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.',
 }), { description: 'The settings of a new iteration.' });
 
 export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
@@ -704,7 +609,6 @@ const PROCESSOR_FIELDS = {
 
 export const CreateProcessorBodySchema = named('CreateProcessorRequest', documented(createProcessorInputSchema, {
   ...PROCESSOR_FIELDS,
-  id: 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.',
   model: createProcessorInputSchema.shape.model.meta({ description: 'The model to run, as served by one of the host\'s extractors.' }),
 }), { description: 'A new processor: name, model and json_schema required, the other settings default.' });
 
@@ -720,8 +624,6 @@ export const UpdateProcessorBodySchema = named('UpdateProcessorRequest', documen
 
 export const SubmitDocumentBodySchema = named('SubmitDocumentRequest', documented(submitProcessorInputSchema.omit({ processor_id: true }), {
   document: ref(named('SubmittedDocument', documented(submitProcessorInputSchema.shape.document, {
-    filename: 'The file name; its extension and the data URL\'s media type tell the file type.',
-    url: 'The content as a base64 data URL (`data:application/pdf;base64,...`).',
   }), { description: 'A document to extract: its name and content.' }), 'The document to extract.'),
 }), { description: 'One document to run the processor on. Nothing is stored.' });
 
@@ -759,9 +661,6 @@ export const UpdateIterationBodySchema = named(
 export const DocumentDistancesSchema = named(
   'DocumentDistances',
   documented(documentDistancesSchema, {
-    distances: 'Per-field distance, 1 − similarity (0 = identical, 1 = nothing in common), in the tree of the item metric\'s `similarities`.',
-    mean_distance: 'The document\'s distance: 1 − its `similarity`.',
-    metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
   }),
   { description: 'How far one document\'s prediction is from its annotation in an iteration.' },
 );
@@ -784,13 +683,6 @@ export const HealthSchema = named('Health', z
 // Models
 
 export const ModelSchema = named('Model', documented(modelSchema, {
-  id: 'The exact model name, or the pattern as registered: a `*` glob (`gpt-*`) or a RegExp written `/source/flags`.',
-  extractor: 'The `name` of the extractor that serves it.',
-  pattern: 'True when `id` is a pattern that matches many names, false for one exact name.',
-  modalities: 'The modalities the extractor reads with this model (`text`, `image`, `image+text`, `native`); null when the extractor does not say.',
-  provider:
-    'The provider that serves it for the calling organization, with its own key or the host\'s (`OpenAI`, `Anthropic`, ' +
-    '`Gemini`, `xAI`, `custom` for its own endpoint); null for a model that needs no provider key.',
 }), { description: 'A model (or a pattern of model names) the calling organization can run now on this host.' });
 
 export const ModelListSchema = named('ModelList', documented(modelListSchema, {
@@ -802,43 +694,20 @@ export const ModelListSchema = named('ModelList', documented(modelListSchema, {
 const FIELD = 'The field: a leaf path of the metrics with list items written `*` (`line_items.*.amount`).';
 
 export const AnalysisCountsSchema = named('AnalysisCounts', documented(analysisCountsSchema, {
-  succeeded: 'Labeled documents with a prediction.',
-  failed: 'Labeled documents whose extraction failed: each counts 0.',
-  unlabeled: 'Documents without ground truth: in no figure.',
-  pending: 'Labeled documents without a prediction yet: in no figure.',
 }), { description: 'Documents by outcome (docs/spec/analysis.md).' });
 
 export const CalibrationBinSchema = named('CalibrationBin', documented(calibrationBinSchema, {
-  lower: 'Lowest likelihood of the bin (included).',
-  upper: 'Highest likelihood of the bin (excluded, except 1 in the last bin).',
-  count: 'Scored leaves whose likelihood falls in the bin.',
-  mean_likelihood: 'Their mean likelihood; null when the bin is empty.',
-  exact_rate: 'Share of them that scored 1 (exact); null when the bin is empty.',
 }), { description: 'One bin of a reliability table.' });
 
 export const CalibrationSchema = named('Calibration', documented(calibrationSchema, {
-  ece: 'Expected calibration error: Σ count/total × |mean_likelihood − exact_rate| over the bins, 0 (calibrated) to 1.',
   bins: z.array(CalibrationBinSchema).meta({ description: 'Ten bins of 0.1, lowest first.' }),
 }), { description: 'How far the likelihoods (consensus or logprobs) match how often the fields are exact (docs/spec/analysis.md).' });
 
 export const PairedDeltaSchema = named('PairedDelta', documented(pairedDeltaSchema, {
-  n: 'Documents paired (in both iterations).',
-  delta: 'Mean of head − base over them.',
-  ci_low: 'Lower end of the 95% paired bootstrap interval (2,000 resamples, seeded: the same input gives the same interval).',
-  ci_high: 'Upper end of the interval.',
-  significant: 'True when the interval excludes 0.',
 }), { description: 'A paired delta with its 95% bootstrap confidence interval (docs/spec/analysis.md, Comparison).' });
 
 export const FieldStatsSchema = named('FieldStats', documented(fieldStatsSchema, {
   field: FIELD,
-  documents: 'Labeled documents that finished in which the field was scored (a failed one: every field of its annotation).',
-  mean_similarity: 'Mean over those documents of the field\'s mean score in each, a failed document counting 0; null when none scored it.',
-  aligned_mean_similarity: 'The same over the aligned scores (list items matched ignoring order).',
-  exact: 'Documents where every score of the field is 1.',
-  missing: 'Documents where the annotation fills the field and the prediction does not.',
-  unexpected: 'Documents where the prediction fills the field and the annotation does not.',
-  partial: 'The other documents: both sides have something, not all of it right.',
-  failed: 'Documents whose extraction failed: the field counts 0 in them.',
   calibration: orNull(CalibrationSchema, 'The field\'s reliability table; null when no prediction carried likelihoods for it.'),
 }), { description: 'How one field fared over an iteration\'s labeled documents.' });
 
@@ -852,38 +721,16 @@ export const IterationFieldsSchema = named('IterationFields', documented(iterati
 
 export const FieldDeltaSchema = named('FieldDelta', documented(fieldDeltaSchema, {
   field: FIELD,
-  documents: 'Compared documents in which the field was scored on both sides.',
-  base_mean: 'The field\'s mean in the base iteration, over the compared documents.',
-  head_mean: 'The field\'s mean in the head iteration, over the compared documents.',
-  delta: 'head_mean − base_mean: below 0 the field got worse.',
-  base_aligned_mean: 'The aligned mean in the base iteration.',
-  head_aligned_mean: 'The aligned mean in the head iteration.',
-  aligned_delta: 'head_aligned_mean − base_aligned_mean.',
   paired: orNull(PairedDeltaSchema, 'The paired delta over the compared documents that scored the field on both sides, with its interval; null when none did.'),
 }), { description: 'One field in a comparison of two iterations.' });
 
 export const DocumentDeltaSchema = named('DocumentDelta', documented(documentDeltaSchema, {
-  document_id: 'The document (its `file_id`).',
-  filename: 'Its file name.',
-  base_similarity: 'Its similarity in the base iteration.',
-  head_similarity: 'Its similarity in the head iteration.',
-  delta: 'head_similarity − base_similarity.',
-  base_aligned_similarity: 'Its aligned similarity in the base iteration.',
-  head_aligned_similarity: 'Its aligned similarity in the head iteration.',
-  aligned_delta: 'head_aligned_similarity − base_aligned_similarity.',
 }), { description: 'One document in a comparison of two iterations.' });
 
 export const ExcludedDocumentSchema = named('ExcludedDocument', documented(excludedDocumentSchema, {
-  document_id: 'The document (its `file_id`).',
-  filename: 'Its file name.',
-  base_status: 'Its outcome in the base iteration: `succeeded`, `failed`, `pending`, or `unlabeled` (no ground truth).',
-  head_status: 'Its outcome in the head iteration.',
 }), { description: 'A document left out of a comparison: unlabeled, or pending in one of the iterations.' });
 
 export const MeanDeltaSchema = named('MeanDelta', documented(meanDeltaSchema, {
-  base: 'The figure of the base iteration (null when unknown).',
-  head: 'The figure of the head iteration (null when unknown).',
-  delta: 'head − base; null when either is null.',
   paired: orNull(PairedDeltaSchema, 'For the means: the paired delta over the compared documents with its interval; null without documents.').optional(),
 }), { description: 'One figure of two iterations and its change.' });
 
@@ -907,47 +754,23 @@ export const EvaluationComparisonSchema = named('IterationComparison', documente
 }), { description: 'Two iterations of one evaluation compared field by field and document by document.' });
 
 export const LeaderboardRowSchema = named('LeaderboardRow', documented(leaderboardRowSchema, {
-  rank: '1 for the first row in the chosen order.',
-  iteration_id: 'The iteration.',
-  model: 'Its model.',
-  settings: 'Its inference settings that differ between the listed iterations.',
-  mean_similarity: 'Failure-counting mean similarity over its labeled documents (the ranking figure); null when none finished.',
-  aligned_mean_similarity: 'The same over aligned similarities.',
-  succeeded_mean_similarity: 'Mean similarity over its labeled succeeded documents only; null when none.',
-  coverage: 'succeeded / (succeeded + failed); null when none finished.',
-  succeeded: 'Labeled documents whose extraction succeeded.',
-  failed: 'Labeled documents whose extraction failed.',
-  pending: 'Labeled documents without a prediction yet.',
-  unlabeled: 'Documents without ground truth: in no figure.',
-  partial: 'True when labeled documents have no outcome yet.',
-  cost: 'Summed api cost; null when no price was known.',
-  duration_ms: 'finished_at − started_at in milliseconds; null when unknown.',
   created_at: dateTime('When the iteration was created.'),
 }), { description: 'One completed iteration on the leaderboard.' });
 
 export const LeaderboardSchema = named('Leaderboard', documented(leaderboardSchema, {
-  sort: 'The figure the rows are ordered by.',
-  order: '`asc` or `desc`.',
-  differing_settings: 'Names of the inference settings that differ between the iterations (the keys of each row\'s `settings`).',
   rows: z.array(LeaderboardRowSchema).meta({ description: 'Completed iterations in the chosen order; rows without the figure last.' }),
 }), { description: 'An evaluation\'s completed iterations ranked.' });
 
 export const MatrixIterationSchema = named('MatrixIteration', documented(matrixIterationSchema, {
-  id: 'The iteration.',
-  model: 'Its model.',
-  status: 'Its status (`queued`, `running`, `completed`, `failed`, `cancelled`).',
 }), { description: 'A column of the matrix: one iteration.' });
 
 export const MatrixRowSchema = named('MatrixRow', documented(matrixRowSchema, {
-  document_id: 'The document.',
-  filename: 'Its file name.',
   similarities: z.array(z.number().nullable()).meta({
     description: 'Its similarity in each iteration, in the order of `iterations` (current metrics); null where `statuses` says failed or pending.',
   }),
   statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])).meta({
     description: 'Its outcome in each iteration, in the order of `iterations`: `pending` when it has no prediction there.',
   }),
-  labeled: 'Whether the document has ground truth; an unlabeled one is in no iteration\'s mean.',
 }), { description: 'A row of the matrix: one document.' });
 
 export const MatrixSchema = named('Matrix', documented(matrixSchema, {
@@ -957,45 +780,25 @@ export const MatrixSchema = named('Matrix', documented(matrixSchema, {
 }), { description: 'One page of an evaluation\'s documents x iterations similarities.' });
 
 export const MatrixQuerySchema = documented(matrixInputSchema.omit({ evaluation_id: true }), {
-  limit: 'Documents per page, 1 to 1,000 (100).',
-  after: 'A document id: the page starts just after it (`list_metadata.after` of the previous page).',
 });
 
 export const CompareQuerySchema = documented(compareInputSchema.omit({ evaluation_id: true }), {
-  base: 'The iteration to compare from.',
-  head: 'The iteration to compare to.',
-  threshold: 'A change of a document\'s similarity smaller than this counts as unchanged, 0 to 1 (0.01).',
 });
 
 export const LeaderboardQuerySchema = documented(leaderboardInputSchema.omit({ evaluation_id: true }), {
-  sort: '`mean_similarity` (the default), `aligned_mean_similarity`, `cost`, `duration_ms`, `failed` or `created_at`.',
-  order: '`asc` or `desc`; by default descending for means, ascending for cost, duration and failures.',
 });
 
 export const ExportQuerySchema = documented(exportInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
-  format: '`csv` (the default) or `jsonl`.',
-  raw: 'CSV only. By default a text cell beginning with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `\'` so that a spreadsheet cannot run it as a formula (OWASP, CSV injection); `true` writes every cell exactly as stored. JSONL is always raw.',
 });
 
 export const ImportAnnotationsBodySchema = named('ImportAnnotationsRequest', documented(importAnnotationsInputSchema.omit({ evaluation_id: true }), {
-  format: '`jsonl` (one `{"document_id" | "filename", "annotation"}` per line) or `csv` (a `document_id` or `filename` column and one column per leaf path).',
-  content: 'The file\'s text, at most 32 MiB.',
-  validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced). Default true.',
-  dry_run: 'A preview: every row is checked and answered as the import would answer it, and nothing is written. Default false.',
 }), { description: 'An annotations file. The body may also be the file itself, as `text/csv` or `application/x-ndjson` (`?validate=false` to skip checks, `?dry_run=true` for a preview).' });
 
 export const ImportRowResultSchema = named('ImportRowResult', documented(importRowResultSchema, {
-  row: 'The line (JSONL) or record after the header (CSV), from 1.',
-  document_id: 'The document the row updated or named; null when it named none.',
-  filename: 'The file name the row named, if it named one.',
-  status: '`updated`, or `refused` (nothing of the row was applied).',
   issues: z.array(z.object({ path: z.string().meta({ description: 'Where, as `row.column`.' }), message: z.string().meta({ description: 'What is wrong.' }) })).meta({ description: 'Why the row was refused.' }),
 }), { description: 'What became of one row of an annotations file.' });
 
 export const ImportAnnotationsResultSchema = named('ImportAnnotationsResult', documented(importAnnotationsResultSchema, {
-  dry_run: 'True for a preview (`dry_run`): nothing was written, `updated` counts the rows that would be.',
-  updated: 'Rows applied (in a preview: that would be applied).',
-  refused: 'Rows refused.',
   rows: z.array(ImportRowResultSchema).meta({ description: 'Every row, in the file\'s order.' }),
 }), { description: 'The outcome of an annotations import.' });
 
@@ -1037,7 +840,6 @@ const LAST_UPDATED = 'When the organization last set it; null when none is confi
 
 export const ExternalApiKeySchema = named('ExternalAPIKey', documented(externalApiKeySchema, {
   provider: PROVIDER,
-  is_configured: 'Whether the organization stored a key for it (the key itself is never answered).',
   last_updated: LAST_UPDATED,
 }), { description: 'What is known of an organization\'s key for a provider: never the key.' });
 
@@ -1047,29 +849,19 @@ export const ExternalApiKeyListSchema = named('ExternalAPIKeyList', z.array(Exte
 
 export const ExternalApiKeyDeletedSchema = named('ExternalAPIKeyDeleted', documented(externalApiKeyDeletedSchema, {
   provider: PROVIDER,
-  deleted: 'Whether there was a key to remove.',
-  success: 'Always true.',
 }), { description: 'A key removal\'s answer.' });
 
 export const CreateExternalApiKeyBodySchema = named('CreateExternalAPIKey', documented(createExternalApiKeyInputSchema, {
   provider: PROVIDER,
-  api_key: 'The key, stored encrypted (AES-256-GCM under the server\'s master key) and never answered.',
 }), { description: 'A provider key to store for the calling organization.' });
 
 export const ProviderPathSchema = documented(externalApiKeyRefInputSchema, { provider: PROVIDER });
 
 export const CustomEndpointSchema = named('CustomEndpoint', documented(customEndpointSchema, {
-  is_configured: 'Whether the organization has one.',
-  base_url: 'Its base URL (a user or password in it masked); null when none.',
-  models: 'The model names it serves, run as `custom/<name>`.',
-  has_api_key: 'Whether a key was stored with it (never answered).',
   last_updated: LAST_UPDATED,
 }), { description: 'The organization\'s own OpenAI-compatible endpoint: never its key.' });
 
 export const SetCustomEndpointBodySchema = named('SetCustomEndpoint', documented(setCustomEndpointInputSchema, {
-  base_url: 'An http(s) OpenAI-compatible base URL, such as `http://localhost:11434/v1`.',
-  api_key: 'Its key, when it needs one: stored encrypted, never answered.',
-  models: 'The model names it serves; they run as `custom/<name>`.',
 }), { description: 'The organization\'s own OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure).' });
 
 export const CustomEndpointDeletedSchema = named('CustomEndpointDeleted', z.object({

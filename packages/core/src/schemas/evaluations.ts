@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { documentInputSchema, documentSchema, documentSummarySchema, expandField, validateAnnotationsField } from './documents.js';
 import { DEFAULT_INFERENCE_SETTINGS, defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
 import { importedIterationInputSchema, iterationSchema, iterationSummarySchema } from './iterations.js';
@@ -8,9 +9,9 @@ import { LIMITS } from '../limits.js';
 
 /** POST /v1/evals (docs/spec/interface.md 4.1). Computed fields a client sends (updated_at, ids) are ignored. */
 export const createEvaluationInputSchema = z.object({
-  id: clientId.optional(),
-  name: z.string().min(1, 'name must not be empty').max(512),
-  project_id: z.string().max(256).default(''),
+  id: described(clientId.optional(), 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.'),
+  name: described(z.string().min(1, 'name must not be empty').max(512), 'A name for people, 1 to 512 characters.'),
+  project_id: described(z.string().max(256).default(''), 'A free grouping key, up to 256 characters. Defaults to `""`.'),
   documents: z.array(documentInputSchema).max(LIMITS.maxDocumentsPerRequest).default([]),
   iterations: z.array(importedIterationInputSchema).max(LIMITS.maxIterationsPerRequest).default([]),
   json_schema: jsonObject(),
@@ -22,8 +23,8 @@ export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 /** PATCH /v1/evals/{evaluation_id} (docs/spec/interface.md 4.2): omitted fields stay. */
 export const updateEvaluationInputSchema = z.object({
   evaluation_id: evaluationIdParam,
-  name: z.string().min(1, 'name must not be empty').max(512).optional(),
-  project_id: z.string().max(256).optional(),
+  name: described(z.string().min(1, 'name must not be empty').max(512).optional(), 'A new name, 1 to 512 characters.'),
+  project_id: described(z.string().max(256).optional(), 'A new project_id.'),
   json_schema: jsonObject().optional(),
   default_inference_settings: inferenceSettingsInputSchema.optional(),
 });
@@ -62,19 +63,19 @@ export type GetEvaluationInput = z.input<typeof getEvaluationInputSchema>;
 /** GET /v1/evals: cursor pagination with exact-match filters. */
 export const listEvaluationsInputSchema = z.object({
   ...listQueryFields,
-  project_id: z.string().max(256).optional(),
-  name: z.string().max(512).optional(),
-  schema_id: z.string().max(256).optional(),
-  schema_data_id: z.string().max(256).optional(),
+  project_id: described(z.string().max(256).optional(), 'Only evaluations with this project_id (exact match).'),
+  name: described(z.string().max(512).optional(), 'Only evaluations with this name (exact match).'),
+  schema_id: described(z.string().max(256).optional(), 'Only evaluations whose json_schema has this schema_id (the exact schema).'),
+  schema_data_id: described(z.string().max(256).optional(), 'Only evaluations whose json_schema has this schema_data_id (the same structure).'),
   ...expandField,
 });
 export type ListEvaluationsInput = z.input<typeof listEvaluationsInputSchema>;
 
 export const evaluationSchema = z.object({
-  id: z.string(),
+  id: described(z.string(), 'The evaluation\'s id (`eval_...`, or the one the creator chose).'),
   updated_at: z.string(),
-  name: z.string(),
-  project_id: z.string(),
+  name: described(z.string(), 'A name for people.'),
+  project_id: described(z.string(), 'A free grouping key (`""` when none); filter lists with it.'),
   documents: z.array(documentSchema),
   iterations: z.array(iterationSchema),
   json_schema: jsonObject(),

@@ -8,8 +8,8 @@ import { LIMITS } from '../limits.js';
 
 /** A prediction in a response: one per document of the evaluation, in document order (docs/spec/service.md). */
 export const predictionSchema = z.object({
-  document_id: z.string(),
-  prediction: jsonObject(),
+  document_id: described(z.string(), 'The document this prediction is for (its `id`).'),
+  prediction: described(jsonObject(), 'The extracted data, in the shape of the iteration\'s json_schema; `{}` when the extraction failed or has not run.'),
   metadata: metadataSchema.nullable(),
   /**
    * Whether the prediction validates against the iteration's json_schema (a malformed prediction is still scored
@@ -24,18 +24,20 @@ export type Prediction = z.infer<typeof predictionSchema>;
 const similarityMap = z.record(z.string(), z.unknown());
 
 export const itemMetricSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  similarity: z.number(),
+  id: described(z.string(), 'The document\'s id.'),
+  name: described(z.string(), 'The document\'s file name.'),
+  similarity: described(z.number(), 'Similarity of the prediction to the annotation, 0 (nothing right) to 1 (identical): the mean of the leaves.'),
   similarities: similarityMap,
-  flat_similarities: z.record(z.string(), z.number()),
-  aligned_similarity: z.number(),
+  flat_similarities: described(z.record(z.string(), z.number()), 'The same similarities keyed by dotted path (`items.0.price`).'),
+  aligned_similarity: described(z.number(), 'Similarity after matching list items to their closest counterpart, ignoring order (docs/spec/metrics.md).'),
   aligned_similarities: similarityMap,
-  aligned_flat_similarities: z.record(z.string(), z.number()),
+  aligned_flat_similarities: described(z.record(z.string(), z.number()), 'The aligned similarities keyed by dotted path.'),
   /** Only when alignment ran out of its work budget: the aligned figures are the positional ones. */
-  alignment: z.literal('positional_fallback').optional(),
+  alignment: described(z.literal('positional_fallback').optional(), 'Present as `positional_fallback` when aligning this document\'s lists would have passed the work budget ' +
+    '(docs/spec/limits.md): the aligned figures are then the positional ones.'),
   /** Only when the strings ran out of their Levenshtein work budget: strings past it score 1 if equal, else 0. */
-  levenshtein: z.literal('equality_fallback').optional(),
+  levenshtein: described(z.literal('equality_fallback').optional(), 'Present as `equality_fallback` when comparing this document\'s strings would have passed the Levenshtein work ' +
+    'budget (docs/spec/limits.md): strings compared past it score 1 when equal after normalization, else 0.'),
 });
 export type ItemMetric = z.infer<typeof itemMetricSchema>;
 
@@ -44,11 +46,11 @@ export type ItemMetric = z.infer<typeof itemMetricSchema>;
  * extraction did), and among the labeled ones `succeeded`, `failed` and `pending` (no outcome yet).
  */
 export const outcomeCountsSchema = z.object({
-  documents: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-  unlabeled: z.number().int(),
-  pending: z.number().int(),
+  documents: described(z.number().int(), 'Documents in the evaluation.'),
+  succeeded: described(z.number().int(), 'Labeled documents with a prediction.'),
+  failed: described(z.number().int(), 'Labeled documents whose extraction failed: each counts 0 in the means.'),
+  unlabeled: described(z.number().int(), 'Documents without ground truth (annotation `{}` or only empty values), whatever their outcome: in no mean.'),
+  pending: described(z.number().int(), 'Labeled documents without an outcome yet.'),
 });
 export type OutcomeCounts = z.infer<typeof outcomeCountsSchema>;
 
@@ -116,21 +118,21 @@ const iterationLabelsSchema = z.object({
 });
 
 export const iterationSchema = z.object({
-  id: z.string(),
+  id: described(z.string(), 'The iteration\'s id (`eval_iter_...`), unique within the organization.'),
   updated_at: z.string(),
   inference_settings: inferenceSettingsSchema,
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.'),
   predictions: z.array(predictionSchema),
   metric_results: metricResultsSchema,
   schema_data_id: z.string(),
   schema_id: z.string(),
   /** Job state (docs/spec/jobs.md): imported and finished iterations are `completed`. */
-  status: iterationStatusSchema,
+  status: described(iterationStatusSchema, '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled` (docs/spec/jobs.md).'),
   progress: iterationProgressSchema,
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   /** Why the whole iteration failed (every document failed, or the run stopped on an error), else null. */
-  error: z.string().nullable(),
+  error: described(z.string().nullable(), 'Why the whole iteration failed; null otherwise.'),
   usage: iterationUsageSchema,
   ...iterationLabelsSchema.shape,
 });
@@ -138,14 +140,14 @@ export type Iteration = z.infer<typeof iterationSchema>;
 
 /** An iteration imported with an evaluation: its predictions as they are (docs/spec/service.md, Evaluations). */
 export const importedIterationInputSchema = z.object({
-  id: z.string().min(1).max(256).optional(),
+  id: described(z.string().min(1).max(256).optional(), 'The iteration\'s id; one is made when left out.'),
   inference_settings: inferenceSettingsInputSchema.default({}),
-  json_schema: jsonObject().optional(),
+  json_schema: described(jsonObject().optional(), 'The JSON Schema it ran with: defaults to the evaluation\'s; must have the same schema_data_id.'),
   predictions: z
     .array(
       z.object({
-        document_id: z.string().min(1).max(256).optional(),
-        prediction: jsonObject().default({}),
+        document_id: described(z.string().min(1).max(256).optional(), 'The document it belongs to; left out, predictions match documents by position.'),
+        prediction: described(jsonObject().default({}), 'The extracted data. Defaults to `{}`.'),
         metadata: metadataSchema.nullable().optional(),
       }),
     )
@@ -160,8 +162,8 @@ const backgroundFlag = z.boolean().default(false);
 export const createIterationInputSchema = z.object({
   evaluation_id: evaluationIdParam,
   inference_settings: inferenceSettingsInputSchema.default({}),
-  json_schema: jsonObject().optional(),
-  background: backgroundFlag,
+  json_schema: described(jsonObject().optional(), 'A JSON Schema for this iteration only (other prompts): it must have the evaluation\'s schema_data_id. Defaults to the evaluation\'s.'),
+  background: described(backgroundFlag, '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.'),
   ...iterationLabelsInputSchema.shape,
 });
 export type CreateIterationInput = z.input<typeof createIterationInputSchema>;
@@ -175,7 +177,7 @@ export type IterationView = z.output<typeof iterationViewSchema>;
 
 export const listIterationsInputSchema = z.object({
   evaluation_id: evaluationIdParam,
-  model: z.string().min(1).max(256).optional(),
+  model: described(z.string().min(1).max(256).optional(), 'Only iterations whose inference_settings.model is exactly this.'),
   view: iterationViewSchema,
 });
 export type ListIterationsInput = z.input<typeof listIterationsInputSchema>;
@@ -195,17 +197,17 @@ export type GetIterationInput = z.input<typeof getIterationInputSchema>;
  * the two means, read from the iteration's running totals (docs/spec/service.md, Reads).
  */
 export const iterationSummarySchema = z.object({
-  id: z.string(),
+  id: described(z.string(), 'The iteration\'s id (`eval_iter_...`), unique within the organization.'),
   updated_at: z.string(),
   created_at: z.string(),
   inference_settings: inferenceSettingsSchema,
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'The JSON Schema the iteration extracts with.'),
   schema_data_id: z.string(),
   schema_id: z.string(),
-  status: iterationStatusSchema,
+  status: described(iterationStatusSchema, '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled`.'),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
-  error: z.string().nullable(),
+  error: described(z.string().nullable(), 'Why the whole iteration failed; null otherwise.'),
   progress: iterationProgressSchema,
   usage: iterationUsageSchema,
   metric_results: metricResultsSchema.omit({ item_metrics: true }),
@@ -271,9 +273,9 @@ export type DocumentDistancesInput = z.input<typeof documentDistancesInputSchema
 
 /** One document's distances in an iteration: 1 − similarity, leaf by leaf, in the tree of `similarities`. */
 export const documentDistancesSchema = z.object({
-  distances: similarityMap,
-  mean_distance: z.number(),
-  metric_type: z.literal('levenshtein'),
+  distances: described(similarityMap, 'Per-field distance, 1 − similarity (0 = identical, 1 = nothing in common), in the tree of the item metric\'s `similarities`.'),
+  mean_distance: described(z.number(), 'The document\'s distance: 1 − its `similarity`.'),
+  metric_type: described(z.literal('levenshtein'), 'The similarity measure of strings: normalized Levenshtein distance.'),
 });
 export type DocumentDistances = z.infer<typeof documentDistancesSchema>;
 

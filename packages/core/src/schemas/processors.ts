@@ -7,7 +7,7 @@ import { apiCostSchema, metadataSchema } from './metadata.js';
 
 /** POST /v1/processors (docs/spec/interface.md 4.6): name, model and json_schema required; the rest defaults. */
 export const createProcessorInputSchema = z.object({
-  id: clientId.optional(),
+  id: described(clientId.optional(), 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.'),
   name: z.string().min(1, 'name must not be empty').max(512),
   ...inferenceSettingsInputSchema.shape,
   model: settingsFields.model,
@@ -29,18 +29,21 @@ export type ProcessorRefInput = z.input<typeof processorRefInputSchema>;
 
 export const listProcessorsInputSchema = z.object({
   ...listQueryFields,
-  name: z.string().max(512).optional(),
-  modality: settingsFields.modality.optional(),
-  model: z.string().max(256).optional(),
-  schema_id: z.string().max(256).optional(),
-  schema_data_id: z.string().max(256).optional(),
+  name: described(z.string().max(512).optional(), 'Only processors with this name (exact match).'),
+  modality: described(settingsFields.modality.optional(), 'Only processors with this modality.'),
+  model: described(z.string().max(256).optional(), 'Only processors with this model (exact match).'),
+  schema_id: described(z.string().max(256).optional(), 'Only processors whose json_schema has this schema_id (the exact schema).'),
+  schema_data_id: described(z.string().max(256).optional(), 'Only processors whose json_schema has this schema_data_id (the same structure).'),
 });
 export type ListProcessorsInput = z.input<typeof listProcessorsInputSchema>;
 
 /** POST /v1/processors/{processor_id}/submit: one document as a data URL. */
 export const submitProcessorInputSchema = z.object({
   processor_id: processorIdParam,
-  document: z.object({ filename: z.string().min(1).max(1024), url: z.string() }),
+  document: z.object({
+    filename: described(z.string().min(1).max(1024), 'The file name; its extension and the data URL\'s media type tell the file type.'),
+    url: described(z.string(), 'The content as a base64 data URL (`data:application/pdf;base64,...`).'),
+  }),
 });
 export type SubmitProcessorInput = z.input<typeof submitProcessorInputSchema>;
 
