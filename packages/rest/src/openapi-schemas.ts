@@ -322,15 +322,12 @@ const HONEST_FIGURES = {
 
 export const PredictionSchema = named('Prediction', documented(predictionSchema, {
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null for a document that has not run yet.'),
-  schema_valid: SCHEMA_VALID,
   schema_issues: SCHEMA_ISSUES,
 }), { description: 'An iteration\'s prediction for one document.' });
 
 const SIMILARITY_TREE = 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.';
 
 export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema, {
-  similarities: SIMILARITY_TREE,
-  aligned_similarities: `${SIMILARITY_TREE} With list items aligned.`,
 }), { description: 'How close one document\'s prediction is to its annotation.' });
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {
@@ -339,16 +336,9 @@ export const MetricResultsSchema = named('MetricResults', documented(metricResul
 }), { description: 'An iteration\'s metrics against the annotations.' });
 
 export const IterationProgressSchema = named('IterationProgress', documented(iterationSummarySchema.shape.progress, {
-  total: 'Documents in the evaluation now.',
-  succeeded: 'Documents with a prediction whose extraction succeeded: the ones the means are over.',
-  failed: 'Documents whose extraction failed (the reason is in their prediction\'s `metadata.error`).',
-  pending: 'Documents without a prediction yet: added after the iteration ran, or not run yet.',
 }), { description: 'An iteration\'s documents by outcome.' });
 
 export const IterationUsageSchema = named('IterationUsage', documented(iterationSummarySchema.shape.usage, {
-  input_tokens: 'Input tokens of every prediction, summed as the extractors reported them.',
-  output_tokens: 'Output tokens, summed likewise.',
-  cost: 'The predictions\' `api_cost.value`, summed (0 where no price is known).',
 }), { description: 'What an iteration consumed.' });
 
 export const IterationSchema = named('Iteration', documented(iterationSchema, {
@@ -356,8 +346,6 @@ export const IterationSchema = named('Iteration', documented(iterationSchema, {
   inference_settings: ref(InferenceSettingsSchema, 'The settings it ran with: its request\'s over the evaluation\'s defaults over the service\'s.'),
   predictions: z.array(PredictionSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
   metric_results: ref(MetricResultsSchema, 'Its predictions scored against the annotations.'),
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
   progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
   started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
   finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
@@ -369,8 +357,6 @@ export const IterationSummarySchema = named('IterationSummary', documented(itera
   updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
   created_at: dateTime('When the iteration was created (ISO 8601, UTC).'),
   inference_settings: ref(InferenceSettingsSchema, 'The settings it runs with.'),
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
   started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
   finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
   progress: ref(IterationProgressSchema, 'Its documents by outcome.'),
@@ -384,9 +370,7 @@ export const PredictionWithMetricsSchema = named('PredictionWithMetrics', docume
   document_id: 'The document the prediction belongs to (its `file_id`).',
   prediction: 'The extracted data (`{}` while pending or after a failure).',
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null while pending.'),
-  schema_valid: SCHEMA_VALID,
   schema_issues: SCHEMA_ISSUES,
-  status: '`succeeded`, `failed` or `pending` (no prediction yet).',
   metrics: ref(ItemMetricSchema, 'The prediction scored against the document\'s current annotation.'),
 }), { description: 'One document\'s outcome in an iteration, with its metrics.' });
 
@@ -400,10 +384,7 @@ export const EvaluationSchema = named('Evaluation', documented(evaluationSchema,
   updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
   documents: z.array(EvaluationDocumentSchema).meta({ description: 'The documents with their annotations, in order.' }),
   iterations: z.array(IterationSchema).meta({ description: 'Every iteration, oldest first.' }),
-  json_schema: JSON_SCHEMA,
   default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from; a request\'s settings go over them.'),
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
 }), { description: 'Documents with ground-truth annotations, a JSON schema, and the iterations run over them.' });
 
 
@@ -417,30 +398,18 @@ export const DocumentSummarySchema = named('DocumentSummary', documented(documen
 export const EvaluationSummarySchema = named('EvaluationSummary', documented(evaluationSummarySchema, {
   id: 'The evaluation\'s id.',
   updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
-  name: 'A name for people.',
   project_id: 'A free grouping key (`""` when none).',
-  document_count: 'How many documents the evaluation holds.',
-  unlabeled_count: UNLABELED_COUNT,
   documents: z.array(z.union([DocumentSummarySchema, EvaluationDocumentSchema])).meta({ description: 'Summaries, or whole documents with `expand=documents`.' }),
   iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
-  json_schema: JSON_SCHEMA,
   default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
 }), { description: 'An evaluation in a list: documents and iterations as summaries.' });
 
 export const EvaluationOverviewSchema = named('EvaluationOverview', documented(evaluationOverviewSchema, {
   id: 'The evaluation\'s id.',
   updated_at: dateTime('When the evaluation last changed (ISO 8601, UTC).'),
-  name: 'A name for people.',
   project_id: 'A free grouping key (`""` when none).',
-  document_count: 'How many documents the evaluation holds.',
-  unlabeled_count: UNLABELED_COUNT,
   iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
-  json_schema: JSON_SCHEMA,
   default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
 }), {
   description:
     'An evaluation without its documents (`view=summary`): its count, and the iterations as summaries. Its cost does ' +
@@ -455,14 +424,7 @@ export const EvaluationViewSchema = named('EvaluationView', z.union([EvaluationS
 
 export const ProcessorSchema = named('Processor', documented(processorSchema, {
   ...SETTINGS_DOCS,
-  object: 'Always `processor`.',
-  id: 'The processor\'s id (`proc_...`, or the one the creator chose).',
   updated_at: dateTime('When the processor last changed (ISO 8601, UTC).'),
-  name: 'A name for people.',
-  json_schema: JSON_SCHEMA,
-  organization_id: 'The organization that owns the processor (the one of the key that created it).',
-  schema_data_id: SCHEMA_DATA_ID,
-  schema_id: SCHEMA_ID,
 }), { description: 'A named, reusable extraction configuration.' });
 
 // The plain fields are described in the core (described()); here only what names a component or wraps a union.
@@ -503,12 +465,11 @@ const DOCUMENT_ID = 'The document\'s id: its `file_id` (`file_...`), as in the d
 const ITERATION_ID = 'The iteration\'s id (`eval_iter_...`).';
 const PROCESSOR_ID = 'The processor\'s id.';
 
-export const EvaluationPathSchema = documented(evaluationRefInputSchema, { evaluation_id: EVALUATION_ID });
-export const DocumentPathSchema = documented(documentRefInputSchema, { evaluation_id: EVALUATION_ID, document_id: DOCUMENT_ID });
-export const IterationPathSchema = documented(iterationRefInputSchema, { evaluation_id: EVALUATION_ID, iteration_id: ITERATION_ID });
-export const ProcessorPathSchema = documented(processorRefInputSchema, { processor_id: PROCESSOR_ID });
+export const EvaluationPathSchema = documented(evaluationRefInputSchema, { });
+export const DocumentPathSchema = documented(documentRefInputSchema, { });
+export const IterationPathSchema = documented(iterationRefInputSchema, { });
+export const ProcessorPathSchema = documented(processorRefInputSchema, { });
 export const IterationIdPathSchema = documented(iterationIdInputSchema, {
-  iteration_id: `${ITERATION_ID} Ids are unique within the organization, so the evaluation is found from it.`,
 });
 export const DistancesPathSchema = documented(iterationIdInputSchema.extend({ document_id: documentDistancesInputSchema.shape.document_id }), {
   iteration_id: IterationIdPathSchema.shape.iteration_id,
@@ -516,30 +477,22 @@ export const DistancesPathSchema = documented(iterationIdInputSchema.extend({ do
 });
 
 export const ListEvaluationsQuerySchema = documented(listEvaluationsInputSchema, {
-  expand: '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.',
 });
 
 export const ListDocumentsQuerySchema = documented(listDocumentsInputSchema.omit({ evaluation_id: true }), {
-  expand: '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.',
 });
 
 const VIEW = '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).';
 
 export const ListIterationsQuerySchema = documented(listIterationsInputSchema.omit({ evaluation_id: true }), {
-  view: VIEW,
 });
 
 export const GetEvaluationQuerySchema = documented(getEvaluationInputSchema.omit({ evaluation_id: true }), {
-  view:
-    '`full` (the default: every document with its content, every iteration whole) or `summary` (the evaluation ' +
-    'without its documents: `document_count`, iterations as summaries).',
 });
 
-export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), { view: VIEW });
+export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), { });
 
 export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
-  limit: 'How many predictions a page holds, 1 to 1,000 (100).',
-  after: 'A cursor: the `list_metadata.after` of the current page (a document id), for the page after it.',
   document_ids: listPredictionsInputSchema.shape.document_ids.meta({
     description:
       'Only these documents (1 to 10,000 ids, comma-separated: `document_ids=file_a,file_b`; repeating the parameter ' +
@@ -567,22 +520,17 @@ export const ImportedIterationSchema = named('ImportedIteration', documented(imp
 export const CreateEvaluationBodySchema = named('CreateEvaluationRequest', documented(createEvaluationInputSchema, {
   documents: z.array(DocumentInputSchema).default([]).meta({ description: 'The documents with their annotations (at most 10,000). Their files are stored once.' }),
   iterations: z.array(ImportedIterationSchema).default([]).meta({ description: 'Iterations to import as they are.' }),
-  json_schema: JSON_SCHEMA,
   default_inference_settings: ref(InferenceSettingsInputSchema, 'Settings every iteration starts from.', {}).optional(),
-  validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced): a mismatch is a 422 naming the path. Default true; false stores it unchecked.',
 }), { description: 'A new evaluation. `updated_at`, `schema_id` and `schema_data_id` are computed; values sent for them are ignored.' });
 
 export const UpdateEvaluationBodySchema = named('UpdateEvaluationRequest', documented(updateEvaluationInputSchema.omit({ evaluation_id: true }), {
-  json_schema: `${JSON_SCHEMA} With iterations, its schema_data_id must stay the same (409 otherwise).`,
   default_inference_settings: ref(InferenceSettingsInputSchema, 'New default settings (they replace the old ones).').optional(),
 }), { description: 'The fields to change; omitted fields stay as they are.' });
 
 export const AddDocumentBodySchema = DocumentInputSchema;
 
 export const UpdateDocumentBodySchema = named('UpdateDocumentRequest', documented(updateDocumentInputSchema.omit({ evaluation_id: true, document_id: true }), {
-  annotation: 'The new ground truth. Every iteration\'s metrics are recomputed.',
   annotation_metadata: orNull(PredictionMetadataSchema, 'New metadata of the annotation; left out, it stays.').optional(),
-  validate: 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced): a mismatch is a 422 naming the path. Default true; false stores it unchecked.',
 }), { description: 'A document\'s new annotation.' });
 
 export const CreateIterationBodySchema = named('CreateIterationRequest', documented(createIterationInputSchema.omit({ evaluation_id: true }), {
@@ -590,9 +538,6 @@ export const CreateIterationBodySchema = named('CreateIterationRequest', documen
 }), { description: 'The settings of a new iteration.' });
 
 export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
-  document_ids: 'Re-run only these documents (their ids); left out, every document.',
-  only_missing: 'Re-run only the documents without a prediction yet (pending ones, or those whose extraction failed). Default false.',
-  background: '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.',
 }), { description: 'Which documents of the iteration to re-run; an empty body re-runs them all.' });
 
 const PROCESSOR_FIELDS = {
@@ -649,7 +594,6 @@ export const UpdateIterationBodySchema = named(
   'UpdateIterationRequest',
   documented(updateIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
     inference_settings: ref(InferenceSettingsInputSchema, 'Settings to change; the ones left out keep the iteration\'s values.').optional(),
-    json_schema: 'A new JSON Schema for the iteration (other prompts): it must keep the evaluation\'s schema_data_id (409 otherwise).',
   }),
   {
     description:
@@ -707,20 +651,16 @@ export const PairedDeltaSchema = named('PairedDelta', documented(pairedDeltaSche
 }), { description: 'A paired delta with its 95% bootstrap confidence interval (docs/spec/analysis.md, Comparison).' });
 
 export const FieldStatsSchema = named('FieldStats', documented(fieldStatsSchema, {
-  field: FIELD,
   calibration: orNull(CalibrationSchema, 'The field\'s reliability table; null when no prediction carried likelihoods for it.'),
 }), { description: 'How one field fared over an iteration\'s labeled documents.' });
 
 export const IterationFieldsSchema = named('IterationFields', documented(iterationFieldsSchema, {
-  iteration_id: 'The iteration summarized.',
   fields: z.array(FieldStatsSchema).meta({ description: 'Every field, worst first (by mean similarity; fields nobody scored last).' }),
-  documents: 'Labeled documents summarized: succeeded ones, and failed ones counting 0.',
   counts: ref(AnalysisCountsSchema, 'Documents by outcome.'),
   calibration: orNull(CalibrationSchema, 'Every scored leaf with a likelihood, all fields together; null without likelihoods.'),
 }), { description: 'Per-field summary of an iteration.' });
 
 export const FieldDeltaSchema = named('FieldDelta', documented(fieldDeltaSchema, {
-  field: FIELD,
   paired: orNull(PairedDeltaSchema, 'The paired delta over the compared documents that scored the field on both sides, with its interval; null when none did.'),
 }), { description: 'One field in a comparison of two iterations.' });
 
@@ -735,10 +675,6 @@ export const MeanDeltaSchema = named('MeanDelta', documented(meanDeltaSchema, {
 }), { description: 'One figure of two iterations and its change.' });
 
 export const EvaluationComparisonSchema = named('IterationComparison', documented(evaluationComparisonSchema, {
-  base_iteration_id: 'The iteration compared from.',
-  head_iteration_id: 'The iteration compared to.',
-  threshold: 'A change of a document\'s similarity smaller than this counts as unchanged.',
-  compared_documents: 'Labeled documents finished (succeeded or failed) in both iterations, a failed one counting 0: every mean here is over them.',
   base_counts: ref(AnalysisCountsSchema, 'The base iteration\'s documents by outcome.'),
   head_counts: ref(AnalysisCountsSchema, 'The head iteration\'s documents by outcome.'),
   mean_similarity: ref(MeanDeltaSchema, 'Mean similarity over the compared documents.'),
@@ -839,8 +775,6 @@ const PROVIDER = 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this s
 const LAST_UPDATED = 'When the organization last set it; null when none is configured.';
 
 export const ExternalApiKeySchema = named('ExternalAPIKey', documented(externalApiKeySchema, {
-  provider: PROVIDER,
-  last_updated: LAST_UPDATED,
 }), { description: 'What is known of an organization\'s key for a provider: never the key.' });
 
 export const ExternalApiKeyListSchema = named('ExternalAPIKeyList', z.array(ExternalApiKeySchema), {
@@ -848,17 +782,14 @@ export const ExternalApiKeyListSchema = named('ExternalAPIKeyList', z.array(Exte
 });
 
 export const ExternalApiKeyDeletedSchema = named('ExternalAPIKeyDeleted', documented(externalApiKeyDeletedSchema, {
-  provider: PROVIDER,
 }), { description: 'A key removal\'s answer.' });
 
 export const CreateExternalApiKeyBodySchema = named('CreateExternalAPIKey', documented(createExternalApiKeyInputSchema, {
-  provider: PROVIDER,
 }), { description: 'A provider key to store for the calling organization.' });
 
-export const ProviderPathSchema = documented(externalApiKeyRefInputSchema, { provider: PROVIDER });
+export const ProviderPathSchema = documented(externalApiKeyRefInputSchema, { });
 
 export const CustomEndpointSchema = named('CustomEndpoint', documented(customEndpointSchema, {
-  last_updated: LAST_UPDATED,
 }), { description: 'The organization\'s own OpenAI-compatible endpoint: never its key.' });
 
 export const SetCustomEndpointBodySchema = named('SetCustomEndpoint', documented(setCustomEndpointInputSchema, {

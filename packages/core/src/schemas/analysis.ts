@@ -49,7 +49,7 @@ export const pairedDeltaSchema = z.object({
 export type PairedDelta = z.infer<typeof pairedDeltaSchema>;
 
 export const fieldStatsSchema = z.object({
-  field: z.string(),
+  field: described(z.string(), 'The field: a leaf path of the metrics with list items written `*` (`line_items.*.amount`).'),
   documents: described(z.number().int(), 'Labeled documents that finished in which the field was scored (a failed one: every field of its annotation).'),
   mean_similarity: described(nullableNumber, 'Mean over those documents of the field\'s mean score in each, a failed document counting 0; null when none scored it.'),
   aligned_mean_similarity: described(nullableNumber, 'The same over the aligned scores (list items matched ignoring order).'),
@@ -67,18 +67,20 @@ export type FieldStats = z.infer<typeof fieldStatsSchema>;
 export const fieldSummarySchema = z.object({
   fields: z.array(fieldStatsSchema),
   /** Labeled documents summarized: succeeded and failed ones. */
-  documents: z.number().int(),
+  documents: described(z.number().int(), 'Labeled documents summarized: succeeded ones, and failed ones counting 0.'),
   counts: analysisCountsSchema,
   /** Every scored leaf with a likelihood, all fields together; null when the iteration has no likelihoods. */
   calibration: calibrationSchema.nullable(),
 });
 export type FieldSummary = z.infer<typeof fieldSummarySchema>;
 
-export const iterationFieldsSchema = fieldSummarySchema.extend({ iteration_id: z.string() });
+export const iterationFieldsSchema = fieldSummarySchema.extend({
+  iteration_id: described(z.string(), 'The iteration summarized.'),
+});
 export type IterationFields = z.infer<typeof iterationFieldsSchema>;
 
 export const fieldDeltaSchema = z.object({
-  field: z.string(),
+  field: described(z.string(), 'The field: a leaf path of the metrics with list items written `*` (`line_items.*.amount`).'),
   documents: described(z.number().int(), 'Compared documents in which the field was scored on both sides.'),
   base_mean: described(nullableNumber, 'The field\'s mean in the base iteration, over the compared documents.'),
   head_mean: described(nullableNumber, 'The field\'s mean in the head iteration, over the compared documents.'),
@@ -121,9 +123,9 @@ export const meanDeltaSchema = z.object({
 export type MeanDelta = z.infer<typeof meanDeltaSchema>;
 
 export const iterationComparisonSchema = z.object({
-  threshold: z.number(),
+  threshold: described(z.number(), 'A change of a document\'s similarity smaller than this counts as unchanged.'),
   /** Labeled documents finished (succeeded or failed) in both iterations; a failed one counts 0. */
-  compared_documents: z.number().int(),
+  compared_documents: described(z.number().int(), 'Labeled documents finished (succeeded or failed) in both iterations, a failed one counting 0: every mean here is over them.'),
   /** Each iteration's documents by outcome. */
   base_counts: analysisCountsSchema,
   head_counts: analysisCountsSchema,
@@ -141,8 +143,8 @@ export const iterationComparisonSchema = z.object({
 export type IterationComparison = z.infer<typeof iterationComparisonSchema>;
 
 export const evaluationComparisonSchema = iterationComparisonSchema.extend({
-  base_iteration_id: z.string(),
-  head_iteration_id: z.string(),
+  base_iteration_id: described(z.string(), 'The iteration compared from.'),
+  head_iteration_id: described(z.string(), 'The iteration compared to.'),
 });
 export type EvaluationComparison = z.infer<typeof evaluationComparisonSchema>;
 

@@ -36,17 +36,22 @@ export type Document = z.infer<typeof documentSchema>;
  * `validate` (default true): check annotations against the evaluation's JSON schema, `required` not enforced (ground
  * truth may be partial); false stores them unchecked.
  */
-export const validateAnnotationsField = { validate: z.boolean().default(true) };
+export const validateAnnotationsField = {
+  validate: described(z.boolean().default(true), 'Check each annotation against the evaluation\'s JSON schema (`required` not enforced): a mismatch is a 422 naming the path. Default true; false stores it unchecked.'),
+};
 
 export const addDocumentInputSchema = documentInputSchema.extend({ evaluation_id: evaluationIdParam, ...validateAnnotationsField });
 export type AddDocumentInput = z.input<typeof addDocumentInputSchema>;
 
-export const documentRefInputSchema = z.object({ evaluation_id: evaluationIdParam, document_id: documentIdParam });
+export const documentRefInputSchema = z.object({
+  evaluation_id: described(evaluationIdParam, 'The evaluation\'s id.'),
+  document_id: described(documentIdParam, 'The document\'s id: its `file_id` (`file_...`), as in the document\'s `id`.'),
+});
 export type DocumentRefInput = z.input<typeof documentRefInputSchema>;
 
 /** PUT a document's annotation (docs/spec/interface.md 4.5). An omitted annotation_metadata stays as it is. */
 export const updateDocumentInputSchema = documentRefInputSchema.extend({
-  annotation: jsonObject(),
+  annotation: described(jsonObject(), 'The new ground truth. Every iteration\'s metrics are recomputed.'),
   annotation_metadata: metadataSchema.nullable().optional(),
   ...validateAnnotationsField,
 });
@@ -81,7 +86,9 @@ export type DocumentSummary = z.infer<typeof documentSummarySchema>;
 export const MAX_EXPANDED_PAGE = 10;
 
 /** `?expand=documents`: lists carry whole documents (annotation and data URL), at most {@link MAX_EXPANDED_PAGE} a page. */
-export const expandField = { expand: z.enum(['documents']).optional() };
+export const expandField = {
+  expand: described(z.enum(['documents']).optional(), '`documents`: whole documents (annotation and content as a data URL) instead of summaries; at most 10 per page then.'),
+};
 
 /** Documents list in the evaluation's document order (`asc`, the default) or its reverse. */
 export const listDocumentsInputSchema = z.object({

@@ -14,7 +14,7 @@ export const createEvaluationInputSchema = z.object({
   project_id: described(z.string().max(256).default(''), 'A free grouping key, up to 256 characters. Defaults to `""`.'),
   documents: z.array(documentInputSchema).max(LIMITS.maxDocumentsPerRequest).default([]),
   iterations: z.array(importedIterationInputSchema).max(LIMITS.maxIterationsPerRequest).default([]),
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
   default_inference_settings: inferenceSettingsInputSchema.default({}),
   ...validateAnnotationsField,
 });
@@ -25,12 +25,14 @@ export const updateEvaluationInputSchema = z.object({
   evaluation_id: evaluationIdParam,
   name: described(z.string().min(1, 'name must not be empty').max(512).optional(), 'A new name, 1 to 512 characters.'),
   project_id: described(z.string().max(256).optional(), 'A new project_id.'),
-  json_schema: jsonObject().optional(),
+  json_schema: described(jsonObject().optional(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep. With iterations, its schema_data_id must stay the same (409 otherwise).'),
   default_inference_settings: inferenceSettingsInputSchema.optional(),
 });
 export type UpdateEvaluationInput = z.input<typeof updateEvaluationInputSchema>;
 
-export const evaluationRefInputSchema = z.object({ evaluation_id: evaluationIdParam });
+export const evaluationRefInputSchema = z.object({
+  evaluation_id: described(evaluationIdParam, 'The evaluation\'s id.'),
+});
 export type EvaluationRefInput = z.input<typeof evaluationRefInputSchema>;
 
 /** POST /v1/evals/{evaluation_id}/duplicate: the copy's name, else the source's name followed by ` (copy)`. */
@@ -57,7 +59,10 @@ export const evaluationViewSchema = z.enum(['full', 'summary']).default('full');
 export type EvaluationView = z.output<typeof evaluationViewSchema>;
 
 /** `GET /v1/evals/{evaluation_id}?view=`. */
-export const getEvaluationInputSchema = evaluationRefInputSchema.extend({ view: evaluationViewSchema });
+export const getEvaluationInputSchema = evaluationRefInputSchema.extend({
+  view: described(evaluationViewSchema, '`full` (the default: every document with its content, every iteration whole) or `summary` (the evaluation ' +
+    'without its documents: `document_count`, iterations as summaries).'),
+});
 export type GetEvaluationInput = z.input<typeof getEvaluationInputSchema>;
 
 /** GET /v1/evals: cursor pagination with exact-match filters. */
@@ -78,10 +83,10 @@ export const evaluationSchema = z.object({
   project_id: described(z.string(), 'A free grouping key (`""` when none); filter lists with it.'),
   documents: z.array(documentSchema),
   iterations: z.array(iterationSchema),
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
   default_inference_settings: defaultInferenceSettingsSchema,
-  schema_data_id: z.string(),
-  schema_id: z.string(),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
 });
 export type Evaluation = z.infer<typeof evaluationSchema>;
 
@@ -90,9 +95,9 @@ export type Evaluation = z.infer<typeof evaluationSchema>;
  * `?expand=documents`) and iterations as summaries, so a list never carries file contents or per-document metrics.
  */
 export const evaluationSummarySchema = evaluationSchema.extend({
-  document_count: z.number().int(),
+  document_count: described(z.number().int(), 'How many documents the evaluation holds.'),
   /** Documents whose annotation gives no ground truth (`{}` or only empty values): in no mean until annotated. */
-  unlabeled_count: z.number().int(),
+  unlabeled_count: described(z.number().int(), 'Documents without ground truth (annotation `{}` or only empty values): in no mean until annotated.'),
   documents: z.array(z.union([documentSchema, documentSummarySchema])),
   iterations: z.array(iterationSummarySchema),
 });

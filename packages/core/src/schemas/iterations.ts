@@ -15,7 +15,7 @@ export const predictionSchema = z.object({
    * Whether the prediction validates against the iteration's json_schema (a malformed prediction is still scored
    * field by field); null when there is no prediction to check (failed, pending) or it was stored before the check.
    */
-  schema_valid: z.boolean().nullable().optional(),
+  schema_valid: described(z.boolean().nullable().optional(), 'Whether the prediction validates against the iteration\'s json_schema. A malformed prediction is still scored field by field; absent when there is nothing to check (failed, pending) or it was stored before the check.'),
   /** The first issues (at most 5) when `schema_valid` is false. */
   schema_issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
@@ -27,10 +27,10 @@ export const itemMetricSchema = z.object({
   id: described(z.string(), 'The document\'s id.'),
   name: described(z.string(), 'The document\'s file name.'),
   similarity: described(z.number(), 'Similarity of the prediction to the annotation, 0 (nothing right) to 1 (identical): the mean of the leaves.'),
-  similarities: similarityMap,
+  similarities: described(similarityMap, 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.'),
   flat_similarities: described(z.record(z.string(), z.number()), 'The same similarities keyed by dotted path (`items.0.price`).'),
   aligned_similarity: described(z.number(), 'Similarity after matching list items to their closest counterpart, ignoring order (docs/spec/metrics.md).'),
-  aligned_similarities: similarityMap,
+  aligned_similarities: described(similarityMap, 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items. With list items aligned.'),
   aligned_flat_similarities: described(z.record(z.string(), z.number()), 'The aligned similarities keyed by dotted path.'),
   /** Only when alignment ran out of its work budget: the aligned figures are the positional ones. */
   alignment: described(z.literal('positional_fallback').optional(), 'Present as `positional_fallback` when aligning this document\'s lists would have passed the work budget ' +
@@ -77,15 +77,19 @@ export const iterationStatusSchema = z.enum(['queued', 'running', 'completed', '
 
 /** Documents of an iteration by outcome; `pending` ones have no prediction yet (added later, or not run yet). */
 export const iterationProgressSchema = z.object({
-  total: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-  pending: z.number().int(),
+  total: described(z.number().int(), 'Documents in the evaluation now.'),
+  succeeded: described(z.number().int(), 'Documents with a prediction whose extraction succeeded: the ones the means are over.'),
+  failed: described(z.number().int(), 'Documents whose extraction failed (the reason is in their prediction\'s `metadata.error`).'),
+  pending: described(z.number().int(), 'Documents without a prediction yet: added after the iteration ran, or not run yet.'),
 });
 export type IterationProgress = z.infer<typeof iterationProgressSchema>;
 
 /** Summed over the iteration's predictions: tokens and `api_cost.value` as the extractors reported them. */
-export const iterationUsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost: z.number() });
+export const iterationUsageSchema = z.object({
+  input_tokens: described(z.number(), 'Input tokens of every prediction, summed as the extractors reported them.'),
+  output_tokens: described(z.number(), 'Output tokens, summed likewise.'),
+  cost: described(z.number(), 'The predictions\' `api_cost.value`, summed (0 where no price is known).'),
+});
 
 /**
  * What people call an iteration (an experiment): a name, what it tried, tags to find it by. Labels only: they change
@@ -124,8 +128,8 @@ export const iterationSchema = z.object({
   json_schema: described(jsonObject(), 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.'),
   predictions: z.array(predictionSchema),
   metric_results: metricResultsSchema,
-  schema_data_id: z.string(),
-  schema_id: z.string(),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
   /** Job state (docs/spec/jobs.md): imported and finished iterations are `completed`. */
   status: described(iterationStatusSchema, '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled` (docs/spec/jobs.md).'),
   progress: iterationProgressSchema,
@@ -178,18 +182,23 @@ export type IterationView = z.output<typeof iterationViewSchema>;
 export const listIterationsInputSchema = z.object({
   evaluation_id: evaluationIdParam,
   model: described(z.string().min(1).max(256).optional(), 'Only iterations whose inference_settings.model is exactly this.'),
-  view: iterationViewSchema,
+  view: described(iterationViewSchema, '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).'),
 });
 export type ListIterationsInput = z.input<typeof listIterationsInputSchema>;
 
-export const iterationRefInputSchema = z.object({ evaluation_id: evaluationIdParam, iteration_id: iterationIdParam });
+export const iterationRefInputSchema = z.object({
+  evaluation_id: described(evaluationIdParam, 'The evaluation\'s id.'),
+  iteration_id: described(iterationIdParam, 'The iteration\'s id (`eval_iter_...`).'),
+});
 export type IterationRefInput = z.input<typeof iterationRefInputSchema>;
 
 /** `PATCH .../iterations/{iteration_id}/metadata`: the labels to change; omitted ones stay. */
 export const updateIterationMetadataInputSchema = iterationRefInputSchema.extend(iterationLabelsInputSchema.shape);
 export type UpdateIterationMetadataInput = z.input<typeof updateIterationMetadataInputSchema>;
 
-export const getIterationInputSchema = iterationRefInputSchema.extend({ view: iterationViewSchema });
+export const getIterationInputSchema = iterationRefInputSchema.extend({
+  view: described(iterationViewSchema, '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).'),
+});
 export type GetIterationInput = z.input<typeof getIterationInputSchema>;
 
 /**
@@ -202,8 +211,8 @@ export const iterationSummarySchema = z.object({
   created_at: z.string(),
   inference_settings: inferenceSettingsSchema,
   json_schema: described(jsonObject(), 'The JSON Schema the iteration extracts with.'),
-  schema_data_id: z.string(),
-  schema_id: z.string(),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
   status: described(iterationStatusSchema, '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled`.'),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -220,9 +229,9 @@ export type IterationSummary = z.infer<typeof iterationSummarySchema>;
  * order, or, with `document_ids`, of those documents only, in the order given.
  */
 export const listPredictionsInputSchema = iterationRefInputSchema.extend({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: described(z.coerce.number().int().min(1).max(1000).default(100), 'How many predictions a page holds, 1 to 1,000 (100).'),
   /** A document id: the page starts just after it (with `document_ids`, one of them). */
-  after: idParam.optional(),
+  after: described(idParam.optional(), 'A cursor: the `list_metadata.after` of the current page (a document id), for the page after it.'),
   /**
    * Only these documents' predictions, in this order (an id given twice is answered once, at its first place), read
    * by id: `limit` and `after` page through them. An id that is not a document of the evaluation is a 422 at
@@ -234,7 +243,7 @@ export type ListPredictionsInput = z.input<typeof listPredictionsInputSchema>;
 
 /** One document's outcome in an iteration, with its metrics (its ItemMetric). */
 export const predictionWithMetricsSchema = predictionSchema.extend({
-  status: z.enum(['succeeded', 'failed', 'pending']),
+  status: described(z.enum(['succeeded', 'failed', 'pending']), '`succeeded`, `failed` or `pending` (no prediction yet).'),
   metrics: itemMetricSchema,
 });
 export type PredictionWithMetrics = z.infer<typeof predictionWithMetricsSchema>;
@@ -247,14 +256,16 @@ export type PredictionPage = z.infer<typeof predictionPageSchema>;
 
 /** Re-run an iteration's documents: all by default, or the given ones, or only those without a prediction. */
 export const processIterationInputSchema = iterationRefInputSchema.extend({
-  document_ids: z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(),
-  only_missing: z.boolean().default(false),
-  background: backgroundFlag,
+  document_ids: described(z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(), 'Re-run only these documents (their ids); left out, every document.'),
+  only_missing: described(z.boolean().default(false), 'Re-run only the documents without a prediction yet (pending ones, or those whose extraction failed). Default false.'),
+  background: described(backgroundFlag, '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.'),
 });
 export type ProcessIterationInput = z.input<typeof processIterationInputSchema>;
 
 /** An iteration by its id alone (ids are unique within an organization): the reference SDK's `/v1/evals/iterations/{id}`. */
-export const iterationIdInputSchema = z.object({ iteration_id: iterationIdParam });
+export const iterationIdInputSchema = z.object({
+  iteration_id: described(iterationIdParam, 'The iteration\'s id (`eval_iter_...`). Ids are unique within the organization, so the evaluation is found from it.'),
+});
 export type IterationIdInput = z.input<typeof iterationIdInputSchema>;
 
 /**
@@ -264,7 +275,7 @@ export type IterationIdInput = z.input<typeof iterationIdInputSchema>;
  */
 export const updateIterationInputSchema = iterationRefInputSchema.extend({
   inference_settings: inferenceSettingsInputSchema.optional(),
-  json_schema: jsonObject().optional(),
+  json_schema: described(jsonObject().optional(), 'A new JSON Schema for the iteration (other prompts): it must keep the evaluation\'s schema_data_id (409 otherwise).'),
 });
 export type UpdateIterationInput = z.input<typeof updateIterationInputSchema>;
 

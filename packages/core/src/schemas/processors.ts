@@ -24,7 +24,9 @@ export const updateProcessorInputSchema = z.object({
 });
 export type UpdateProcessorInput = z.input<typeof updateProcessorInputSchema>;
 
-export const processorRefInputSchema = z.object({ processor_id: processorIdParam });
+export const processorRefInputSchema = z.object({
+  processor_id: described(processorIdParam, 'The processor\'s id.'),
+});
 export type ProcessorRefInput = z.input<typeof processorRefInputSchema>;
 
 export const listProcessorsInputSchema = z.object({
@@ -86,13 +88,13 @@ export const submitResultSchema = z.object({
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
 export const processorSchema = inferenceSettingsSchema.extend({
-  object: z.literal('processor'),
-  id: z.string(),
+  object: described(z.literal('processor'), 'Always `processor`.'),
+  id: described(z.string(), 'The processor\'s id (`proc_...`, or the one the creator chose).'),
   updated_at: z.string(),
-  name: z.string(),
-  json_schema: jsonObject(),
-  organization_id: z.string(),
-  schema_data_id: z.string(),
-  schema_id: z.string(),
+  name: described(z.string(), 'A name for people.'),
+  json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
+  organization_id: described(z.string(), 'The organization that owns the processor (the one of the key that created it).'),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
 });
 export type Processor = z.infer<typeof processorSchema>;

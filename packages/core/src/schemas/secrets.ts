@@ -15,20 +15,22 @@ const apiKey = z
 
 /** POST /v1/secrets/external_api_keys (the reference SDK's `secrets.external_api_keys.create`). */
 export const createExternalApiKeyInputSchema = z.object({
-  provider: providerSchema,
+  provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
   api_key: described(apiKey, 'The key, stored encrypted (AES-256-GCM under the server\'s master key) and never answered.'),
 });
 export type CreateExternalApiKeyInput = z.input<typeof createExternalApiKeyInputSchema>;
 
 /** GET / DELETE /v1/secrets/external_api_keys/{provider}. */
-export const externalApiKeyRefInputSchema = z.object({ provider: providerSchema });
+export const externalApiKeyRefInputSchema = z.object({
+  provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
+});
 export type ExternalApiKeyRefInput = z.input<typeof externalApiKeyRefInputSchema>;
 
 /** What is known of a stored key: never the key. `last_updated` is null when none is configured. */
 export const externalApiKeySchema = z.object({
-  provider: providerSchema,
+  provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
   is_configured: described(z.boolean(), 'Whether the organization stored a key for it (the key itself is never answered).'),
-  last_updated: z.string().nullable(),
+  last_updated: described(z.string().nullable(), 'When the organization last set it; null when none is configured.'),
 });
 export type ExternalApiKey = z.infer<typeof externalApiKeySchema>;
 
@@ -37,7 +39,7 @@ export const externalApiKeyListSchema = z.array(externalApiKeySchema);
 
 /** The SDK's `delete` answer. */
 export const externalApiKeyDeletedSchema = z.object({
-  provider: providerSchema,
+  provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
   deleted: described(z.boolean(), 'Whether there was a key to remove.'),
   success: described(z.literal(true), 'Always true.'),
 });
@@ -69,6 +71,6 @@ export const customEndpointSchema = z.object({
   base_url: described(z.string().nullable(), 'Its base URL (a user or password in it masked); null when none.'),
   models: described(z.array(z.string()), 'The model names it serves, run as `custom/<name>`.'),
   has_api_key: described(z.boolean(), 'Whether a key was stored with it (never answered).'),
-  last_updated: z.string().nullable(),
+  last_updated: described(z.string().nullable(), 'When the organization last set it; null when none is configured.'),
 });
 export type CustomEndpoint = z.infer<typeof customEndpointSchema>;
