@@ -96,7 +96,9 @@ import { z } from '@hono/zod-openapi';
 type PropertyDoc = string | z.ZodType;
 
 /** The keys of a core shape whose schemas carry no description of their own (the core's `described()`). */
-type Undescribed<S> = { [K in keyof S]-?: S[K] extends Described ? never : K }[keyof S];
+type Undescribed<S> = { [K in keyof S]-?: Unwrapped<S[K]> extends Described ? never : K }[keyof S];
+/** A field's schema under its `.optional()` (`.partial()` wraps described fields so). */
+type Unwrapped<F> = F extends z.ZodOptional<infer I> ? I : F;
 
 /**
  * `schema` with every property described (or replaced); a key of the core schema left out is a compile error, unless
@@ -225,40 +227,32 @@ export const PredictionMetadataSchema = named('PredictionMetadata', documented(m
     'Metadata of a prediction, or of an annotation (`annotation_metadata`). Other keys a host adds are kept as they are.',
 });
 
-const SETTINGS_DOCS = {
-  model: 'The model that runs (or ran) the extraction.',
-  temperature: 'Sampling temperature, 0 to 2.',
-  modality: 'How the document reaches the model: `text`, `image` (pages as images), `image+text` or `native` (the file as it is).',
-  reasoning_effort: 'Reasoning effort for models that reason; null leaves it to the model.',
-  image_resolution_dpi: 'Resolution of pages rendered as images, in dots per inch.',
-  browser_canvas: 'Page size text and HTML documents are laid out on when rendered as pages.',
-  n_consensus: 'How many times each document is extracted (runs reconciled into one prediction).',
-} as const;
-
-/** A setting of a request with its description and the default it takes when left out. */
-const settingWithDefault = (key: keyof typeof DEFAULT_INFERENCE_SETTINGS, description: string) =>
-  inferenceSettingsInputSchema.shape[key].meta({ description, default: DEFAULT_INFERENCE_SETTINGS[key] });
+/** A setting of a request with the core's description (and `more`) and the default it takes when left out. */
+const settingWithDefault = (key: keyof typeof DEFAULT_INFERENCE_SETTINGS, more = '') =>
+  inferenceSettingsInputSchema.shape[key].meta({
+    description: `${z.globalRegistry.get(inferenceSettingsSchema.shape[key])?.description ?? ''}${more}`,
+    default: DEFAULT_INFERENCE_SETTINGS[key],
+  });
 
 export const InferenceSettingsInputSchema = named('InferenceSettingsInput', documented(inferenceSettingsInputSchema, {
   model: 'The model to run, as served by one of the host\'s extractors. No default: required unless the evaluation\'s defaults name one.',
-  temperature: settingWithDefault('temperature', SETTINGS_DOCS.temperature),
-  modality: settingWithDefault('modality', SETTINGS_DOCS.modality),
-  reasoning_effort: settingWithDefault('reasoning_effort', SETTINGS_DOCS.reasoning_effort),
-  image_resolution_dpi: settingWithDefault('image_resolution_dpi', `${SETTINGS_DOCS.image_resolution_dpi} 36 to 600.`),
-  browser_canvas: settingWithDefault('browser_canvas', SETTINGS_DOCS.browser_canvas),
-  n_consensus: settingWithDefault('n_consensus', `${SETTINGS_DOCS.n_consensus} 1 to 16.`),
+  temperature: settingWithDefault('temperature'),
+  modality: settingWithDefault('modality'),
+  reasoning_effort: settingWithDefault('reasoning_effort'),
+  image_resolution_dpi: settingWithDefault('image_resolution_dpi', ' 36 to 600.'),
+  browser_canvas: settingWithDefault('browser_canvas'),
+  n_consensus: settingWithDefault('n_consensus', ' 1 to 16.'),
 }), {
   description:
     'Inference settings in a request: every field optional. An iteration uses these over the evaluation\'s ' +
     '`default_inference_settings` over the defaults shown.',
 });
 
-export const InferenceSettingsSchema = named('InferenceSettings', documented(inferenceSettingsSchema, SETTINGS_DOCS), {
+export const InferenceSettingsSchema = named('InferenceSettings', documented(inferenceSettingsSchema, {}), {
   description: 'The settings an iteration ran with: every one resolved.',
 });
 
 export const DefaultInferenceSettingsSchema = named('DefaultInferenceSettings', documented(defaultInferenceSettingsSchema, {
-  ...SETTINGS_DOCS,
   model: 'The default model; absent when the evaluation names none (each iteration must then name one).',
 }), {
   description: 'An evaluation\'s default inference settings, every default filled in.',
@@ -306,19 +300,7 @@ const SCHEMA_ISSUES = z
 export const OutcomeCountsSchema = named('OutcomeCounts', documented(outcomeCountsSchema, {
 }), { description: 'An iteration\'s documents by outcome, as its figures count them (docs/spec/metrics.md section 5).' });
 
-const HONEST_FIGURES = {
-  mean_similarity:
-    'Mean `similarity` over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md ' +
-    'section 5); unlabeled documents are in no mean. 0 when none finished; 1 for an evaluation without documents.',
-  aligned_mean_similarity: 'The same over `aligned_similarity`.',
-  metric_type: 'The similarity measure of strings: normalized Levenshtein distance.',
-  succeeded_mean_similarity: 'Mean `similarity` over the labeled succeeded documents only; null when none.',
-  succeeded_aligned_mean_similarity: 'The same over `aligned_similarity`.',
-  coverage: 'succeeded / (succeeded + failed) over labeled documents; null when none finished.',
-  schema_valid_rate: 'Share of the succeeded predictions that validate against the json_schema; null when none.',
-  counts: ref(OutcomeCountsSchema, 'Documents by outcome.'),
-  partial: 'True while labeled documents have no outcome yet (the run goes on, or documents were added): the figures cover the finished ones.',
-} as const;
+const HONEST_FIGURES = { counts: ref(OutcomeCountsSchema, 'Documents by outcome.') };
 
 export const PredictionSchema = named('Prediction', documented(predictionSchema, {
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null for a document that has not run yet.'),
@@ -423,7 +405,6 @@ export const EvaluationViewSchema = named('EvaluationView', z.union([EvaluationS
 // Processors
 
 export const ProcessorSchema = named('Processor', documented(processorSchema, {
-  ...SETTINGS_DOCS,
   updated_at: dateTime('When the processor last changed (ISO 8601, UTC).'),
 }), { description: 'A named, reusable extraction configuration.' });
 
@@ -540,10 +521,8 @@ export const CreateIterationBodySchema = named('CreateIterationRequest', documen
 export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
 }), { description: 'Which documents of the iteration to re-run; an empty body re-runs them all.' });
 
-const PROCESSOR_FIELDS = {
-  name: 'A name for people, 1 to 512 characters.',
-  model: InferenceSettingsInputSchema.shape.model,
-  json_schema: JSON_SCHEMA,
+/** A new processor's settings, with the defaults they take. */
+const PROCESSOR_SETTINGS = {
   modality: InferenceSettingsInputSchema.shape.modality,
   image_resolution_dpi: InferenceSettingsInputSchema.shape.image_resolution_dpi,
   browser_canvas: InferenceSettingsInputSchema.shape.browser_canvas,
@@ -553,18 +532,12 @@ const PROCESSOR_FIELDS = {
 };
 
 export const CreateProcessorBodySchema = named('CreateProcessorRequest', documented(createProcessorInputSchema, {
-  ...PROCESSOR_FIELDS,
+  ...PROCESSOR_SETTINGS,
   model: createProcessorInputSchema.shape.model.meta({ description: 'The model to run, as served by one of the host\'s extractors.' }),
 }), { description: 'A new processor: name, model and json_schema required, the other settings default.' });
 
 export const UpdateProcessorBodySchema = named('UpdateProcessorRequest', documented(updateProcessorInputSchema.omit({ processor_id: true }), {
-  ...PROCESSOR_FIELDS,
-  modality: updateProcessorInputSchema.shape.modality.meta({ description: SETTINGS_DOCS.modality }),
-  image_resolution_dpi: updateProcessorInputSchema.shape.image_resolution_dpi.meta({ description: SETTINGS_DOCS.image_resolution_dpi }),
-  browser_canvas: updateProcessorInputSchema.shape.browser_canvas.meta({ description: SETTINGS_DOCS.browser_canvas }),
-  temperature: updateProcessorInputSchema.shape.temperature.meta({ description: SETTINGS_DOCS.temperature }),
-  reasoning_effort: updateProcessorInputSchema.shape.reasoning_effort.meta({ description: SETTINGS_DOCS.reasoning_effort }),
-  n_consensus: updateProcessorInputSchema.shape.n_consensus.meta({ description: SETTINGS_DOCS.n_consensus }),
+  model: updateProcessorInputSchema.shape.model.meta({ description: 'The model to run, as served by one of the host\'s extractors.' }),
 }), { description: 'The fields to change; omitted fields stay as they are.' });
 
 export const SubmitDocumentBodySchema = named('SubmitDocumentRequest', documented(submitProcessorInputSchema.omit({ processor_id: true }), {

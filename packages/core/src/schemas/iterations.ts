@@ -57,19 +57,20 @@ export type OutcomeCounts = z.infer<typeof outcomeCountsSchema>;
 export const metricResultsSchema = z.object({
   item_metrics: z.array(itemMetricSchema),
   /** Over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md section 5). */
-  mean_similarity: z.number(),
-  aligned_mean_similarity: z.number(),
-  metric_type: z.literal('levenshtein'),
+  mean_similarity: described(z.number(), 'Mean `similarity` over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md ' +
+    'section 5); unlabeled documents are in no mean. 0 when none finished; 1 for an evaluation without documents.'),
+  aligned_mean_similarity: described(z.number(), 'The same over `aligned_similarity`.'),
+  metric_type: described(z.literal('levenshtein'), 'The similarity measure of strings: normalized Levenshtein distance.'),
   /** Over the labeled documents that succeeded only; null when none did. */
-  succeeded_mean_similarity: z.number().nullable(),
-  succeeded_aligned_mean_similarity: z.number().nullable(),
+  succeeded_mean_similarity: described(z.number().nullable(), 'Mean `similarity` over the labeled succeeded documents only; null when none.'),
+  succeeded_aligned_mean_similarity: described(z.number().nullable(), 'The same over `aligned_similarity`.'),
   /** succeeded / (succeeded + failed) over labeled documents; null when none finished. */
-  coverage: z.number().nullable(),
+  coverage: described(z.number().nullable(), 'succeeded / (succeeded + failed) over labeled documents; null when none finished.'),
   /** Share of the succeeded predictions that validate against the iteration's json_schema; null when none. */
-  schema_valid_rate: z.number().nullable(),
+  schema_valid_rate: described(z.number().nullable(), 'Share of the succeeded predictions that validate against the json_schema; null when none.'),
   counts: outcomeCountsSchema,
   /** Labeled documents have no outcome yet (the run goes on, or documents were added since): the figures cover the finished ones. */
-  partial: z.boolean(),
+  partial: described(z.boolean(), 'True while labeled documents have no outcome yet (the run goes on, or documents were added): the figures cover the finished ones.'),
 });
 export type MetricResults = z.infer<typeof metricResultsSchema>;
 

@@ -8,19 +8,19 @@ import { apiCostSchema, metadataSchema } from './metadata.js';
 /** POST /v1/processors (docs/spec/interface.md 4.6): name, model and json_schema required; the rest defaults. */
 export const createProcessorInputSchema = z.object({
   id: described(clientId.optional(), 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.'),
-  name: z.string().min(1, 'name must not be empty').max(512),
+  name: described(z.string().min(1, 'name must not be empty').max(512), 'A name for people, 1 to 512 characters.'),
   ...inferenceSettingsInputSchema.shape,
   model: settingsFields.model,
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
 });
 export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 
 /** PUT /v1/processors/{processor_id} (docs/spec/interface.md 4.7): changes the fields it carries, keeps the others. */
 export const updateProcessorInputSchema = z.object({
   processor_id: processorIdParam,
-  name: createProcessorInputSchema.shape.name.optional(),
+  name: described(createProcessorInputSchema.shape.name.optional(), 'A name for people, 1 to 512 characters.'),
   ...inferenceSettingsInputSchema.shape,
-  json_schema: jsonObject().optional(),
+  json_schema: described(jsonObject().optional(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
 });
 export type UpdateProcessorInput = z.input<typeof updateProcessorInputSchema>;
 
