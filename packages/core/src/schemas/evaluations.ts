@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { documentInputSchema, documentSchema, documentSummarySchema, expandField, validateAnnotationsField } from './documents.js';
 import { DEFAULT_INFERENCE_SETTINGS, defaultInferenceSettingsSchema, inferenceSettingsInputSchema } from './inference-settings.js';
 import { importedIterationInputSchema, iterationSchema, iterationSummarySchema } from './iterations.js';
@@ -8,12 +9,12 @@ import { LIMITS } from '../limits.js';
 
 /** POST /v1/evals (docs/spec/interface.md 4.1). Computed fields a client sends (updated_at, ids) are ignored. */
 export const createEvaluationInputSchema = z.object({
-  id: clientId.optional(),
-  name: z.string().min(1, 'name must not be empty').max(512),
-  project_id: z.string().max(256).default(''),
+  id: described(clientId.optional(), 'An id of your choice (1 to 128 of `A-Z a-z 0-9 _ -`), unused in the organization; one is made when left out.'),
+  name: described(z.string().min(1, 'name must not be empty').max(512), 'A name for people, 1 to 512 characters.'),
+  project_id: described(z.string().max(256).default(''), 'A free grouping key, up to 256 characters. Defaults to `""`.'),
   documents: z.array(documentInputSchema).max(LIMITS.maxDocumentsPerRequest).default([]),
   iterations: z.array(importedIterationInputSchema).max(LIMITS.maxIterationsPerRequest).default([]),
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
   default_inference_settings: inferenceSettingsInputSchema.default({}),
   ...validateAnnotationsField,
 });
@@ -22,14 +23,16 @@ export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 /** PATCH /v1/evals/{evaluation_id} (docs/spec/interface.md 4.2): omitted fields stay. */
 export const updateEvaluationInputSchema = z.object({
   evaluation_id: evaluationIdParam,
-  name: z.string().min(1, 'name must not be empty').max(512).optional(),
-  project_id: z.string().max(256).optional(),
-  json_schema: jsonObject().optional(),
+  name: described(z.string().min(1, 'name must not be empty').max(512).optional(), 'A new name, 1 to 512 characters.'),
+  project_id: described(z.string().max(256).optional(), 'A new project_id.'),
+  json_schema: described(jsonObject().optional(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep. With iterations, its schema_data_id must stay the same (409 otherwise).'),
   default_inference_settings: inferenceSettingsInputSchema.optional(),
 });
 export type UpdateEvaluationInput = z.input<typeof updateEvaluationInputSchema>;
 
-export const evaluationRefInputSchema = z.object({ evaluation_id: evaluationIdParam });
+export const evaluationRefInputSchema = z.object({
+  evaluation_id: described(evaluationIdParam, 'The evaluation\'s id.'),
+});
 export type EvaluationRefInput = z.input<typeof evaluationRefInputSchema>;
 
 /** POST /v1/evals/{evaluation_id}/duplicate: the copy's name, else the source's name followed by ` (copy)`. */
@@ -56,31 +59,34 @@ export const evaluationViewSchema = z.enum(['full', 'summary']).default('full');
 export type EvaluationView = z.output<typeof evaluationViewSchema>;
 
 /** `GET /v1/evals/{evaluation_id}?view=`. */
-export const getEvaluationInputSchema = evaluationRefInputSchema.extend({ view: evaluationViewSchema });
+export const getEvaluationInputSchema = evaluationRefInputSchema.extend({
+  view: described(evaluationViewSchema, '`full` (the default: every document with its content, every iteration whole) or `summary` (the evaluation ' +
+    'without its documents: `document_count`, iterations as summaries).'),
+});
 export type GetEvaluationInput = z.input<typeof getEvaluationInputSchema>;
 
 /** GET /v1/evals: cursor pagination with exact-match filters. */
 export const listEvaluationsInputSchema = z.object({
   ...listQueryFields,
-  project_id: z.string().max(256).optional(),
-  name: z.string().max(512).optional(),
-  schema_id: z.string().max(256).optional(),
-  schema_data_id: z.string().max(256).optional(),
+  project_id: described(z.string().max(256).optional(), 'Only evaluations with this project_id (exact match).'),
+  name: described(z.string().max(512).optional(), 'Only evaluations with this name (exact match).'),
+  schema_id: described(z.string().max(256).optional(), 'Only evaluations whose json_schema has this schema_id (the exact schema).'),
+  schema_data_id: described(z.string().max(256).optional(), 'Only evaluations whose json_schema has this schema_data_id (the same structure).'),
   ...expandField,
 });
 export type ListEvaluationsInput = z.input<typeof listEvaluationsInputSchema>;
 
 export const evaluationSchema = z.object({
-  id: z.string(),
+  id: described(z.string(), 'The evaluation\'s id (`eval_...`, or the one the creator chose).'),
   updated_at: z.string(),
-  name: z.string(),
-  project_id: z.string(),
+  name: described(z.string(), 'A name for people.'),
+  project_id: described(z.string(), 'A free grouping key (`""` when none); filter lists with it.'),
   documents: z.array(documentSchema),
   iterations: z.array(iterationSchema),
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
   default_inference_settings: defaultInferenceSettingsSchema,
-  schema_data_id: z.string(),
-  schema_id: z.string(),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
 });
 export type Evaluation = z.infer<typeof evaluationSchema>;
 
@@ -89,9 +95,9 @@ export type Evaluation = z.infer<typeof evaluationSchema>;
  * `?expand=documents`) and iterations as summaries, so a list never carries file contents or per-document metrics.
  */
 export const evaluationSummarySchema = evaluationSchema.extend({
-  document_count: z.number().int(),
+  document_count: described(z.number().int(), 'How many documents the evaluation holds.'),
   /** Documents whose annotation gives no ground truth (`{}` or only empty values): in no mean until annotated. */
-  unlabeled_count: z.number().int(),
+  unlabeled_count: described(z.number().int(), 'Documents without ground truth (annotation `{}` or only empty values): in no mean until annotated.'),
   documents: z.array(z.union([documentSchema, documentSummarySchema])),
   iterations: z.array(iterationSummarySchema),
 });

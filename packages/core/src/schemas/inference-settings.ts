@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { described } from './described.js';
 
 export const MODALITIES = ['text', 'image', 'native', 'image+text'] as const;
 export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
@@ -11,13 +12,13 @@ export const browserCanvasSchema = z.enum(BROWSER_CANVASES);
 
 /** The settings fields with their bounds (docs/spec/service.md, Inference settings). Every field optional. */
 export const settingsFields = {
-  model: z.string().min(1, 'model must not be empty').max(256),
-  temperature: z.number().min(0).max(2),
-  modality: modalitySchema,
-  reasoning_effort: reasoningEffortSchema,
-  image_resolution_dpi: z.number().int().min(36).max(600),
-  browser_canvas: browserCanvasSchema,
-  n_consensus: z.number().int().min(1).max(16),
+  model: described(z.string().min(1, 'model must not be empty').max(256), 'The model that runs (or ran) the extraction.'),
+  temperature: described(z.number().min(0).max(2), 'Sampling temperature, 0 to 2.'),
+  modality: described(modalitySchema, 'How the document reaches the model: `text`, `image` (pages as images), `image+text` or `native` (the file as it is).'),
+  reasoning_effort: described(reasoningEffortSchema, 'Reasoning effort for models that reason; null leaves it to the model.'),
+  image_resolution_dpi: described(z.number().int().min(36).max(600), 'Resolution of pages rendered as images, in dots per inch.'),
+  browser_canvas: described(browserCanvasSchema, 'Page size text and HTML documents are laid out on when rendered as pages.'),
+  n_consensus: described(z.number().int().min(1).max(16), 'How many times each document is extracted (runs reconciled into one prediction).'),
 };
 
 /** The names of the inference settings: the keys of {@link settingsFields}, the one list of them. */

@@ -8,14 +8,14 @@ import { LIMITS } from '../limits.js';
 
 /** A prediction in a response: one per document of the evaluation, in document order (docs/spec/service.md). */
 export const predictionSchema = z.object({
-  document_id: z.string(),
-  prediction: jsonObject(),
+  document_id: described(z.string(), 'The document this prediction is for (its `id`).'),
+  prediction: described(jsonObject(), 'The extracted data, in the shape of the iteration\'s json_schema; `{}` when the extraction failed or has not run.'),
   metadata: metadataSchema.nullable(),
   /**
    * Whether the prediction validates against the iteration's json_schema (a malformed prediction is still scored
    * field by field); null when there is no prediction to check (failed, pending) or it was stored before the check.
    */
-  schema_valid: z.boolean().nullable().optional(),
+  schema_valid: described(z.boolean().nullable().optional(), 'Whether the prediction validates against the iteration\'s json_schema. A malformed prediction is still scored field by field; absent when there is nothing to check (failed, pending) or it was stored before the check.'),
   /** The first issues (at most 5) when `schema_valid` is false. */
   schema_issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
 });
@@ -24,18 +24,20 @@ export type Prediction = z.infer<typeof predictionSchema>;
 const similarityMap = z.record(z.string(), z.unknown());
 
 export const itemMetricSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  similarity: z.number(),
-  similarities: similarityMap,
-  flat_similarities: z.record(z.string(), z.number()),
-  aligned_similarity: z.number(),
-  aligned_similarities: similarityMap,
-  aligned_flat_similarities: z.record(z.string(), z.number()),
+  id: described(z.string(), 'The document\'s id.'),
+  name: described(z.string(), 'The document\'s file name.'),
+  similarity: described(z.number(), 'Similarity of the prediction to the annotation, 0 (nothing right) to 1 (identical): the mean of the leaves.'),
+  similarities: described(similarityMap, 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.'),
+  flat_similarities: described(z.record(z.string(), z.number()), 'The same similarities keyed by dotted path (`items.0.price`).'),
+  aligned_similarity: described(z.number(), 'Similarity after matching list items to their closest counterpart, ignoring order (docs/spec/metrics.md).'),
+  aligned_similarities: described(similarityMap, 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items. With list items aligned.'),
+  aligned_flat_similarities: described(z.record(z.string(), z.number()), 'The aligned similarities keyed by dotted path.'),
   /** Only when alignment ran out of its work budget: the aligned figures are the positional ones. */
-  alignment: z.literal('positional_fallback').optional(),
+  alignment: described(z.literal('positional_fallback').optional(), 'Present as `positional_fallback` when aligning this document\'s lists would have passed the work budget ' +
+    '(docs/spec/limits.md): the aligned figures are then the positional ones.'),
   /** Only when the strings ran out of their Levenshtein work budget: strings past it score 1 if equal, else 0. */
-  levenshtein: z.literal('equality_fallback').optional(),
+  levenshtein: described(z.literal('equality_fallback').optional(), 'Present as `equality_fallback` when comparing this document\'s strings would have passed the Levenshtein work ' +
+    'budget (docs/spec/limits.md): strings compared past it score 1 when equal after normalization, else 0.'),
 });
 export type ItemMetric = z.infer<typeof itemMetricSchema>;
 
@@ -44,30 +46,31 @@ export type ItemMetric = z.infer<typeof itemMetricSchema>;
  * extraction did), and among the labeled ones `succeeded`, `failed` and `pending` (no outcome yet).
  */
 export const outcomeCountsSchema = z.object({
-  documents: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-  unlabeled: z.number().int(),
-  pending: z.number().int(),
+  documents: described(z.number().int(), 'Documents in the evaluation.'),
+  succeeded: described(z.number().int(), 'Labeled documents with a prediction.'),
+  failed: described(z.number().int(), 'Labeled documents whose extraction failed: each counts 0 in the means.'),
+  unlabeled: described(z.number().int(), 'Documents without ground truth (annotation `{}` or only empty values), whatever their outcome: in no mean.'),
+  pending: described(z.number().int(), 'Labeled documents without an outcome yet.'),
 });
 export type OutcomeCounts = z.infer<typeof outcomeCountsSchema>;
 
 export const metricResultsSchema = z.object({
   item_metrics: z.array(itemMetricSchema),
   /** Over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md section 5). */
-  mean_similarity: z.number(),
-  aligned_mean_similarity: z.number(),
-  metric_type: z.literal('levenshtein'),
+  mean_similarity: described(z.number(), 'Mean `similarity` over the labeled documents that finished, a failed one counting 0 (docs/spec/metrics.md ' +
+    'section 5); unlabeled documents are in no mean. 0 when none finished; 1 for an evaluation without documents.'),
+  aligned_mean_similarity: described(z.number(), 'The same over `aligned_similarity`.'),
+  metric_type: described(z.literal('levenshtein'), 'The similarity measure of strings: normalized Levenshtein distance.'),
   /** Over the labeled documents that succeeded only; null when none did. */
-  succeeded_mean_similarity: z.number().nullable(),
-  succeeded_aligned_mean_similarity: z.number().nullable(),
+  succeeded_mean_similarity: described(z.number().nullable(), 'Mean `similarity` over the labeled succeeded documents only; null when none.'),
+  succeeded_aligned_mean_similarity: described(z.number().nullable(), 'The same over `aligned_similarity`.'),
   /** succeeded / (succeeded + failed) over labeled documents; null when none finished. */
-  coverage: z.number().nullable(),
+  coverage: described(z.number().nullable(), 'succeeded / (succeeded + failed) over labeled documents; null when none finished.'),
   /** Share of the succeeded predictions that validate against the iteration's json_schema; null when none. */
-  schema_valid_rate: z.number().nullable(),
+  schema_valid_rate: described(z.number().nullable(), 'Share of the succeeded predictions that validate against the json_schema; null when none.'),
   counts: outcomeCountsSchema,
   /** Labeled documents have no outcome yet (the run goes on, or documents were added since): the figures cover the finished ones. */
-  partial: z.boolean(),
+  partial: described(z.boolean(), 'True while labeled documents have no outcome yet (the run goes on, or documents were added): the figures cover the finished ones.'),
 });
 export type MetricResults = z.infer<typeof metricResultsSchema>;
 
@@ -75,15 +78,19 @@ export const iterationStatusSchema = z.enum(['queued', 'running', 'completed', '
 
 /** Documents of an iteration by outcome; `pending` ones have no prediction yet (added later, or not run yet). */
 export const iterationProgressSchema = z.object({
-  total: z.number().int(),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
-  pending: z.number().int(),
+  total: described(z.number().int(), 'Documents in the evaluation now.'),
+  succeeded: described(z.number().int(), 'Documents with a prediction whose extraction succeeded: the ones the means are over.'),
+  failed: described(z.number().int(), 'Documents whose extraction failed (the reason is in their prediction\'s `metadata.error`).'),
+  pending: described(z.number().int(), 'Documents without a prediction yet: added after the iteration ran, or not run yet.'),
 });
 export type IterationProgress = z.infer<typeof iterationProgressSchema>;
 
 /** Summed over the iteration's predictions: tokens and `api_cost.value` as the extractors reported them. */
-export const iterationUsageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number(), cost: z.number() });
+export const iterationUsageSchema = z.object({
+  input_tokens: described(z.number(), 'Input tokens of every prediction, summed as the extractors reported them.'),
+  output_tokens: described(z.number(), 'Output tokens, summed likewise.'),
+  cost: described(z.number(), 'The predictions\' `api_cost.value`, summed (0 where no price is known).'),
+});
 
 /**
  * What people call an iteration (an experiment): a name, what it tried, tags to find it by. Labels only: they change
@@ -116,21 +123,21 @@ const iterationLabelsSchema = z.object({
 });
 
 export const iterationSchema = z.object({
-  id: z.string(),
+  id: described(z.string(), 'The iteration\'s id (`eval_iter_...`), unique within the organization.'),
   updated_at: z.string(),
   inference_settings: inferenceSettingsSchema,
-  json_schema: jsonObject(),
+  json_schema: described(jsonObject(), 'The JSON Schema the iteration extracted with: the evaluation\'s, or its own with the same schema_data_id.'),
   predictions: z.array(predictionSchema),
   metric_results: metricResultsSchema,
-  schema_data_id: z.string(),
-  schema_id: z.string(),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
   /** Job state (docs/spec/jobs.md): imported and finished iterations are `completed`. */
-  status: iterationStatusSchema,
+  status: described(iterationStatusSchema, '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled` (docs/spec/jobs.md).'),
   progress: iterationProgressSchema,
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   /** Why the whole iteration failed (every document failed, or the run stopped on an error), else null. */
-  error: z.string().nullable(),
+  error: described(z.string().nullable(), 'Why the whole iteration failed; null otherwise.'),
   usage: iterationUsageSchema,
   ...iterationLabelsSchema.shape,
 });
@@ -138,14 +145,14 @@ export type Iteration = z.infer<typeof iterationSchema>;
 
 /** An iteration imported with an evaluation: its predictions as they are (docs/spec/service.md, Evaluations). */
 export const importedIterationInputSchema = z.object({
-  id: z.string().min(1).max(256).optional(),
+  id: described(z.string().min(1).max(256).optional(), 'The iteration\'s id; one is made when left out.'),
   inference_settings: inferenceSettingsInputSchema.default({}),
-  json_schema: jsonObject().optional(),
+  json_schema: described(jsonObject().optional(), 'The JSON Schema it ran with: defaults to the evaluation\'s; must have the same schema_data_id.'),
   predictions: z
     .array(
       z.object({
-        document_id: z.string().min(1).max(256).optional(),
-        prediction: jsonObject().default({}),
+        document_id: described(z.string().min(1).max(256).optional(), 'The document it belongs to; left out, predictions match documents by position.'),
+        prediction: described(jsonObject().default({}), 'The extracted data. Defaults to `{}`.'),
         metadata: metadataSchema.nullable().optional(),
       }),
     )
@@ -160,8 +167,8 @@ const backgroundFlag = z.boolean().default(false);
 export const createIterationInputSchema = z.object({
   evaluation_id: evaluationIdParam,
   inference_settings: inferenceSettingsInputSchema.default({}),
-  json_schema: jsonObject().optional(),
-  background: backgroundFlag,
+  json_schema: described(jsonObject().optional(), 'A JSON Schema for this iteration only (other prompts): it must have the evaluation\'s schema_data_id. Defaults to the evaluation\'s.'),
+  background: described(backgroundFlag, '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.'),
   ...iterationLabelsInputSchema.shape,
 });
 export type CreateIterationInput = z.input<typeof createIterationInputSchema>;
@@ -175,19 +182,24 @@ export type IterationView = z.output<typeof iterationViewSchema>;
 
 export const listIterationsInputSchema = z.object({
   evaluation_id: evaluationIdParam,
-  model: z.string().min(1).max(256).optional(),
-  view: iterationViewSchema,
+  model: described(z.string().min(1).max(256).optional(), 'Only iterations whose inference_settings.model is exactly this.'),
+  view: described(iterationViewSchema, '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).'),
 });
 export type ListIterationsInput = z.input<typeof listIterationsInputSchema>;
 
-export const iterationRefInputSchema = z.object({ evaluation_id: evaluationIdParam, iteration_id: iterationIdParam });
+export const iterationRefInputSchema = z.object({
+  evaluation_id: described(evaluationIdParam, 'The evaluation\'s id.'),
+  iteration_id: described(iterationIdParam, 'The iteration\'s id (`eval_iter_...`).'),
+});
 export type IterationRefInput = z.input<typeof iterationRefInputSchema>;
 
 /** `PATCH .../iterations/{iteration_id}/metadata`: the labels to change; omitted ones stay. */
 export const updateIterationMetadataInputSchema = iterationRefInputSchema.extend(iterationLabelsInputSchema.shape);
 export type UpdateIterationMetadataInput = z.input<typeof updateIterationMetadataInputSchema>;
 
-export const getIterationInputSchema = iterationRefInputSchema.extend({ view: iterationViewSchema });
+export const getIterationInputSchema = iterationRefInputSchema.extend({
+  view: described(iterationViewSchema, '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).'),
+});
 export type GetIterationInput = z.input<typeof getIterationInputSchema>;
 
 /**
@@ -195,17 +207,17 @@ export type GetIterationInput = z.input<typeof getIterationInputSchema>;
  * the two means, read from the iteration's running totals (docs/spec/service.md, Reads).
  */
 export const iterationSummarySchema = z.object({
-  id: z.string(),
+  id: described(z.string(), 'The iteration\'s id (`eval_iter_...`), unique within the organization.'),
   updated_at: z.string(),
   created_at: z.string(),
   inference_settings: inferenceSettingsSchema,
-  json_schema: jsonObject(),
-  schema_data_id: z.string(),
-  schema_id: z.string(),
-  status: iterationStatusSchema,
+  json_schema: described(jsonObject(), 'The JSON Schema the iteration extracts with.'),
+  schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
+  schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
+  status: described(iterationStatusSchema, '`queued`, `running`, `completed`, `failed` (every document failed, or the run stopped on an error) or `cancelled`.'),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
-  error: z.string().nullable(),
+  error: described(z.string().nullable(), 'Why the whole iteration failed; null otherwise.'),
   progress: iterationProgressSchema,
   usage: iterationUsageSchema,
   metric_results: metricResultsSchema.omit({ item_metrics: true }),
@@ -218,9 +230,9 @@ export type IterationSummary = z.infer<typeof iterationSummarySchema>;
  * order, or, with `document_ids`, of those documents only, in the order given.
  */
 export const listPredictionsInputSchema = iterationRefInputSchema.extend({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  limit: described(z.coerce.number().int().min(1).max(1000).default(100), 'How many predictions a page holds, 1 to 1,000 (100).'),
   /** A document id: the page starts just after it (with `document_ids`, one of them). */
-  after: idParam.optional(),
+  after: described(idParam.optional(), 'A cursor: the `list_metadata.after` of the current page (a document id), for the page after it.'),
   /**
    * Only these documents' predictions, in this order (an id given twice is answered once, at its first place), read
    * by id: `limit` and `after` page through them. An id that is not a document of the evaluation is a 422 at
@@ -232,7 +244,7 @@ export type ListPredictionsInput = z.input<typeof listPredictionsInputSchema>;
 
 /** One document's outcome in an iteration, with its metrics (its ItemMetric). */
 export const predictionWithMetricsSchema = predictionSchema.extend({
-  status: z.enum(['succeeded', 'failed', 'pending']),
+  status: described(z.enum(['succeeded', 'failed', 'pending']), '`succeeded`, `failed` or `pending` (no prediction yet).'),
   metrics: itemMetricSchema,
 });
 export type PredictionWithMetrics = z.infer<typeof predictionWithMetricsSchema>;
@@ -245,14 +257,16 @@ export type PredictionPage = z.infer<typeof predictionPageSchema>;
 
 /** Re-run an iteration's documents: all by default, or the given ones, or only those without a prediction. */
 export const processIterationInputSchema = iterationRefInputSchema.extend({
-  document_ids: z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(),
-  only_missing: z.boolean().default(false),
-  background: backgroundFlag,
+  document_ids: described(z.array(idParam).max(LIMITS.maxDocumentsPerRequest).optional(), 'Re-run only these documents (their ids); left out, every document.'),
+  only_missing: described(z.boolean().default(false), 'Re-run only the documents without a prediction yet (pending ones, or those whose extraction failed). Default false.'),
+  background: described(backgroundFlag, '`true`: answer at once (202 with the iteration summary and a `Location`) and run in the server; follow it on `.../events`. Default false: answer when every document has run.'),
 });
 export type ProcessIterationInput = z.input<typeof processIterationInputSchema>;
 
 /** An iteration by its id alone (ids are unique within an organization): the reference SDK's `/v1/evals/iterations/{id}`. */
-export const iterationIdInputSchema = z.object({ iteration_id: iterationIdParam });
+export const iterationIdInputSchema = z.object({
+  iteration_id: described(iterationIdParam, 'The iteration\'s id (`eval_iter_...`). Ids are unique within the organization, so the evaluation is found from it.'),
+});
 export type IterationIdInput = z.input<typeof iterationIdInputSchema>;
 
 /**
@@ -262,7 +276,7 @@ export type IterationIdInput = z.input<typeof iterationIdInputSchema>;
  */
 export const updateIterationInputSchema = iterationRefInputSchema.extend({
   inference_settings: inferenceSettingsInputSchema.optional(),
-  json_schema: jsonObject().optional(),
+  json_schema: described(jsonObject().optional(), 'A new JSON Schema for the iteration (other prompts): it must keep the evaluation\'s schema_data_id (409 otherwise).'),
 });
 export type UpdateIterationInput = z.input<typeof updateIterationInputSchema>;
 
@@ -271,9 +285,9 @@ export type DocumentDistancesInput = z.input<typeof documentDistancesInputSchema
 
 /** One document's distances in an iteration: 1 − similarity, leaf by leaf, in the tree of `similarities`. */
 export const documentDistancesSchema = z.object({
-  distances: similarityMap,
-  mean_distance: z.number(),
-  metric_type: z.literal('levenshtein'),
+  distances: described(similarityMap, 'Per-field distance, 1 − similarity (0 = identical, 1 = nothing in common), in the tree of the item metric\'s `similarities`.'),
+  mean_distance: described(z.number(), 'The document\'s distance: 1 − its `similarity`.'),
+  metric_type: described(z.literal('levenshtein'), 'The similarity measure of strings: normalized Levenshtein distance.'),
 });
 export type DocumentDistances = z.infer<typeof documentDistancesSchema>;
 

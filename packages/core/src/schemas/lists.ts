@@ -1,15 +1,19 @@
 import { z } from 'zod';
+import { described } from './described.js';
 import { idParam } from './json.js';
 
 /** Cursor pagination (docs/spec/service.md, Lists). `limit` arrives as a string in a query, so it is coerced. */
 export const listQueryFields = {
-  limit: z.coerce.number().int().min(1).max(100).default(10),
-  order: z.enum(['asc', 'desc']).default('desc'),
-  before: idParam.optional(),
-  after: idParam.optional(),
+  limit: described(z.coerce.number().int().min(1).max(100).default(10), 'How many items a page holds, 1 to 100.'),
+  order: described(z.enum(['asc', 'desc']).default('desc'), 'By `updated_at` then id: `desc` (newest first, the default) or `asc`.'),
+  before: described(idParam.optional(), 'A cursor: the `list_metadata.before` of the current page, for the page before it.'),
+  after: described(idParam.optional(), 'A cursor: the `list_metadata.after` of the current page, for the page after it.'),
 };
 
-export const listMetadataSchema = z.object({ before: z.string().nullable(), after: z.string().nullable() });
+export const listMetadataSchema = z.object({
+  before: described(z.string().nullable(), 'Pass as `before` to get the page before this one; null on the first page.'),
+  after: described(z.string().nullable(), 'Pass as `after` to get the next page; null on the last page.'),
+});
 export type ListMetadata = z.infer<typeof listMetadataSchema>;
 
 /** The schema of a list response: `{ data: [item...], list_metadata: { before, after } }`. */
@@ -22,5 +26,9 @@ export interface ListResult<T> {
 }
 
 /** A deletion's answer. `success` repeats `deleted` for clients typed after the reference SDK (`{success, id}`). */
-export const deletedSchema = z.object({ id: z.string(), deleted: z.literal(true), success: z.literal(true) });
+export const deletedSchema = z.object({
+  id: described(z.string(), 'The id of the deleted object.'),
+  deleted: described(z.literal(true), 'Always true.'),
+  success: described(z.literal(true), 'Always true: `deleted` again, for clients typed after the reference SDK (`{success, id}`).'),
+});
 export type Deleted = z.infer<typeof deletedSchema>;
