@@ -42,6 +42,7 @@ import {
   type MatrixInput,
 } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord } from '../storage.js';
+import { bindContext } from './bind-context.js';
 import type { ServiceContext } from './context.js';
 import { writeAnnotations } from './documents.js';
 import { currentMetrics } from './metric-cache.js';
@@ -112,47 +113,13 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 export function analysisOperations(ctx: ServiceContext) {
-  return {
+  return bindContext(ctx, {
     /** Per-field summary of one iteration, worst field first (docs/spec/analysis.md). */
-    fields: async (organizationId: string, raw: IterationFieldsInput): Promise<IterationFields> => {
-      const input = parseInput(iterationFieldsInputSchema, raw);
-      const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      const builder = new FieldSummaryBuilder(iteration.json_schema);
-      for await (const page of outcomePages(ctx, evaluation, [iteration])) {
-        for (const { document, outcomes } of page) builder.add(analysisDocument(document), outcomes[0]!);
-      }
-      return { iteration_id: iteration.id, ...builder.result() };
-    },
-
+    fields: iterationFields,
     /** One document's distances in an iteration: 1 − similarity for every field of `similarities`, and overall. */
-    distances: async (organizationId: string, raw: DocumentDistancesInput): Promise<DocumentDistances> => {
-      const input = parseInput(documentDistancesInputSchema, raw);
-      const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      const { value: document } = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
-      const prediction = await ctx.storage.predictions.get(organizationId, iteration.id, document.id);
-      if (!prediction) {
-        throw new DocevalsError(
-          'not_found',
-          `The iteration "${iteration.id}" has no prediction for the document "${input.document_id}" yet: re-run it ` +
-            'for that document (POST .../process with only_missing: true).',
-        );
-      }
-      const metrics = currentMetrics(document, prediction.value);
-      return { distances: distanceTree(metrics.similarities), mean_distance: 1 - metrics.similarity, metric_type: 'levenshtein' };
-    },
-
+    distances,
     /** Compares two iterations of one evaluation (docs/spec/analysis.md). */
-    compare: async (organizationId: string, raw: CompareInput): Promise<EvaluationComparison> => {
-      const input = parseInput(compareInputSchema, raw);
-      const { evaluation, iteration: base } = await requireIteration(ctx, organizationId, input.evaluation_id, input.base);
-      const { iteration: head } = await requireIteration(ctx, organizationId, input.evaluation_id, input.head);
-      const comparer = new IterationComparer({ threshold: input.threshold, jsonSchema: head.json_schema });
-      for await (const page of outcomePages(ctx, evaluation, [base, head])) {
-        for (const { document, outcomes } of page) comparer.add(analysisDocument(document), outcomes[0]!, outcomes[1]!);
-      }
-      return { base_iteration_id: base.id, head_iteration_id: head.id, ...comparer.result() };
-    },
-
+    compare,
     /**
      * One page of documents x iterations similarities (docs/spec/analysis.md, Matrix): one page of document records
      * and, per iteration, those documents' predictions read by key; no file and no prediction content leaves.
@@ -160,94 +127,14 @@ export function analysisOperations(ctx: ServiceContext) {
      * @example
      * const { iterations, data, list_metadata } = await docevals.evals.matrix('org_1', { evaluation_id, limit: 1000 });
      */
-    matrix: async (organizationId: string, raw: MatrixInput): Promise<Matrix> => {
-      const input = parseInput(matrixInputSchema, raw);
-      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const [iterations, page] = await Promise.all([
-        loadIterations(ctx, evaluation),
-        ctx.storage.documents.list(organizationId, evaluation.id, { limit: input.limit, ...(input.after ? { after: input.after } : {}) }),
-      ]);
-      if (!page) throw unknownCursor(input);
-      const perIteration = await Promise.all(iterations.map((it) => predictionsFor(ctx, organizationId, it.id, page.items)));
-      return {
-        iterations: iterations.map((it) => ({ id: it.id, model: it.inference_settings.model, status: it.status })),
-        data: page.items.map((document, i) => {
-          const outcomes = perIteration.map((predictions) => analysisPrediction(document, predictions[i] ?? null));
-          return {
-            document_id: document.id,
-            filename: document.filename,
-            similarities: outcomes.map((o) => (o.status === 'succeeded' ? o.metrics.similarity : null)),
-            statuses: outcomes.map((o) => o.status),
-            labeled: isLabeled(document.annotation),
-          };
-        }),
-        list_metadata: listMetadata(page, input),
-      };
-    },
-
+    matrix,
     /** Completed iterations ranked (docs/spec/analysis.md): summaries only, two small reads per iteration. */
-    leaderboard: async (organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> => {
-      const input = parseInput(leaderboardInputSchema, raw);
-      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const tally = await documentTally(ctx, evaluation);
-      const summaries = await Promise.all(
-        (await loadIterations(ctx, evaluation)).map(async (it) => {
-          const totals = await ctx.storage.predictions.totals(organizationId, it.id);
-          return { ...summaryOfTotals(it, totals, tally), cost: knownCost(totals) };
-        }),
-      );
-      return leaderboard(
-        summaries.map((s) => ({
-          id: s.id,
-          model: s.inference_settings.model,
-          inference_settings: s.inference_settings,
-          status: s.status,
-          created_at: s.created_at,
-          started_at: s.started_at,
-          finished_at: s.finished_at,
-          mean_similarity: finished(s) ? s.metric_results.mean_similarity : null,
-          aligned_mean_similarity: finished(s) ? s.metric_results.aligned_mean_similarity : null,
-          succeeded_mean_similarity: s.metric_results.succeeded_mean_similarity,
-          coverage: s.metric_results.coverage,
-          succeeded: s.metric_results.counts.succeeded,
-          failed: s.metric_results.counts.failed,
-          pending: s.metric_results.counts.pending,
-          unlabeled: s.metric_results.counts.unlabeled,
-          partial: s.metric_results.partial,
-          cost: s.cost,
-        })),
-        { sort: input.sort, ...(input.order ? { order: input.order } : {}) },
-      );
-    },
-
+    leaderboard: leaderboardOf,
     /**
      * One iteration as CSV or JSON Lines, one row per document × leaf field, produced a page of documents at a time
      * (docs/spec/analysis.md). The iteration is checked before the first chunk, so errors come before any output.
      */
-    export: async (organizationId: string, raw: ExportInput): Promise<ExportStream> => {
-      const input = parseInput(exportInputSchema, raw);
-      const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-      const format = input.format;
-      const rawCells = input.raw === true || input.raw === 'true';
-      const pace = pacer();
-      async function* chunks(): AsyncGenerator<string> {
-        // One of the organization's heavy-read slots while it streams (given back when it ends or is cancelled).
-        const release = await ctx.heavyReads.acquire(organizationId);
-        try {
-          if (format === 'csv') yield csvHeader();
-          for await (const page of outcomePages(ctx, evaluation, [iteration])) {
-            const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
-            const text = format === 'csv' ? csvLines(rows, { raw: rawCells }) : jsonLines(rows);
-            await pace();
-            if (text.length > 0) yield text;
-          }
-        } finally {
-          release();
-        }
-      }
-      return { filename: `${iteration.id}.${format}`, content_type: CONTENT_TYPES[format], chunks: chunks() };
-    },
-
+    export: exportIteration,
     /**
      * Applies an annotations file (JSONL or CSV): every row is checked first (a refused row is reported with its
      * issues and changes nothing), then the documents are written in batches of {@link IMPORT_BATCH} (one
@@ -255,68 +142,190 @@ export function analysisOperations(ctx: ServiceContext) {
      * per iteration (docs/spec/analysis.md). Rows naming one document twice: the last one is written. `dry_run`: the
      * rows checked and answered as they would be, nothing written (a preview).
      */
-    importAnnotations: async (organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> => {
-      const input = parseInput(importAnnotationsInputSchema, raw);
-      const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const pace = pacer();
-      const { rows, over } = await parseAnnotationsPaced(input.content, input.format, evaluation.json_schema, {
-        maxRows: MAX_IMPORT_ROWS,
-        pace,
-      });
-      if (over !== null) throw invalidRequest([{ path: 'content', message: over }]);
-      // A preview reads every document's id (the writes that would find a missing one are skipped).
-      const byFilename = input.dry_run || rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
-      // Every row is checked before the first write (one compiled validator for all of them, yielding between rows).
-      const check = input.validate === false ? null : annotationValidator(evaluation.json_schema);
-      const results: ImportRowResult[] = [];
-      for (const row of rows) {
-        results.push(checkRow(row));
-        await pace();
-      }
-      if (input.dry_run) {
-        const known = new Set([...byFilename.values()].flat());
-        const previewed = results.map((result, i) =>
-          result.status === 'updated' && !known.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
-        );
-        return { dry_run: true, ...counted(previewed) };
-      }
-      // The last valid row of each document is the one written.
-      const edits = new Map<string, { document_id: string; annotation: JsonObject }>();
-      rows.forEach((row, i) => {
-        const result = results[i]!;
-        if (result.status === 'updated') edits.set(result.document_id!, { document_id: result.document_id!, annotation: row.annotation! });
-      });
-      const missing = new Set<string>();
-      const batches = [...edits.values()];
-      for (let start = 0; start < batches.length; start += IMPORT_BATCH) {
-        for (const id of await writeAnnotations(ctx, organizationId, evaluation.id, batches.slice(start, start + IMPORT_BATCH))) missing.add(id);
-        await pace();
-      }
-      const final = results.map((result, i) =>
-        result.status === 'updated' && missing.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
-      );
-      return { dry_run: false, ...counted(final) };
+    importAnnotations,
+  });
+}
 
-      /** A row as it will be reported if its document exists: `updated`, or `refused` with its issues. */
-      function checkRow(row: AnnotationRow): ImportRowResult {
-        const base = { row: row.row, document_id: row.document_id ?? null, filename: row.filename ?? null };
-        if (!row.annotation) return { ...base, status: 'refused', issues: row.issues };
-        let documentId = row.document_id;
-        if (documentId === undefined) {
-          const ids = byFilename.get(row.filename!) ?? [];
-          if (ids.length !== 1) {
-            const message = ids.length === 0 ? `no document named ${row.filename}` : `${ids.length} documents are named ${row.filename}: use document_id`;
-            return { ...base, status: 'refused', issues: [{ path: `${row.row}.filename`, message }] };
-          }
-          documentId = ids[0]!;
-        }
-        const resolved = { ...base, document_id: documentId };
-        const issues = check ? check(row.annotation, 'annotation') : [];
-        if (issues.length > 0) return refusedBy(row, resolved, validationError('the annotation does not match the schema', issues));
-        return { ...resolved, status: 'updated', issues: [] };
-      }
-    },
+async function iterationFields(ctx: ServiceContext, organizationId: string, raw: IterationFieldsInput): Promise<IterationFields> {
+  const input = parseInput(iterationFieldsInputSchema, raw);
+  const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+  const builder = new FieldSummaryBuilder(iteration.json_schema);
+  for await (const page of outcomePages(ctx, evaluation, [iteration])) {
+    for (const { document, outcomes } of page) builder.add(analysisDocument(document), outcomes[0]!);
+  }
+  return { iteration_id: iteration.id, ...builder.result() };
+}
+
+async function distances(ctx: ServiceContext, organizationId: string, raw: DocumentDistancesInput): Promise<DocumentDistances> {
+  const input = parseInput(documentDistancesInputSchema, raw);
+  const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+  const { value: document } = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
+  const prediction = await ctx.storage.predictions.get(organizationId, iteration.id, document.id);
+  if (!prediction) {
+    throw new DocevalsError(
+      'not_found',
+      `The iteration "${iteration.id}" has no prediction for the document "${input.document_id}" yet: re-run it ` +
+        'for that document (POST .../process with only_missing: true).',
+    );
+  }
+  const metrics = currentMetrics(document, prediction.value);
+  return { distances: distanceTree(metrics.similarities), mean_distance: 1 - metrics.similarity, metric_type: 'levenshtein' };
+}
+
+async function compare(ctx: ServiceContext, organizationId: string, raw: CompareInput): Promise<EvaluationComparison> {
+  const input = parseInput(compareInputSchema, raw);
+  const { evaluation, iteration: base } = await requireIteration(ctx, organizationId, input.evaluation_id, input.base);
+  const { iteration: head } = await requireIteration(ctx, organizationId, input.evaluation_id, input.head);
+  const comparer = new IterationComparer({ threshold: input.threshold, jsonSchema: head.json_schema });
+  for await (const page of outcomePages(ctx, evaluation, [base, head])) {
+    for (const { document, outcomes } of page) comparer.add(analysisDocument(document), outcomes[0]!, outcomes[1]!);
+  }
+  return { base_iteration_id: base.id, head_iteration_id: head.id, ...comparer.result() };
+}
+
+async function matrix(ctx: ServiceContext, organizationId: string, raw: MatrixInput): Promise<Matrix> {
+  const input = parseInput(matrixInputSchema, raw);
+  const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const [iterations, page] = await Promise.all([
+    loadIterations(ctx, evaluation),
+    ctx.storage.documents.list(organizationId, evaluation.id, { limit: input.limit, ...(input.after ? { after: input.after } : {}) }),
+  ]);
+  if (!page) throw unknownCursor(input);
+  const perIteration = await Promise.all(iterations.map((it) => predictionsFor(ctx, organizationId, it.id, page.items)));
+  return {
+    iterations: iterations.map((it) => ({ id: it.id, model: it.inference_settings.model, status: it.status })),
+    data: page.items.map((document, i) => {
+      const outcomes = perIteration.map((predictions) => analysisPrediction(document, predictions[i] ?? null));
+      return {
+        document_id: document.id,
+        filename: document.filename,
+        similarities: outcomes.map((o) => (o.status === 'succeeded' ? o.metrics.similarity : null)),
+        statuses: outcomes.map((o) => o.status),
+        labeled: isLabeled(document.annotation),
+      };
+    }),
+    list_metadata: listMetadata(page, input),
   };
+}
+
+async function leaderboardOf(ctx: ServiceContext, organizationId: string, raw: LeaderboardInput): Promise<Leaderboard> {
+  const input = parseInput(leaderboardInputSchema, raw);
+  const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const tally = await documentTally(ctx, evaluation);
+  const summaries = await Promise.all(
+    (await loadIterations(ctx, evaluation)).map(async (it) => {
+      const totals = await ctx.storage.predictions.totals(organizationId, it.id);
+      return { ...summaryOfTotals(it, totals, tally), cost: knownCost(totals) };
+    }),
+  );
+  return leaderboard(
+    summaries.map((s) => ({
+      id: s.id,
+      model: s.inference_settings.model,
+      inference_settings: s.inference_settings,
+      status: s.status,
+      created_at: s.created_at,
+      started_at: s.started_at,
+      finished_at: s.finished_at,
+      mean_similarity: finished(s) ? s.metric_results.mean_similarity : null,
+      aligned_mean_similarity: finished(s) ? s.metric_results.aligned_mean_similarity : null,
+      succeeded_mean_similarity: s.metric_results.succeeded_mean_similarity,
+      coverage: s.metric_results.coverage,
+      succeeded: s.metric_results.counts.succeeded,
+      failed: s.metric_results.counts.failed,
+      pending: s.metric_results.counts.pending,
+      unlabeled: s.metric_results.counts.unlabeled,
+      partial: s.metric_results.partial,
+      cost: s.cost,
+    })),
+    { sort: input.sort, ...(input.order ? { order: input.order } : {}) },
+  );
+}
+
+async function exportIteration(ctx: ServiceContext, organizationId: string, raw: ExportInput): Promise<ExportStream> {
+  const input = parseInput(exportInputSchema, raw);
+  const { evaluation, iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
+  const format = input.format;
+  const rawCells = input.raw === true || input.raw === 'true';
+  const pace = pacer();
+  async function* chunks(): AsyncGenerator<string> {
+    // One of the organization's heavy-read slots while it streams (given back when it ends or is cancelled).
+    const release = await ctx.heavyReads.acquire(organizationId);
+    try {
+      if (format === 'csv') yield csvHeader();
+      for await (const page of outcomePages(ctx, evaluation, [iteration])) {
+        const rows = page.flatMap(({ document, outcomes }) => exportRows(analysisDocument(document), outcomes[0]!));
+        const text = format === 'csv' ? csvLines(rows, { raw: rawCells }) : jsonLines(rows);
+        await pace();
+        if (text.length > 0) yield text;
+      }
+    } finally {
+      release();
+    }
+  }
+  return { filename: `${iteration.id}.${format}`, content_type: CONTENT_TYPES[format], chunks: chunks() };
+}
+
+async function importAnnotations(ctx: ServiceContext, organizationId: string, raw: ImportAnnotationsInput): Promise<ImportAnnotationsResult> {
+  const input = parseInput(importAnnotationsInputSchema, raw);
+  const { value: evaluation } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const pace = pacer();
+  const { rows, over } = await parseAnnotationsPaced(input.content, input.format, evaluation.json_schema, {
+    maxRows: MAX_IMPORT_ROWS,
+    pace,
+  });
+  if (over !== null) throw invalidRequest([{ path: 'content', message: over }]);
+  // A preview reads every document's id (the writes that would find a missing one are skipped).
+  const byFilename = input.dry_run || rows.some((r) => r.filename !== undefined) ? await filenameIndex(ctx, evaluation) : new Map<string, string[]>();
+  // Every row is checked before the first write (one compiled validator for all of them, yielding between rows).
+  const check = input.validate === false ? null : annotationValidator(evaluation.json_schema);
+  const results: ImportRowResult[] = [];
+  for (const row of rows) {
+    results.push(checkRow(row));
+    await pace();
+  }
+  if (input.dry_run) {
+    const known = new Set([...byFilename.values()].flat());
+    const previewed = results.map((result, i) =>
+      result.status === 'updated' && !known.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
+    );
+    return { dry_run: true, ...counted(previewed) };
+  }
+  // The last valid row of each document is the one written.
+  const edits = new Map<string, { document_id: string; annotation: JsonObject }>();
+  rows.forEach((row, i) => {
+    const result = results[i]!;
+    if (result.status === 'updated') edits.set(result.document_id!, { document_id: result.document_id!, annotation: row.annotation! });
+  });
+  const missing = new Set<string>();
+  const batches = [...edits.values()];
+  for (let start = 0; start < batches.length; start += IMPORT_BATCH) {
+    for (const id of await writeAnnotations(ctx, organizationId, evaluation.id, batches.slice(start, start + IMPORT_BATCH))) missing.add(id);
+    await pace();
+  }
+  const final = results.map((result, i) =>
+    result.status === 'updated' && missing.has(result.document_id!) ? refusedBy(rows[i]!, result, notFound('document', result.document_id!)) : result,
+  );
+  return { dry_run: false, ...counted(final) };
+
+  /** A row as it will be reported if its document exists: `updated`, or `refused` with its issues. */
+  function checkRow(row: AnnotationRow): ImportRowResult {
+    const base = { row: row.row, document_id: row.document_id ?? null, filename: row.filename ?? null };
+    if (!row.annotation) return { ...base, status: 'refused', issues: row.issues };
+    let documentId = row.document_id;
+    if (documentId === undefined) {
+      const ids = byFilename.get(row.filename!) ?? [];
+      if (ids.length !== 1) {
+        const message = ids.length === 0 ? `no document named ${row.filename}` : `${ids.length} documents are named ${row.filename}: use document_id`;
+        return { ...base, status: 'refused', issues: [{ path: `${row.row}.filename`, message }] };
+      }
+      documentId = ids[0]!;
+    }
+    const resolved = { ...base, document_id: documentId };
+    const issues = check ? check(row.annotation, 'annotation') : [];
+    if (issues.length > 0) return refusedBy(row, resolved, validationError('the annotation does not match the schema', issues));
+    return { ...resolved, status: 'updated', issues: [] };
+  }
 }
 
 /** An import's answer from its rows' results. */

@@ -17,6 +17,7 @@ import {
 import type { JsonObject } from '../json/assert-json.js';
 import type { Metadata } from '../schemas/metadata.js';
 import type { DocumentRecord, RecordPage } from '../storage.js';
+import { bindContext } from './bind-context.js';
 import type { ServiceContext } from './context.js';
 import { assertAnnotations } from '../json-schema/annotation.js';
 import { describeFiles, prepareDocument, releaseFiles, retainFiles, toDocumentRecord } from './document-files.js';
@@ -121,151 +122,162 @@ function withAnnotation(current: DocumentRecord, annotation: JsonObject, now: st
 }
 
 export function documentOperations(ctx: ServiceContext) {
-  /** Moves the evaluation's reservation counter by `delta`; false when the evaluation is gone. */
-  async function adjustCount(organizationId: string, evaluationId: string, delta: number): Promise<boolean> {
-    const updated = await updateRecord(ctx.storage.evaluations, organizationId, evaluationId, (current) => ({
-      write: { ...current, document_count: Math.max(0, current.document_count + delta), updated_at: ctx.now() },
-      result: undefined,
-    }));
-    return updated !== null;
-  }
-
   /**
    * A page of the evaluation's documents: summaries `{id, filename, mime_type, size}`; whole documents with
    * `expand: 'documents'`.
    */
   function list(organizationId: string, input: ListDocumentsInput & { expand: 'documents' }): Promise<ListResult<Document>>;
   function list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<DocumentSummary | Document>>;
-  async function list(organizationId: string, raw: ListDocumentsInput): Promise<ListResult<Document | DocumentSummary>> {
-    const input = parseInput(listDocumentsInputSchema, raw);
-    assertOneCursor(input);
-    assertExpandLimit(input);
-    await requireEvaluation(ctx, organizationId, input.evaluation_id);
-    let page: RecordPage<DocumentRecord> | null;
-    if (input.order === 'asc' && input.before === undefined) {
-      // The store's own order and cursor: reads one page.
-      page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
-    } else {
-      // The reverse order or a `before` cursor: the store pages forward only, so walk the documents (small records).
-      page = pageOf(await readAllDocuments(ctx, organizationId, input.evaluation_id), input);
-    }
-    if (!page) throw unknownCursor(input);
-    return {
-      data: input.expand ? await renderDocuments(ctx, organizationId, page.items) : page.items.map(documentSummary),
-      list_metadata: listMetadata(page, input),
-    };
+  function list(organizationId: string, input: ListDocumentsInput): Promise<ListResult<DocumentSummary | Document>> {
+    return listDocuments(ctx, organizationId, input);
   }
 
   return {
-    /**
-     * Reserves a place under the limit (compare-and-set on `document_count`), takes the file reference, inserts the
-     * document record only if the evaluation does not hold that file yet; every step is undone if a later one fails.
-     * A document added after an iteration ran is pending there.
-     */
-    async add(organizationId: string, raw: AddDocumentInput): Promise<Document> {
-      const input = parseInput(addDocumentInputSchema, raw);
-      const document = prepareDocument(input, '');
-      if (Array.isArray(document)) throw invalidRequest(document);
-      await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const reserved = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
-        assertAnnotations(current.json_schema, [{ annotation: document.annotation, path: 'annotation' }], input.validate);
-        if (current.document_count >= ctx.limits.maxDocumentsPerEvaluation) {
-          throw invalidRequest([{ path: '', message: `the evaluation already has ${current.document_count} documents, the limit` }]);
-        }
-        return { write: { ...current, document_count: current.document_count + 1, updated_at: ctx.now() }, result: undefined };
-      });
-      if (!reserved) throw notFound('evaluation', input.evaluation_id);
-      let retained = false;
-      try {
-        await retainFiles(ctx, organizationId, [document]);
-        retained = true;
-        const [file] = await describeFiles(ctx, organizationId, [document]);
-        const record = toDocumentRecord(
-          document,
-          file!,
-          { organization_id: organizationId, evaluation_id: input.evaluation_id },
-          newRevision(),
-          ctx.now(),
-        );
-        const stored = await ctx.storage.documents.put(record, 0);
-        if (!stored) throw invalidRequest([{ path: 'id', message: `the evaluation already holds this file (${record.id})` }]);
-        // The evaluation may have been deleted meanwhile: then this document must not outlive it.
-        if (!(await ctx.storage.evaluations.get(organizationId, input.evaluation_id))) {
-          const removed = await ctx.storage.documents.delete(organizationId, input.evaluation_id, record.id, stored.version);
-          retained = removed;
-          throw notFound('evaluation', input.evaluation_id);
-        }
-        const [rendered] = await renderDocuments(ctx, organizationId, [record], new Map(document.content ? [[record.id, document.content]] : []));
-        return rendered!;
-      } catch (error) {
-        if (retained) await releaseFiles(ctx, organizationId, [document.file_id]);
-        await adjustCount(organizationId, input.evaluation_id, -1).catch(() => undefined);
-        throw error;
-      }
-    },
-
     list,
-
-    /**
-     * The document's file as it was added (`mime_data.url` of a list's summaries points here): its bytes, media type
-     * and filename, for a transport to send as they are.
-     */
-    async content(organizationId: string, raw: DocumentRefInput): Promise<DocumentContent> {
-      const input = parseInput(documentRefInputSchema, raw);
-      await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const found = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
-      const file = await ctx.storage.files.get(organizationId, found.value.id);
-      if (!file) throw missingFile(ctx, found.value.id);
-      const bytes = file.bytes;
-      return {
-        filename: found.value.filename,
-        content_type: file.mime_type,
-        chunks: (async function* () {
-          yield bytes;
-        })(),
-      };
-    },
-
-    async get(organizationId: string, raw: DocumentRefInput): Promise<Document> {
-      const input = parseInput(documentRefInputSchema, raw);
-      await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const found = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
-      const [rendered] = await renderDocuments(ctx, organizationId, [found.value]);
-      return rendered!;
-    },
-
-    /**
-     * An annotation edit: the document record by compare-and-set, then its prediction in every iteration refreshed
-     * (metrics and totals): O(iterations) small writes.
-     */
-    async update(organizationId: string, raw: UpdateDocumentInput): Promise<Document> {
-      const input = parseInput(updateDocumentInputSchema, raw);
-      const record = await writeAnnotation(ctx, organizationId, input);
-      const [rendered] = await renderDocuments(ctx, organizationId, [record]);
-      return rendered!;
-    },
-
-    /**
-     * The document record first (whoever deletes it releases its file, so a file is released once), then its
-     * prediction in every iteration, then the evaluation's counter.
-     */
-    async delete(organizationId: string, raw: DocumentRefInput): Promise<Deleted> {
-      const input = parseInput(documentRefInputSchema, raw);
-      await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      if (!(await ctx.storage.documents.delete(organizationId, input.evaluation_id, input.document_id))) {
-        throw notFound('document', input.document_id);
-      }
-      // Iterations as listed after the delete (see update): a prediction of this document never outlives it.
-      const evaluation = await ctx.storage.evaluations.get(organizationId, input.evaluation_id);
-      if (evaluation) {
-        await forEachIteration(ctx, evaluation.value, (iterationId) =>
-          ctx.storage.predictions.delete(organizationId, iterationId, input.document_id),
-        );
-      }
-      // When the evaluation went meanwhile, its delete may or may not have listed this document: keep the file
-      // (a leak the orphan sweep reclaims) rather than risk releasing it twice.
-      if (await adjustCount(organizationId, input.evaluation_id, -1)) await releaseFiles(ctx, organizationId, [input.document_id]);
-      return { id: input.document_id, deleted: true, success: true };
-    },
+    ...bindContext(ctx, {
+      /**
+       * Reserves a place under the limit (compare-and-set on `document_count`), takes the file reference, inserts the
+       * document record only if the evaluation does not hold that file yet; every step is undone if a later one fails.
+       * A document added after an iteration ran is pending there.
+       */
+      add: addDocument,
+      /**
+       * The document's file as it was added (`mime_data.url` of a list's summaries points here): its bytes, media type
+       * and filename, for a transport to send as they are.
+       */
+      content,
+      get: getDocument,
+      /**
+       * An annotation edit: the document record by compare-and-set, then its prediction in every iteration refreshed
+       * (metrics and totals): O(iterations) small writes.
+       */
+      update: updateDocument,
+      /**
+       * The document record first (whoever deletes it releases its file, so a file is released once), then its
+       * prediction in every iteration, then the evaluation's counter.
+       */
+      delete: deleteDocument,
+    }),
   };
+}
+
+/** Moves the evaluation's reservation counter by `delta`; false when the evaluation is gone. */
+async function adjustCount(ctx: ServiceContext, organizationId: string, evaluationId: string, delta: number): Promise<boolean> {
+  const updated = await updateRecord(ctx.storage.evaluations, organizationId, evaluationId, (current) => ({
+    write: { ...current, document_count: Math.max(0, current.document_count + delta), updated_at: ctx.now() },
+    result: undefined,
+  }));
+  return updated !== null;
+}
+
+async function listDocuments(ctx: ServiceContext, organizationId: string, raw: ListDocumentsInput): Promise<ListResult<Document | DocumentSummary>> {
+  const input = parseInput(listDocumentsInputSchema, raw);
+  assertOneCursor(input);
+  assertExpandLimit(input);
+  await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  let page: RecordPage<DocumentRecord> | null;
+  if (input.order === 'asc' && input.before === undefined) {
+    // The store's own order and cursor: reads one page.
+    page = await ctx.storage.documents.list(organizationId, input.evaluation_id, { limit: input.limit, after: input.after });
+  } else {
+    // The reverse order or a `before` cursor: the store pages forward only, so walk the documents (small records).
+    page = pageOf(await readAllDocuments(ctx, organizationId, input.evaluation_id), input);
+  }
+  if (!page) throw unknownCursor(input);
+  return {
+    data: input.expand ? await renderDocuments(ctx, organizationId, page.items) : page.items.map(documentSummary),
+    list_metadata: listMetadata(page, input),
+  };
+}
+
+async function addDocument(ctx: ServiceContext, organizationId: string, raw: AddDocumentInput): Promise<Document> {
+  const input = parseInput(addDocumentInputSchema, raw);
+  const document = prepareDocument(input, '');
+  if (Array.isArray(document)) throw invalidRequest(document);
+  await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const reserved = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
+    assertAnnotations(current.json_schema, [{ annotation: document.annotation, path: 'annotation' }], input.validate);
+    if (current.document_count >= ctx.limits.maxDocumentsPerEvaluation) {
+      throw invalidRequest([{ path: '', message: `the evaluation already has ${current.document_count} documents, the limit` }]);
+    }
+    return { write: { ...current, document_count: current.document_count + 1, updated_at: ctx.now() }, result: undefined };
+  });
+  if (!reserved) throw notFound('evaluation', input.evaluation_id);
+  let retained = false;
+  try {
+    await retainFiles(ctx, organizationId, [document]);
+    retained = true;
+    const [file] = await describeFiles(ctx, organizationId, [document]);
+    const record = toDocumentRecord(
+      document,
+      file!,
+      { organization_id: organizationId, evaluation_id: input.evaluation_id },
+      newRevision(),
+      ctx.now(),
+    );
+    const stored = await ctx.storage.documents.put(record, 0);
+    if (!stored) throw invalidRequest([{ path: 'id', message: `the evaluation already holds this file (${record.id})` }]);
+    // The evaluation may have been deleted meanwhile: then this document must not outlive it.
+    if (!(await ctx.storage.evaluations.get(organizationId, input.evaluation_id))) {
+      const removed = await ctx.storage.documents.delete(organizationId, input.evaluation_id, record.id, stored.version);
+      retained = removed;
+      throw notFound('evaluation', input.evaluation_id);
+    }
+    const [rendered] = await renderDocuments(ctx, organizationId, [record], new Map(document.content ? [[record.id, document.content]] : []));
+    return rendered!;
+  } catch (error) {
+    if (retained) await releaseFiles(ctx, organizationId, [document.file_id]);
+    await adjustCount(ctx, organizationId, input.evaluation_id, -1).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function content(ctx: ServiceContext, organizationId: string, raw: DocumentRefInput): Promise<DocumentContent> {
+  const input = parseInput(documentRefInputSchema, raw);
+  await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const found = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
+  const file = await ctx.storage.files.get(organizationId, found.value.id);
+  if (!file) throw missingFile(ctx, found.value.id);
+  const bytes = file.bytes;
+  return {
+    filename: found.value.filename,
+    content_type: file.mime_type,
+    chunks: (async function* () {
+      yield bytes;
+    })(),
+  };
+}
+
+async function getDocument(ctx: ServiceContext, organizationId: string, raw: DocumentRefInput): Promise<Document> {
+  const input = parseInput(documentRefInputSchema, raw);
+  await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const found = await requireDocument(ctx, organizationId, input.evaluation_id, input.document_id);
+  const [rendered] = await renderDocuments(ctx, organizationId, [found.value]);
+  return rendered!;
+}
+
+async function updateDocument(ctx: ServiceContext, organizationId: string, raw: UpdateDocumentInput): Promise<Document> {
+  const input = parseInput(updateDocumentInputSchema, raw);
+  const record = await writeAnnotation(ctx, organizationId, input);
+  const [rendered] = await renderDocuments(ctx, organizationId, [record]);
+  return rendered!;
+}
+
+async function deleteDocument(ctx: ServiceContext, organizationId: string, raw: DocumentRefInput): Promise<Deleted> {
+  const input = parseInput(documentRefInputSchema, raw);
+  await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  if (!(await ctx.storage.documents.delete(organizationId, input.evaluation_id, input.document_id))) {
+    throw notFound('document', input.document_id);
+  }
+  // Iterations as listed after the delete (see update): a prediction of this document never outlives it.
+  const evaluation = await ctx.storage.evaluations.get(organizationId, input.evaluation_id);
+  if (evaluation) {
+    await forEachIteration(ctx, evaluation.value, (iterationId) =>
+      ctx.storage.predictions.delete(organizationId, iterationId, input.document_id),
+    );
+  }
+  // When the evaluation went meanwhile, its delete may or may not have listed this document: keep the file
+  // (a leak the orphan sweep reclaims) rather than risk releasing it twice.
+  if (await adjustCount(ctx, organizationId, input.evaluation_id, -1)) await releaseFiles(ctx, organizationId, [input.document_id]);
+  return { id: input.document_id, deleted: true, success: true };
 }

@@ -22,6 +22,7 @@ import pLimit from 'p-limit';
 import type { DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
 import type { OperationContext, ServiceContext } from './context.js';
 import { describeFiles, prepareDocuments, releaseFiles, retainFiles, toDocumentRecord, type PreparedDocument } from './document-files.js';
+import { bindContext } from './bind-context.js';
 import { assertExpandLimit } from './documents.js';
 import { newEvaluationId, newIterationId, newRevision } from './ids.js';
 import { assertAnnotations } from '../json-schema/annotation.js';
@@ -135,191 +136,202 @@ export function evaluationOperations(ctx: OperationContext) {
   function get(organizationId: string, input: GetEvaluationInput & { view: 'summary' }): Promise<EvaluationOverview>;
   function get(organizationId: string, input: GetEvaluationInput & { view?: 'full' }): Promise<Evaluation>;
   function get(organizationId: string, input: GetEvaluationInput): Promise<Evaluation | EvaluationOverview>;
-  async function get(organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
-    const input = parseInput(getEvaluationInputSchema, raw);
-    const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-    if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
-    return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
+  function get(organizationId: string, input: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
+    return getEvaluation(ctx, organizationId, input);
   }
 
   return {
-    /**
-     * One file commit (`retainMany`), one document commit (`insertMany`), one record and one prediction batch per
-     * imported iteration, then the evaluation record, which makes it all visible. Undone in reverse on failure.
-     */
-    async create(organizationId: string, raw: CreateEvaluationInput): Promise<Evaluation> {
-      const input = parseInput(createEvaluationInputSchema, raw);
-      const ids = checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes);
-      if (input.documents.length > ctx.limits.maxDocumentsPerEvaluation) {
-        throw invalidRequest([{ path: 'documents', message: `at most ${ctx.limits.maxDocumentsPerEvaluation} documents per evaluation` }]);
-      }
-      if (input.iterations.length > ctx.limits.maxIterationsPerEvaluation) {
-        throw invalidRequest([{ path: 'iterations', message: `at most ${ctx.limits.maxIterationsPerEvaluation} iterations per evaluation` }]);
-      }
-      assertAnnotations(input.json_schema, input.documents.map((d, i) => ({ annotation: d.annotation, path: `documents.${i}.annotation` })), input.validate);
-      const prepared = prepareDocuments(input.documents, 'documents');
-      const planned: PlannedDocument[] = prepared.map((d) => ({ prepared: d, id: d.file_id, annotation: d.annotation, revision: newRevision() }));
-      const id = input.id ?? newEvaluationId();
-      const iterations = planIterations(ctx, organizationId, id, input, { json_schema: input.json_schema, ...ids }, planned);
-      // An id that is taken fails before anything is stored.
-      if (await ctx.storage.evaluations.get(organizationId, id)) {
-        throw new DocevalsError('conflict', `An evaluation with id "${id}" already exists; choose another id or omit it.`);
-      }
-      await retainFiles(ctx, organizationId, prepared);
-      const now = ctx.now();
-      let documentsInserted = false;
-      const inserted: IterationRecord[] = [];
-      try {
-        const files = await describeFiles(ctx, organizationId, prepared);
-        const documents: DocumentRecord[] = planned.map((d, i) =>
-          toDocumentRecord(d.prepared, files[i]!, { organization_id: organizationId, evaluation_id: id }, d.revision, now),
-        );
-        if (documents.length > 0) {
-          await ctx.storage.documents.insertMany(documents);
-          documentsInserted = true;
-        }
-        // Iterations before the evaluation: they are invisible until the evaluation that lists them exists.
-        for (const iteration of iterations) {
-          await ctx.storage.iterations.insert(iteration.record);
-          inserted.push(iteration.record);
-          if (iteration.predictions.length > 0) await ctx.storage.predictions.insertMany(iteration.predictions);
-        }
-        const record: EvaluationRecord = {
-          id,
-          organization_id: organizationId,
-          name: input.name,
-          project_id: input.project_id,
-          json_schema: input.json_schema,
-          ...ids,
-          default_inference_settings: input.default_inference_settings,
-          document_count: documents.length,
-          iteration_ids: iterations.map((it) => it.record.id),
-          created_at: now,
-          updated_at: now,
-        };
-        const stored = await ctx.storage.evaluations.insert(record);
-        const contents = new Map<string, StoredFile>();
-        for (const d of prepared) if (d.content) contents.set(d.file_id, d.content);
-        const predictions = new Map(iterations.map((it) => [it.record.id, new Map(it.predictions.map((p) => [p.id, p]))]));
-        return await renderEvaluation(ctx, stored.value, { documents, iterations: inserted, contents, predictions });
-      } catch (error) {
-        for (const iteration of inserted) {
-          await ctx.storage.predictions.deleteAll(organizationId, iteration.id).catch(() => undefined);
-          await ctx.storage.iterations.delete(organizationId, iteration.id).catch(() => undefined);
-        }
-        if (documentsInserted) await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
-        await releaseFiles(ctx, organizationId, prepared.map((d) => d.file_id));
-        throw error;
-      }
-    },
-
     get,
-
-    /**
-     * A copy of the evaluation under a new id: its json_schema, project, default settings and documents (the same
-     * stored files, one more reference each; annotations with their metadata), not its iterations. One file commit
-     * (`retainMany`), one document commit (`insertMany`), then the record, which makes the copy visible; undone on
-     * failure. Answers the copy's summary (`document_count`, no documents), at a cost that does not grow with them.
-     *
-     * @example
-     * const copy = await docevals.evals.duplicate('org_1', { evaluation_id, name: 'Invoices, prompt v2' });
-     */
-    async duplicate(organizationId: string, raw: DuplicateEvaluationInput): Promise<EvaluationOverview> {
-      const input = parseInput(duplicateEvaluationInputSchema, raw);
-      const { value: source } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-      const documents = await readAllDocuments(ctx, organizationId, source.id);
-      const id = newEvaluationId();
-      const now = ctx.now();
-      const copies = documents.map((d): DocumentRecord => ({ ...d, parent_id: id, revision: newRevision(), updated_at: now }));
-      const retained = documents.length > 0 ? await ctx.storage.files.retainMany(organizationId, documents.map((d) => ({ fileId: d.id }))) : [];
-      if (retained.some((kept) => !kept)) {
-        // Only when the source was deleted meanwhile (its files went with it): as if it had been gone before.
-        await releaseFiles(ctx, organizationId, documents.filter((_, i) => retained[i]).map((d) => d.id));
-        throw notFound('evaluation', source.id);
-      }
-      try {
-        if (copies.length > 0) await ctx.storage.documents.insertMany(copies);
-        const stored = await ctx.storage.evaluations.insert({
-          ...source,
-          id,
-          name: input.name ?? `${source.name} (copy)`.slice(0, 512),
-          document_count: copies.length,
-          iteration_ids: [],
-          created_at: now,
-          updated_at: now,
-        });
-        return await renderEvaluationOverview(ctx, stored.value);
-      } catch (error) {
-        await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
-        await releaseFiles(ctx, organizationId, documents.map((d) => d.id));
-        throw error;
-      }
-    },
-
-    /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */
-    async list(organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<EvaluationSummary>> {
-      const input = parseInput(listEvaluationsInputSchema, raw);
-      assertExpandLimit(input);
-      const page = await readPage(ctx.storage.evaluations, organizationId, input, [
-        'project_id',
-        'name',
-        'schema_id',
-        'schema_data_id',
-      ]);
-      const limit = pLimit(LIST_RENDER_CONCURRENCY);
-      return {
-        data: await Promise.all(page.items.map((record) => limit(() => renderEvaluationSummary(ctx, record, input.expand === 'documents')))),
-        list_metadata: listMetadata(page, input),
-      };
-    },
-
-    async update(organizationId: string, raw: UpdateEvaluationInput): Promise<Evaluation> {
-      const input = parseInput(updateEvaluationInputSchema, raw);
-      const ids = input.json_schema
-        ? checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes)
-        : undefined;
-      const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
-        if (ids && ids.schema_data_id !== current.schema_data_id && current.iteration_ids.length > 0) {
-          throw schemaStructureConflict(current.schema_data_id, ids.schema_data_id, 'json_schema');
-        }
-        const next: EvaluationRecord = {
-          ...current,
-          ...(input.name !== undefined ? { name: input.name } : {}),
-          ...(input.project_id !== undefined ? { project_id: input.project_id } : {}),
-          ...(input.json_schema && ids ? { json_schema: input.json_schema, ...ids } : {}),
-          ...(input.default_inference_settings !== undefined
-            ? { default_inference_settings: input.default_inference_settings }
-            : {}),
-          updated_at: ctx.now(),
-        };
-        return { write: next, result: undefined };
-      });
-      if (!updated) throw notFound('evaluation', input.evaluation_id);
-      return renderEvaluation(ctx, updated.record.value);
-    },
-
-    /**
-     * The evaluation record first, at the version read (so the iterations deleted are the ones it listed), then its
-     * documents in one step and its iterations' predictions, then one release of the file references. A document
-     * deleted meanwhile released its own file (it deleted its record first), so no file is released twice.
-     */
-    async delete(organizationId: string, raw: EvaluationRefInput): Promise<Deleted> {
-      const input = parseInput(evaluationRefInputSchema, raw);
-      const deleted = await retryCompareAndSet(input.evaluation_id, async () => {
-        const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
-        return (await ctx.storage.evaluations.delete(organizationId, input.evaluation_id, found.version)) ? found.value : undefined;
-      });
-      // The evaluation is gone; what it held goes after it. A crash here leaks (the orphan sweep), never loses.
-      const fileIds = (await readAllDocuments(ctx, organizationId, deleted.id)).map((d) => d.id);
-      await ctx.storage.documents.deleteAll(organizationId, deleted.id);
-      for (const iterationId of deleted.iteration_ids) {
-        await ctx.jobRunner.cancel({ organization_id: organizationId, evaluation_id: input.evaluation_id, iteration_id: iterationId });
-        await ctx.storage.predictions.deleteAll(organizationId, iterationId).catch(() => undefined);
-        await ctx.storage.events.deleteAll(organizationId, iterationId).catch(() => undefined);
-        await ctx.storage.iterations.delete(organizationId, iterationId).catch(() => undefined);
-      }
-      await releaseFiles(ctx, organizationId, fileIds);
-      return { id: input.evaluation_id, deleted: true, success: true };
-    },
+    ...bindContext(ctx, {
+      /**
+       * One file commit (`retainMany`), one document commit (`insertMany`), one record and one prediction batch per
+       * imported iteration, then the evaluation record, which makes it all visible. Undone in reverse on failure.
+       */
+      create: createEvaluation,
+      /**
+       * A copy of the evaluation under a new id: its json_schema, project, default settings and documents (the same
+       * stored files, one more reference each; annotations with their metadata), not its iterations. One file commit
+       * (`retainMany`), one document commit (`insertMany`), then the record, which makes the copy visible; undone on
+       * failure. Answers the copy's summary (`document_count`, no documents), at a cost that does not grow with them.
+       *
+       * @example
+       * const copy = await docevals.evals.duplicate('org_1', { evaluation_id, name: 'Invoices, prompt v2' });
+       */
+      duplicate,
+      /** Summaries: documents without contents (whole with `expand: 'documents'`), iterations without per-document arrays. */
+      list: listEvaluations,
+      update: updateEvaluation,
+      /**
+       * The evaluation record first, at the version read (so the iterations deleted are the ones it listed), then its
+       * documents in one step and its iterations' predictions, then one release of the file references. A document
+       * deleted meanwhile released its own file (it deleted its record first), so no file is released twice.
+       */
+      delete: deleteEvaluation,
+    }),
   };
+}
+
+async function getEvaluation(ctx: ServiceContext, organizationId: string, raw: GetEvaluationInput): Promise<Evaluation | EvaluationOverview> {
+  const input = parseInput(getEvaluationInputSchema, raw);
+  const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  if (input.view === 'summary') return renderEvaluationOverview(ctx, found.value);
+  return ctx.heavyReads.run(organizationId, () => renderEvaluation(ctx, found.value));
+}
+
+async function createEvaluation(ctx: OperationContext, organizationId: string, raw: CreateEvaluationInput): Promise<Evaluation> {
+  const input = parseInput(createEvaluationInputSchema, raw);
+  const ids = checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes);
+  if (input.documents.length > ctx.limits.maxDocumentsPerEvaluation) {
+    throw invalidRequest([{ path: 'documents', message: `at most ${ctx.limits.maxDocumentsPerEvaluation} documents per evaluation` }]);
+  }
+  if (input.iterations.length > ctx.limits.maxIterationsPerEvaluation) {
+    throw invalidRequest([{ path: 'iterations', message: `at most ${ctx.limits.maxIterationsPerEvaluation} iterations per evaluation` }]);
+  }
+  assertAnnotations(input.json_schema, input.documents.map((d, i) => ({ annotation: d.annotation, path: `documents.${i}.annotation` })), input.validate);
+  const prepared = prepareDocuments(input.documents, 'documents');
+  const planned: PlannedDocument[] = prepared.map((d) => ({ prepared: d, id: d.file_id, annotation: d.annotation, revision: newRevision() }));
+  const id = input.id ?? newEvaluationId();
+  const iterations = planIterations(ctx, organizationId, id, input, { json_schema: input.json_schema, ...ids }, planned);
+  // An id that is taken fails before anything is stored.
+  if (await ctx.storage.evaluations.get(organizationId, id)) {
+    throw new DocevalsError('conflict', `An evaluation with id "${id}" already exists; choose another id or omit it.`);
+  }
+  await retainFiles(ctx, organizationId, prepared);
+  const now = ctx.now();
+  let documentsInserted = false;
+  const inserted: IterationRecord[] = [];
+  try {
+    const files = await describeFiles(ctx, organizationId, prepared);
+    const documents: DocumentRecord[] = planned.map((d, i) =>
+      toDocumentRecord(d.prepared, files[i]!, { organization_id: organizationId, evaluation_id: id }, d.revision, now),
+    );
+    if (documents.length > 0) {
+      await ctx.storage.documents.insertMany(documents);
+      documentsInserted = true;
+    }
+    // Iterations before the evaluation: they are invisible until the evaluation that lists them exists.
+    for (const iteration of iterations) {
+      await ctx.storage.iterations.insert(iteration.record);
+      inserted.push(iteration.record);
+      if (iteration.predictions.length > 0) await ctx.storage.predictions.insertMany(iteration.predictions);
+    }
+    const record: EvaluationRecord = {
+      id,
+      organization_id: organizationId,
+      name: input.name,
+      project_id: input.project_id,
+      json_schema: input.json_schema,
+      ...ids,
+      default_inference_settings: input.default_inference_settings,
+      document_count: documents.length,
+      iteration_ids: iterations.map((it) => it.record.id),
+      created_at: now,
+      updated_at: now,
+    };
+    const stored = await ctx.storage.evaluations.insert(record);
+    const contents = new Map<string, StoredFile>();
+    for (const d of prepared) if (d.content) contents.set(d.file_id, d.content);
+    const predictions = new Map(iterations.map((it) => [it.record.id, new Map(it.predictions.map((p) => [p.id, p]))]));
+    return await renderEvaluation(ctx, stored.value, { documents, iterations: inserted, contents, predictions });
+  } catch (error) {
+    for (const iteration of inserted) {
+      await ctx.storage.predictions.deleteAll(organizationId, iteration.id).catch(() => undefined);
+      await ctx.storage.iterations.delete(organizationId, iteration.id).catch(() => undefined);
+    }
+    if (documentsInserted) await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
+    await releaseFiles(ctx, organizationId, prepared.map((d) => d.file_id));
+    throw error;
+  }
+}
+
+async function duplicate(ctx: OperationContext, organizationId: string, raw: DuplicateEvaluationInput): Promise<EvaluationOverview> {
+  const input = parseInput(duplicateEvaluationInputSchema, raw);
+  const { value: source } = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+  const documents = await readAllDocuments(ctx, organizationId, source.id);
+  const id = newEvaluationId();
+  const now = ctx.now();
+  const copies = documents.map((d): DocumentRecord => ({ ...d, parent_id: id, revision: newRevision(), updated_at: now }));
+  const retained = documents.length > 0 ? await ctx.storage.files.retainMany(organizationId, documents.map((d) => ({ fileId: d.id }))) : [];
+  if (retained.some((kept) => !kept)) {
+    // Only when the source was deleted meanwhile (its files went with it): as if it had been gone before.
+    await releaseFiles(ctx, organizationId, documents.filter((_, i) => retained[i]).map((d) => d.id));
+    throw notFound('evaluation', source.id);
+  }
+  try {
+    if (copies.length > 0) await ctx.storage.documents.insertMany(copies);
+    const stored = await ctx.storage.evaluations.insert({
+      ...source,
+      id,
+      name: input.name ?? `${source.name} (copy)`.slice(0, 512),
+      document_count: copies.length,
+      iteration_ids: [],
+      created_at: now,
+      updated_at: now,
+    });
+    return await renderEvaluationOverview(ctx, stored.value);
+  } catch (error) {
+    await ctx.storage.documents.deleteAll(organizationId, id).catch(() => undefined);
+    await releaseFiles(ctx, organizationId, documents.map((d) => d.id));
+    throw error;
+  }
+}
+
+async function listEvaluations(ctx: OperationContext, organizationId: string, raw: ListEvaluationsInput = {}): Promise<ListResult<EvaluationSummary>> {
+  const input = parseInput(listEvaluationsInputSchema, raw);
+  assertExpandLimit(input);
+  const page = await readPage(ctx.storage.evaluations, organizationId, input, [
+    'project_id',
+    'name',
+    'schema_id',
+    'schema_data_id',
+  ]);
+  const limit = pLimit(LIST_RENDER_CONCURRENCY);
+  return {
+    data: await Promise.all(page.items.map((record) => limit(() => renderEvaluationSummary(ctx, record, input.expand === 'documents')))),
+    list_metadata: listMetadata(page, input),
+  };
+}
+
+async function updateEvaluation(ctx: OperationContext, organizationId: string, raw: UpdateEvaluationInput): Promise<Evaluation> {
+  const input = parseInput(updateEvaluationInputSchema, raw);
+  const ids = input.json_schema
+    ? checkJsonSchema(input.json_schema, 'json_schema', ctx.limits.maxJsonSchemaBytes)
+    : undefined;
+  const updated = await updateRecord(ctx.storage.evaluations, organizationId, input.evaluation_id, (current) => {
+    if (ids && ids.schema_data_id !== current.schema_data_id && current.iteration_ids.length > 0) {
+      throw schemaStructureConflict(current.schema_data_id, ids.schema_data_id, 'json_schema');
+    }
+    const next: EvaluationRecord = {
+      ...current,
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.project_id !== undefined ? { project_id: input.project_id } : {}),
+      ...(input.json_schema && ids ? { json_schema: input.json_schema, ...ids } : {}),
+      ...(input.default_inference_settings !== undefined
+        ? { default_inference_settings: input.default_inference_settings }
+        : {}),
+      updated_at: ctx.now(),
+    };
+    return { write: next, result: undefined };
+  });
+  if (!updated) throw notFound('evaluation', input.evaluation_id);
+  return renderEvaluation(ctx, updated.record.value);
+}
+
+async function deleteEvaluation(ctx: OperationContext, organizationId: string, raw: EvaluationRefInput): Promise<Deleted> {
+  const input = parseInput(evaluationRefInputSchema, raw);
+  const deleted = await retryCompareAndSet(input.evaluation_id, async () => {
+    const found = await requireEvaluation(ctx, organizationId, input.evaluation_id);
+    return (await ctx.storage.evaluations.delete(organizationId, input.evaluation_id, found.version)) ? found.value : undefined;
+  });
+  // The evaluation is gone; what it held goes after it. A crash here leaks (the orphan sweep), never loses.
+  const fileIds = (await readAllDocuments(ctx, organizationId, deleted.id)).map((d) => d.id);
+  await ctx.storage.documents.deleteAll(organizationId, deleted.id);
+  for (const iterationId of deleted.iteration_ids) {
+    await ctx.jobRunner.cancel({ organization_id: organizationId, evaluation_id: input.evaluation_id, iteration_id: iterationId });
+    await ctx.storage.predictions.deleteAll(organizationId, iterationId).catch(() => undefined);
+    await ctx.storage.events.deleteAll(organizationId, iterationId).catch(() => undefined);
+    await ctx.storage.iterations.delete(organizationId, iterationId).catch(() => undefined);
+  }
+  await releaseFiles(ctx, organizationId, fileIds);
+  return { id: input.evaluation_id, deleted: true, success: true };
 }
