@@ -31,7 +31,7 @@ import type { DocumentRecord, IterationJob, IterationRecord } from '../storage.j
 import type { OperationContext } from './context.js';
 import { newIterationId } from './ids.js';
 import { attachIteration, detachIteration, discardIteration, restoreIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
-import { assertBelowCap, cancelJob, isActive, iterationEvents, newJobId, registerJob, unregisterIteration, type IterationRef } from './jobs/index.js';
+import { assertBelowCap, cancelJob, isActive, iterationEvents, lazyEvents, newJobId, registerJob, subscribeEvents, unregisterIteration, type IterationRef } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -347,11 +347,11 @@ export function iterationOperations(ctx: OperationContext) {
      * }
      */
     events(organizationId: string, raw: IterationEventsInput): AsyncIterable<IterationEvent> {
-      return (async function* () {
+      return lazyEvents(async () => {
         const input = parseInput(iterationEventsInputSchema, raw);
         const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-        yield* iterationEvents(ctx, ctx.jobs, iteration, input.last_event_id);
-      })();
+        return subscribeEvents(ctx, iteration, input.last_event_id);
+      });
     },
 
     /**
