@@ -158,13 +158,13 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
   };
 
-  // Before authentication: a probe needs no key. `?detail=true` adds what the job runner reports (a queue's depth,
-  // running, failed and completed per model, workers seen), behind the key.
+  // Before authentication: a probe needs no key. `?detail=true` adds, behind the key, the caller's organization's
+  // queued and running iterations per model and the job runner's fleet totals, without another organization's names.
   app.get('/health', async (c) => {
     if (c.req.query('detail') !== 'true') return c.json({ status: 'ok' });
     const caller = await identify(c.req.raw, c.env);
     if (typeof caller !== 'string') return caller;
-    return c.json({ status: 'ok', jobs: await docevals.jobStats() });
+    return c.json({ status: 'ok', jobs: await docevals.jobStats(caller) });
   });
   app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
 
