@@ -18,7 +18,7 @@ beforeAll(async () => {
       jobs: {
         // A queue runner's stats, as `bullmq` reports them, over the in-process runs: per model, by name.
         runner: (work) =>
-          Object.assign(inProcessJobRunner(work, {}), {
+          Object.assign(inProcessJobRunner(work, { maxRunningIterations: 4 }), {
             stats: async () => ({
               runner: 'bullmq',
               workers: 2,
