@@ -150,8 +150,8 @@ describe('BullMQ workers as separate processes', () => {
     expect(sum(model.started)).toBe(callsAtCancel);
     const health = await fetch(`${url}/health?detail=true`, { headers: { 'api-key': KEY } });
     const detail = (await health.json()) as any;
-    expect(detail.jobs.models['gpt-4o-mini']).toMatchObject({ depth: 0, running: 0 });
-    expect(detail.jobs.workers).toBe(2);
+    // The fleet's totals, without model names (they could be another organization's).
+    expect(detail.jobs.fleet).toMatchObject({ depth: 0, running: 0, workers: 2 });
     const after = await summary(id, iterationId);
     expect(after.status).toBe('cancelled');
     expect(after.progress.succeeded).toBeGreaterThanOrEqual(40);

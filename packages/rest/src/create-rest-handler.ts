@@ -9,7 +9,7 @@ import {
   type DocumentContent,
   type ExportStream,
 } from '@docevals/core';
-import { DEFAULT_BODY_TIMEOUT_MS } from '@docevals/core/internal';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, StreamSlots } from '@docevals/core/internal';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
@@ -19,10 +19,10 @@ import { isMultipart, readFormBody } from './read-form-body.js';
 import { jsonBody } from './json-stream.js';
 import { readJsonBody, readTextBody } from './read-json-body.js';
 import { listFields, listValues } from './read-query.js';
-import { StreamSlots, streamEvents } from './sse.js';
+import { streamEvents } from './sse.js';
 
 /** {@link RestLimits.maxEventStreamsPerOrganization}'s default. */
-export const DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION = 20;
+export { DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION };
 
 /**
  * A fetch-style handler: web `Request` in, web `Response` out. `context.nodeRequest` (set by `toNodeHandler` of
@@ -158,13 +158,13 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
   };
 
-  // Before authentication: a probe needs no key. `?detail=true` adds what the job runner reports (a queue's depth,
-  // running, failed and completed per model, workers seen), behind the key.
+  // Before authentication: a probe needs no key. `?detail=true` adds, behind the key, the caller's organization's
+  // queued and running iterations per model and the job runner's fleet totals, without another organization's names.
   app.get('/health', async (c) => {
     if (c.req.query('detail') !== 'true') return c.json({ status: 'ok' });
     const caller = await identify(c.req.raw, c.env);
     if (typeof caller !== 'string') return caller;
-    return c.json({ status: 'ok', jobs: await docevals.jobStats() });
+    return c.json({ status: 'ok', jobs: await docevals.jobStats(caller) });
   });
   app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
 
@@ -229,14 +229,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
       // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
       if (lastEventId?.endsWith('.final')) return c.body(null, 204);
-      const release = streams.acquire(c.get('organizationId'));
-      if (!release) {
-        throw new DocevalsError(
-          'rate_limited',
-          `This organization already has ${streams.max} event streams open; close one (or share one stream among your listeners).`,
-          { retry_after: 5 },
-        );
-      }
+      const release = streams.take(c.get('organizationId'));
       const events = docevals.evals.iterations.events(c.get('organizationId'), {
         evaluation_id: c.req.param('evaluation_id')!,
         iteration_id: c.req.param('iteration_id')!,

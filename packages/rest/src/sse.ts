@@ -55,28 +55,3 @@ export function streamEvents(
     },
   );
 }
-
-/**
- * Open event streams per organization, in this process: one past `max` gets a 429 `rate_limited` instead of another
- * stream (docs/spec/limits.md), so 1,000 subscribers of one tenant cannot crowd out the others.
- */
-export class StreamSlots {
-  private readonly open = new Map<string, number>();
-
-  constructor(readonly max: number) {}
-
-  /** A release function (call it once, when the stream ends), or null when `key` (the organization) already holds `max` streams. */
-  acquire(key: string): (() => void) | null {
-    const count = this.open.get(key) ?? 0;
-    if (this.max > 0 && count >= this.max) return null;
-    this.open.set(key, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.open.get(key) ?? 1) - 1;
-      if (left <= 0) this.open.delete(key);
-      else this.open.set(key, left);
-    };
-  }
-}

@@ -148,7 +148,7 @@ describe('the other routes of docs/spec/service.md', () => {
 });
 
 describe('GET /health', () => {
-  it('answers the probe without a key; the detail needs one and reports the job runner (none for the in-process runner)', async () => {
+  it('answers the probe without a key; the detail needs one and reports the caller organization iterations (no fleet for the in-process runner)', async () => {
     const probe = await api.call('GET', '/health', { key: null });
     expect(probe.status).toBe(200);
     expect(probe.body).toEqual({ status: 'ok' });
@@ -157,6 +157,6 @@ describe('GET /health', () => {
     expect(refused.body.error.code).toBe('unauthorized');
     const detail = await api.call('GET', '/health?detail=true');
     expect(detail.status).toBe(200);
-    expect(detail.body).toEqual({ status: 'ok', jobs: null });
+    expect(detail.body).toEqual({ status: 'ok', jobs: { runner: 'in-process', organization: { queued: 0, running: 0, models: {} } } });
   });
 });

@@ -20,6 +20,8 @@ export interface DocevalsFetchHandlerLimits {
   maxBatchAnswerBytes: number;
   /** Milliseconds the whole body may take to arrive (408 `TIMEOUT` past it, as REST); `0`: no limit. @default 60_000 */
   bodyTimeoutMs: number;
+  /** `iterations.events` subscriptions one organization may hold open at once (429 past it); `0`: none. @default 20 */
+  maxEventStreamsPerOrganization: number;
 }
 
 export interface DocevalsFetchHandlerOptions {
@@ -53,7 +55,8 @@ export function createDocevalsFetchHandler(options: DocevalsFetchHandlerOptions)
   const maxBatchSize = options.limits?.maxBatchSize ?? LIMITS.maxBatchSize;
   const body = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/trpc]', error));
-  const router = createDocevalsRouter({ docevals: options.docevals });
+  const maxEventStreamsPerOrganization = options.limits?.maxEventStreamsPerOrganization;
+  const router = createDocevalsRouter({ docevals: options.docevals, ...(maxEventStreamsPerOrganization === undefined ? {} : { maxEventStreamsPerOrganization }) });
   const createContext = createDocevalsContext({
     authenticate: options.authenticate,
     ...(options.limits?.maxBatchAnswerBytes !== undefined ? { maxBatchAnswerBytes: options.limits.maxBatchAnswerBytes } : {}),

@@ -1,5 +1,5 @@
 import { DocevalsError, unauthorizedError, type Docevals } from '@docevals/core';
-import { assertNoForbiddenKey, operations, type Operation } from '@docevals/core/internal';
+import { assertNoForbiddenKey, DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, operations, StreamSlots, type Operation } from '@docevals/core/internal';
 import { initTRPC, tracked } from '@trpc/server';
 import { z } from 'zod';
 import type { DocevalsContext } from './create-docevals-context.js';
@@ -61,6 +61,13 @@ const organizationProcedure = t.procedure
 export interface CreateDocevalsRouterOptions {
   /** The service the procedures call, from `createDocevals({ storage, extractors })` of `@docevals/core`. */
   docevals: Docevals;
+  /**
+   * `iterations.events` subscriptions one organization may hold open at once through this router (as REST's
+   * `limits.maxEventStreamsPerOrganization`, counted apart): one more is a `TOO_MANY_REQUESTS` (docevals code
+   * `rate_limited`, `data.retry_after` 5); a subscription's place is freed as soon as it ends. `0`: no cap.
+   * @default 20
+   */
+  maxEventStreamsPerOrganization?: number;
 }
 
 /**
@@ -76,6 +83,7 @@ export interface CreateDocevalsRouterOptions {
  */
 export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
   const { docevals } = options;
+  const streams = new StreamSlots(options.maxEventStreamsPerOrganization ?? DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION);
   const procedure = organizationProcedure;
   const op = operations;
   const table = tableProcedures(docevals);
@@ -105,19 +113,31 @@ export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
               .extend({ lastEventId: z.string().min(1).max(1024).nullish() }),
           )
           .subscription(async function* ({ ctx, input, signal }) {
+            let release: () => void;
+            try {
+              release = streams.take(ctx.organizationId);
+            } catch (error) {
+              throw toTRPCError(error);
+            }
             const events = op['evals.iterations.events'].call(docevals, ctx.organizationId, {
               evaluation_id: input.evaluation_id,
               iteration_id: input.iteration_id,
               ...(input.lastEventId ? { last_event_id: input.lastEventId } : {}),
-            });
+            })[Symbol.asyncIterator]();
+            // The client went away: the pending read ends now (not at the iteration's next event) and the place frees.
+            const leave = () => void events.return?.()?.catch(() => undefined);
+            signal?.addEventListener('abort', leave, { once: true });
             try {
-              for await (const event of events) {
-                if (signal?.aborted) return;
-                yield tracked(event.id, event);
+              for (let next = await events.next(); !next.done && !signal?.aborted; next = await events.next()) {
+                yield tracked(next.value.id, next.value);
               }
             } catch (error) {
               // tRPC would report anything thrown inside a subscription as INTERNAL_SERVER_ERROR: keep its code.
               throw toTRPCError(error);
+            } finally {
+              signal?.removeEventListener('abort', leave);
+              release();
+              leave();
             }
           }),
       },

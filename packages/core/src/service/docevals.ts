@@ -4,6 +4,8 @@ import { JOBS_SCOPE } from '../storage.js';
 import { ATTR, inSpan, inStreamSpan, SPAN } from '../telemetry/index.js';
 import { analysisOperations } from './analyses.js';
 import type { OperationContext } from './context.js';
+import { organizationJobStats } from './job-stats.js';
+import type { JobRunnerStats } from './jobs/index.js';
 import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
@@ -86,9 +88,14 @@ export function assembleDocevals(
       organizationId === undefined ? listModels(extractors) : scoped({ m: (org: string) => ctx.secrets.modelsFor(org) }).m(organizationId),
     /**
      * What the job runner's queues hold (a queue runner: depth, running, failed, completed per model; workers seen),
-     * for a host's health detail; null for the in-process runner, which has none.
+     * for the host; null for the in-process runner, which has none. With an organization, what that organization may
+     * see (`GET /health?detail=true`): its own queued and running iterations per model, and the fleet's totals
+     * without model names.
      */
-    jobStats: async () => (ctx.jobRunner.stats ? ctx.jobRunner.stats() : null),
+    jobStats: async (organizationId?: string): Promise<JobRunnerStats | null> =>
+      organizationId !== undefined
+        ? scoped({ m: (org: string) => organizationJobStats(ctx, org) }).m(organizationId)
+        : ctx.jobRunner.stats ? ctx.jobRunner.stats() : null,
     /** Stops the job runner (local runs aborted, their leases released for another server), then the storage's `close()`. */
     close: async (): Promise<void> => {
       await ctx.jobRunner.close().catch(onJobError);

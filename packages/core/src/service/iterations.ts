@@ -33,7 +33,7 @@ import { newIterationId } from './ids.js';
 import { bindContext } from './bind-context.js';
 import { attachIteration, detachIteration, discardIteration, newIterationRecord, resolveIterationSchema, tooManyIterations } from './iteration-steps.js';
 import { queueRun, refOf, startJob } from './iteration-runs.js';
-import { assertBelowCap, cancelJob, iterationEvents, newJobId, registerJob, unregisterIteration } from './jobs/index.js';
+import { assertBelowCap, cancelJob, lazyEvents, newJobId, registerJob, subscribeEvents, unregisterIteration } from './jobs/index.js';
 import { listMetadata, pageOf, unknownCursor } from './lists.js';
 import { documentTally, renderIteration, renderIterationSummary, renderPredictionPage } from './render.js';
 import { loadIterations, predictionsFor, readAllDocuments, readDocumentsById, requireEvaluation, requireIteration, requireIterationOf } from './reads.js';
@@ -301,11 +301,11 @@ async function updateMetadata(ctx: OperationContext, organizationId: string, raw
 }
 
 function events(ctx: OperationContext, organizationId: string, raw: IterationEventsInput): AsyncIterable<IterationEvent> {
-  return (async function* () {
+  return lazyEvents(async () => {
     const input = parseInput(iterationEventsInputSchema, raw);
     const { iteration } = await requireIteration(ctx, organizationId, input.evaluation_id, input.iteration_id);
-    yield* iterationEvents(ctx, ctx.jobs, iteration, input.last_event_id);
-  })();
+    return subscribeEvents(ctx, iteration, input.last_event_id);
+  });
 }
 
 async function locate(ctx: OperationContext, organizationId: string, raw: IterationIdInput): Promise<{ evaluation_id: string; iteration_id: string }> {

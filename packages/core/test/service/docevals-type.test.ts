@@ -143,7 +143,7 @@ interface DocevalsBefore {
   };
   models(): string[];
   listModels(organizationId?: string): Promise<ModelList>;
-  jobStats(): Promise<JobRunnerStats | null>;
+  jobStats(organizationId?: string): Promise<JobRunnerStats | null>;
   close(): Promise<void>;
 }
 

@@ -22,13 +22,15 @@ function toEvent(record: IterationEventRecord): IterationEvent {
  * The iteration's events from just after `lastEventId` (from the job's start without it): each document event,
  * a `progress` event after each batch (carrying the id of the document event it follows), and the final event, after
  * which it ends. An iteration already over without `lastEventId`: its final event only. Unknown ids (a previous
- * job's) start over from the current job's first event.
+ * job's) start over from the current job's first event. `signal` stops it at once: no store read after it aborts
+ * (one under way finishes), even while it waits for the next event.
  */
 export async function* iterationEvents(
   ctx: ServiceContext,
   jobs: JobContext,
   iteration: IterationRecord,
   lastEventId: string | undefined,
+  signal?: AbortSignal,
 ): AsyncGenerator<IterationEvent> {
   const org = iteration.organization_id;
   const job = iteration.job;
@@ -51,7 +53,9 @@ export async function* iterationEvents(
   if (lastEventId === finalEventId(job.id)) return;
   let after = lastEventId;
   for (;;) {
+    if (signal?.aborted) return;
     const page = await ctx.storage.events.list(org, iteration.id, { limit: EVENT_PAGE, ...(after ? { after } : {}) });
+    if (signal?.aborted) return;
     if (!page) {
       after = undefined;
       continue;
@@ -72,6 +76,7 @@ export async function* iterationEvents(
     if (page.has_more) continue;
     // Nothing new: is the job still going? (Its record may be over without a final event after a crash.)
     const current = await ctx.storage.iterations.get(org, iteration.id);
+    if (signal?.aborted) return;
     if (!current || current.value.job?.id !== job.id) throw new DocevalsError('not_found', `No iteration with id "${iteration.id}" exists in this organization.`);
     if (!isActive(current.value.status)) {
       const final = await ctx.storage.events.get(org, iteration.id, finalEventId(job.id));
@@ -82,7 +87,7 @@ export async function* iterationEvents(
       if (after === final.value.id) return;
       continue; // the final event is there: the next page delivers it
     }
-    await jobs.signals.wait(iteration.id, POLL_MS);
+    await jobs.signals.wait(iteration.id, POLL_MS, signal);
   }
 }
 

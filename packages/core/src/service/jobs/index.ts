@@ -5,6 +5,7 @@
  *   registry.ts          the `jobs` collection of active jobs
  *   events.ts            writes of a job's events (per document, batched; the final one)
  *   event-stream.ts      an iteration's events read as a stream
+ *   event-hub.ts         one such reader per running iteration, shared by its subscribers in this process
  *   leases.ts            the iteration lease (in-process and queue)
  *   prediction-writes.ts predictions saved by group commit
  *   outcomes.ts          documents still to run; a job finished, failed, cancelled
@@ -21,3 +22,4 @@ export { isActive, LocalSignals, newJobId, type JobContext } from './job-context
 export { assertBelowCap, registerJob, unregisterIteration } from './registry.js';
 export { cancelJob } from './outcomes.js';
 export { iterationEvents } from './event-stream.js';
+export { feedsOf, lazyEvents, subscribeEvents } from './event-hub.js';

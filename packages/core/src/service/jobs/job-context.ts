@@ -13,6 +13,7 @@ export interface JobContext {
   maxPerOrganization: number;
   /** Wakes local event streams when this process writes an event (other processes are polled). */
   signals: LocalSignals;
+
   /**
    * Sync callers waiting in this process, by job id: a run that stops on an error (a store failing) leaves it here,
    * so the caller gets that error rather than a generic one.
@@ -37,17 +38,24 @@ export class LocalSignals {
     for (const wake of set) wake();
   }
 
-  /** Resolves on the next notify of the iteration, or after `ms` (events written by other servers are polled). */
-  wait(iterationId: string, ms: number): Promise<void> {
+  /**
+   * Resolves on the next notify of the iteration, after `ms` (events written by other servers are polled), or when
+   * `signal` aborts.
+   */
+  wait(iterationId: string, ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
       let set = this.waiters.get(iterationId);
       if (!set) this.waiters.set(iterationId, (set = new Set()));
       const wake = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', wake);
         set!.delete(wake);
+        if (set!.size === 0 && this.waiters.get(iterationId) === set) this.waiters.delete(iterationId);
         resolve();
       };
       const timer = setTimeout(wake, ms);
+      signal?.addEventListener('abort', wake, { once: true });
       set.add(wake);
     });
   }
