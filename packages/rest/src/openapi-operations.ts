@@ -5,57 +5,26 @@ import {
   CreateEvaluationBodySchema,
   CreateIterationBodySchema,
   CreateProcessorBodySchema,
-  DeletedSchema,
   DistancesPathSchema,
-  DocumentDistancesSchema,
   DocumentListSchema,
-  DocumentPathSchema,
-  EvaluationDocumentSchema,
   EvaluationListSchema,
-  EvaluationPathSchema,
-  EvaluationSchema,
   IterationIdPathSchema,
   IterationListSchema,
-  IterationPathSchema,
   IterationSchema,
   IterationEventSchema,
-  IterationSummarySchema,
-  CompareQuerySchema,
-  EvaluationComparisonSchema,
-  ExportQuerySchema,
   ImportAnnotationsBodySchema,
-  ImportAnnotationsResultSchema,
-  IterationFieldsSchema,
-  LeaderboardQuerySchema,
-  LeaderboardSchema,
-  MatrixQuerySchema,
-  MatrixSchema,
   IterationViewSchema,
-  GetIterationQuerySchema,
-  GetEvaluationQuerySchema,
   EvaluationViewSchema,
   ListPredictionsQuerySchema,
   PredictionPageSchema,
-  ModelListSchema,
   CreateExternalApiKeyBodySchema,
   CustomEndpointDeletedSchema,
-  CustomEndpointSchema,
-  ExternalApiKeyDeletedSchema,
   ExternalApiKeyListSchema,
-  ExternalApiKeySchema,
-  ProviderPathSchema,
   SetCustomEndpointBodySchema,
-  ListDocumentsQuerySchema,
-  ListEvaluationsQuerySchema,
-  ListIterationsQuerySchema,
-  ListProcessorsQuerySchema,
   ProcessIterationBodySchema,
   ProcessorListSchema,
-  ProcessorPathSchema,
-  ProcessorSchema,
   SubmitDocumentBodySchema,
   SubmitDocumentFormSchema,
-  SubmitResultSchema,
   UpdateDocumentBodySchema,
   UpdateEvaluationBodySchema,
   UpdateIterationBodySchema,
@@ -232,7 +201,6 @@ const EVALUATION_SUMMARY = {
 export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
   createEvaluation: {
     body: CreateEvaluationBodySchema,
-    response: EvaluationSchema,
     requestExample: {
       name: 'Invoices',
       project_id: 'proj_finance',
@@ -243,79 +211,56 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     responseExample: { ...EVALUATION, iterations: [] },
   },
   listEvaluations: {
-    query: ListEvaluationsQuerySchema,
     response: EvaluationListSchema,
     responseExample: { data: [EVALUATION_SUMMARY], list_metadata: PAGE_END },
   },
   getEvaluation: {
-    params: EvaluationPathSchema,
-    query: GetEvaluationQuerySchema,
     response: EvaluationViewSchema,
     responseExample: EVALUATION,
   },
   updateEvaluation: {
-    params: EvaluationPathSchema,
     body: UpdateEvaluationBodySchema,
-    response: EvaluationSchema,
     requestExample: { name: 'Invoices 2026', project_id: 'proj_finance' },
     responseExample: { ...EVALUATION, name: 'Invoices 2026' },
   },
   deleteEvaluation: {
-    params: EvaluationPathSchema,
-    response: DeletedSchema,
     responseExample: { id: 'eval_invoices', deleted: true, success: true },
   },
   addDocument: {
-    params: EvaluationPathSchema,
     body: AddDocumentBodySchema,
-    response: EvaluationDocumentSchema,
     requestExample: { mime_data: { filename: 'invoice-1.txt', url: DATA_URL }, annotation: { invoice_number: 'INV-7', total: 42 } },
     responseExample: DOCUMENT,
   },
   listDocuments: {
-    params: EvaluationPathSchema,
-    query: ListDocumentsQuerySchema,
     response: DocumentListSchema,
     responseExample: { data: [DOCUMENT_SUMMARY], list_metadata: PAGE_END },
   },
   getDocument: {
-    params: DocumentPathSchema,
-    response: EvaluationDocumentSchema,
     responseExample: DOCUMENT,
   },
   updateDocumentAnnotation: {
-    params: DocumentPathSchema,
     body: UpdateDocumentBodySchema,
-    response: EvaluationDocumentSchema,
     requestExample: { annotation: { invoice_number: 'INV-1', total: 42 } },
     responseExample: { ...DOCUMENT, annotation: { invoice_number: 'INV-1', total: 42 } },
   },
   deleteDocument: {
-    params: DocumentPathSchema,
-    response: DeletedSchema,
     responseExample: { id: DOCUMENT_ID, deleted: true, success: true },
   },
   listIterations: {
-    params: EvaluationPathSchema,
-    query: ListIterationsQuerySchema,
     response: IterationListSchema,
     responseExample: { data: [ITERATION] },
   },
   createIteration: {
-    params: EvaluationPathSchema,
     body: CreateIterationBodySchema,
     response: IterationSchema,
     requestExample: { inference_settings: { model: 'local-rules', n_consensus: 1 } },
     responseExample: ITERATION,
   },
   getIteration: {
-    params: IterationPathSchema,
-    query: GetIterationQuerySchema,
     response: IterationViewSchema,
     responseExample: ITERATION,
   },
   listIterationPredictions: {
-    params: IterationPathSchema,
     query: ListPredictionsQuerySchema,
     response: PredictionPageSchema,
     responseExample: {
@@ -330,12 +275,9 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   deleteIteration: {
-    params: IterationPathSchema,
-    response: DeletedSchema,
     responseExample: { id: ITERATION.id, deleted: true, success: true },
   },
   processIteration: {
-    params: IterationPathSchema,
     body: ProcessIterationBodySchema,
     response: IterationSchema,
     requestExample: { only_missing: true },
@@ -343,66 +285,50 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
   },
   getIterationById: {
     params: IterationIdPathSchema,
-    response: IterationSchema,
     responseExample: ITERATION,
   },
   updateIteration: {
     params: IterationIdPathSchema,
     body: UpdateIterationBodySchema,
-    response: IterationSchema,
     requestExample: { inference_settings: { model: 'local-rules', temperature: 0.5 } },
     responseExample: { ...ITERATION, inference_settings: { ...SETTINGS, temperature: 0.5 } },
   },
   updateIterationMetadata: {
-    params: IterationPathSchema,
     body: UpdateIterationMetadataBodySchema,
-    response: IterationSummarySchema,
     requestExample: { name: 'local-rules baseline', tags: ['baseline'] },
     responseExample: { ...ITERATION_SUMMARY, name: 'local-rules baseline', tags: ['baseline'] },
   },
   deleteIterationById: {
     params: IterationIdPathSchema,
-    response: DeletedSchema,
     responseExample: { id: ITERATION.id, deleted: true, success: true },
   },
   computeDistances: {
     params: DistancesPathSchema,
-    response: DocumentDistancesSchema,
     responseExample: { distances: { invoice_number: 0.25, total: 0 }, mean_distance: 0.125, metric_type: 'levenshtein' },
   },
   createProcessor: {
     body: CreateProcessorBodySchema,
-    response: ProcessorSchema,
     requestExample: { name: 'Invoice reader', model: 'local-rules', modality: 'text', json_schema: JSON_SCHEMA_EXAMPLE },
     responseExample: PROCESSOR,
   },
   listProcessors: {
-    query: ListProcessorsQuerySchema,
     response: ProcessorListSchema,
     responseExample: { data: [PROCESSOR], list_metadata: PAGE_END },
   },
   getProcessor: {
-    params: ProcessorPathSchema,
-    response: ProcessorSchema,
     responseExample: PROCESSOR,
   },
   updateProcessor: {
-    params: ProcessorPathSchema,
     body: UpdateProcessorBodySchema,
-    response: ProcessorSchema,
     requestExample: { temperature: 0.2 },
     responseExample: { ...PROCESSOR, temperature: 0.2 },
   },
   deleteProcessor: {
-    params: ProcessorPathSchema,
-    response: DeletedSchema,
     responseExample: { id: PROCESSOR.id, deleted: true, success: true },
   },
   submitToProcessor: {
-    params: ProcessorPathSchema,
     body: SubmitDocumentBodySchema,
     formBody: SubmitDocumentFormSchema,
-    response: SubmitResultSchema,
     requestExample: { document: { filename: 'invoice-1.txt', url: DATA_URL } },
     responseExample: {
       prediction: { invoice_number: 'INV-1', total: 42 },
@@ -426,7 +352,6 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   listModels: {
-    response: ModelListSchema,
     responseExample: {
       data: [
         { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'], provider: null },
@@ -437,13 +362,10 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
   },
   createExternalApiKey: {
     body: CreateExternalApiKeyBodySchema,
-    response: ExternalApiKeySchema,
     requestExample: { provider: 'Anthropic', api_key: 'sk-ant-...' },
     responseExample: { provider: 'Anthropic', is_configured: true, last_updated: '2026-11-25T21:00:00.000Z' },
   },
   getExternalApiKey: {
-    params: ProviderPathSchema,
-    response: ExternalApiKeySchema,
     responseExample: { provider: 'Anthropic', is_configured: true, last_updated: '2026-11-25T21:00:00.000Z' },
   },
   listExternalApiKeys: {
@@ -455,22 +377,18 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
       { provider: 'xAI', is_configured: false, last_updated: null },
     ],
   },
-  deleteExternalApiKey: { params: ProviderPathSchema, response: ExternalApiKeyDeletedSchema, responseExample: { provider: 'Anthropic', deleted: true, success: true } },
+  deleteExternalApiKey: { responseExample: { provider: 'Anthropic', deleted: true, success: true } },
   setCustomEndpoint: {
     body: SetCustomEndpointBodySchema,
-    response: CustomEndpointSchema,
     requestExample: { base_url: 'http://localhost:11434/v1', models: ['llama3.1'] },
     responseExample: { is_configured: true, base_url: 'http://localhost:11434/v1', models: ['llama3.1'], has_api_key: false, last_updated: '2026-11-25T21:00:00.000Z' },
   },
   getCustomEndpoint: {
-    response: CustomEndpointSchema,
     responseExample: { is_configured: true, base_url: 'http://localhost:11434/v1', models: ['llama3.1'], has_api_key: false, last_updated: '2026-11-25T21:00:00.000Z' },
   },
   deleteCustomEndpoint: { response: CustomEndpointDeletedSchema, responseExample: { deleted: true, success: true } },
-  getDocumentContent: { params: DocumentPathSchema, response: z.string(), responseExample: 'Invoice number: INV-1\nTotal: 42\n' },
+  getDocumentContent: { response: z.string(), responseExample: 'Invoice number: INV-1\nTotal: 42\n' },
   getIterationFields: {
-    params: IterationPathSchema,
-    response: IterationFieldsSchema,
     responseExample: {
       iteration_id: ITERATION.id,
       documents: 1,
@@ -483,17 +401,12 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   exportIteration: {
-    params: IterationPathSchema,
-    query: ExportQuerySchema,
     response: z.string(),
     responseExample:
       'document_id,filename,status,field,annotation,prediction,similarity,aligned_similarity,outcome\n' +
       `${DOCUMENT_ID},invoice-1.txt,succeeded,total,42,42,1,1,succeeded\n`,
   },
   compareIterations: {
-    params: EvaluationPathSchema,
-    query: CompareQuerySchema,
-    response: EvaluationComparisonSchema,
     responseExample: {
       base_iteration_id: ITERATION.id,
       head_iteration_id: 'eval_iter_b7RbFy1m0c3aQx2Zp9LkT',
@@ -514,9 +427,6 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   getLeaderboard: {
-    params: EvaluationPathSchema,
-    query: LeaderboardQuerySchema,
-    response: LeaderboardSchema,
     responseExample: {
       sort: 'mean_similarity',
       order: 'desc',
@@ -544,9 +454,6 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   getMatrix: {
-    params: EvaluationPathSchema,
-    query: MatrixQuerySchema,
-    response: MatrixSchema,
     responseExample: {
       iterations: [{ id: ITERATION.id, model: 'local-rules', status: 'completed' }],
       data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'], labeled: true }],
@@ -554,9 +461,7 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   importAnnotations: {
-    params: EvaluationPathSchema,
     body: ImportAnnotationsBodySchema,
-    response: ImportAnnotationsResultSchema,
     requestExample: { format: 'csv', content: 'filename,invoice_number,total\ninvoice-1.txt,INV-7,42\n' },
     responseExample: {
       dry_run: false,
@@ -566,12 +471,9 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
     },
   },
   cancelIteration: {
-    params: IterationPathSchema,
-    response: IterationSummarySchema,
     responseExample: { ...ITERATION_SUMMARY, status: 'cancelled' },
   },
   streamIterationEvents: {
-    params: IterationPathSchema,
     response: IterationEventSchema,
     responseExample: { id: 'job_1.file_3d9063b06910dca5', type: 'document', data: { document_id: DOCUMENT_ID, similarity: 0.875, error: null } },
   },

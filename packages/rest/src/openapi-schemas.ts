@@ -1,22 +1,17 @@
 import {
   apiCostSchema,
-  type Described,
   iterationEventSchema,
-  compareInputSchema,
   documentDeltaSchema,
   evaluationComparisonSchema,
   excludedDocumentSchema,
-  exportInputSchema,
   fieldDeltaSchema,
   fieldStatsSchema,
   importAnnotationsInputSchema,
   importAnnotationsResultSchema,
   importRowResultSchema,
   iterationFieldsSchema,
-  leaderboardInputSchema,
   leaderboardRowSchema,
   leaderboardSchema,
-  matrixInputSchema,
   matrixIterationSchema,
   matrixRowSchema,
   matrixSchema,
@@ -24,8 +19,6 @@ import {
   documentSummarySchema,
   evaluationSummarySchema,
   evaluationOverviewSchema,
-  getEvaluationInputSchema,
-  getIterationInputSchema,
   iterationSummarySchema,
   listPredictionsInputSchema,
   predictionWithMetricsSchema,
@@ -36,25 +29,18 @@ import {
   defaultInferenceSettingsSchema,
   deletedSchema,
   documentInputSchema,
-  documentRefInputSchema,
   documentDistancesInputSchema,
   documentDistancesSchema,
   documentSchema,
   ERROR_CODES,
-  evaluationRefInputSchema,
   evaluationSchema,
   importedIterationInputSchema,
   inferenceSettingsInputSchema,
   inferenceSettingsSchema,
   itemMetricSchema,
   iterationIdInputSchema,
-  iterationRefInputSchema,
   iterationSchema,
-  listDocumentsInputSchema,
-  listEvaluationsInputSchema,
-  listIterationsInputSchema,
   listMetadataSchema,
-  listProcessorsInputSchema,
   metadataSchema,
   metricResultsSchema,
   outcomeCountsSchema,
@@ -66,14 +52,12 @@ import {
   modelSchema,
   predictionSchema,
   processIterationInputSchema,
-  processorRefInputSchema,
   processorSchema,
   submitProcessorInputSchema,
   submitResultSchema,
   externalApiKeySchema,
   externalApiKeyDeletedSchema,
   createExternalApiKeyInputSchema,
-  externalApiKeyRefInputSchema,
   customEndpointSchema,
   setCustomEndpointInputSchema,
   updateDocumentInputSchema,
@@ -95,24 +79,22 @@ import { z } from '@hono/zod-openapi';
 /** A description of the core's property, or a replacement schema that already carries its own. */
 type PropertyDoc = string | z.ZodType;
 
-/** The keys of a core shape whose schemas carry no description of their own (the core's `described()`). */
-type Undescribed<S> = { [K in keyof S]-?: Unwrapped<S[K]> extends Described ? never : K }[keyof S];
-/** A field's schema under its `.optional()` (`.partial()` wraps described fields so). */
-type Unwrapped<F> = F extends z.ZodOptional<infer I> ? I : F;
-
 /**
- * `schema` with every property described (or replaced); a key of the core schema left out is a compile error, unless
- * the core already describes it (`described()` in the core's schemas: the text next to the type).
+ * `schema` with some properties described again or replaced (a named component, a nullable `$ref`, a date-time
+ * format). Every other property keeps the core's description (`described()` next to the type); a test
+ * (openapi-readable) fails on any property of a component left without one.
  */
 export function documented<T extends z.ZodObject>(
   schema: T,
-  fields: { [K in Undescribed<T['shape']>]-?: PropertyDoc } & { [K in keyof T['shape']]?: PropertyDoc },
+  fields: { [K in keyof T['shape']]?: PropertyDoc },
 ): T {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, doc] of Object.entries(fields) as Array<[string, PropertyDoc]>) {
     if (!(key in schema.shape)) throw new Error(`documented: "${key}" is not a property of the schema.`);
     shape[key] = typeof doc === 'string' ? (schema.shape[key] as z.ZodType).meta({ description: doc }) : doc;
   }
+  // safeExtend types the result with the replaced shape; the replacements describe the same values (a description,
+  // a `$ref` to the same schema), so the result stands for T, which its callers pass on as the core's type.
   const result = schema.safeExtend(shape) as unknown as T;
   RESTATED.set(result, schema);
   return result;
@@ -143,10 +125,12 @@ export const NAMED_SCHEMAS: Array<[name: string, schema: z.ZodType]> = [];
  * `schema` as the component `name`. Components are registered before any path, so a use that adds its own
  * description ({@link ref}) is written as `{$ref, description}` instead of becoming the component itself.
  */
-function named<T extends z.ZodType>(name: string, schema: T, meta: { description: string; examples?: unknown[] }): T {
-  const result = schema.openapi(name, meta) as T;
-  NAMED_SCHEMAS.push([name, result]);
+function named<T extends z.ZodType>(name: string, schema: T, meta?: { description: string; examples?: unknown[] }): T {
   const core = RESTATED.get(schema);
+  const { description, examples } = meta ?? (core && z.globalRegistry.get(core)) ?? {};
+  if (!description) throw new Error(`named: "${name}" has no description (the core schema's .meta({ description })).`);
+  const result = schema.openapi(name, { description, ...(Array.isArray(examples) ? { examples } : {}) }) as T;
+  NAMED_SCHEMAS.push([name, result]);
   if (core && !NAMED_BY_CORE.has(core)) NAMED_BY_CORE.set(core, result);
   return result;
 }
@@ -156,17 +140,6 @@ const ref = (schema: z.ZodType, description: string, defaultValue?: unknown) =>
   schema.meta({ description, ...(defaultValue === undefined ? {} : { default: defaultValue }) });
 
 const dateTime = (description: string) => z.string().meta({ format: 'date-time', description, examples: ['2026-11-23T19:23:59.958Z'] });
-
-const SCHEMA_ID =
-  '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.';
-const SCHEMA_DATA_ID =
-  '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, ' +
-  'titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently ' +
-  'share it; once an evaluation has iterations it cannot change (409).';
-const JSON_SCHEMA =
-  'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; ' +
-  'at most 1 MiB and 64 levels deep.';
-
 // Shared parts
 
 export const ErrorCodeSchema = named('ErrorCode', z.enum(ERROR_CODES), {
@@ -187,7 +160,7 @@ export const ErrorIssueSchema = named('ErrorIssue', z
     message: z.string().meta({ description: 'What is wrong there, in words.' }),
   }), { description: 'One problem with a request.' });
 
-export const ErrorSchema = named('Error', z
+named('Error', z
   .object({
     error: z
       .object({
@@ -217,15 +190,11 @@ export const ErrorSchema = named('Error', z
     ],
   });
 
-export const ApiCostSchema = named('ApiCost', documented(apiCostSchema, {
-}), { description: 'What producing the data cost.' });
+export const ApiCostSchema = named('ApiCost', documented(apiCostSchema, {}));
 
 export const PredictionMetadataSchema = named('PredictionMetadata', documented(metadataSchema, {
   api_cost: orNull(ApiCostSchema, 'What the extraction cost, or null when unknown.').optional(),
-}), {
-  description:
-    'Metadata of a prediction, or of an annotation (`annotation_metadata`). Other keys a host adds are kept as they are.',
-});
+}));
 
 /** A setting of a request with the core's description (and `more`) and the default it takes when left out. */
 const settingWithDefault = (key: keyof typeof DEFAULT_INFERENCE_SETTINGS, more = '') =>
@@ -242,51 +211,33 @@ export const InferenceSettingsInputSchema = named('InferenceSettingsInput', docu
   image_resolution_dpi: settingWithDefault('image_resolution_dpi', ' 36 to 600.'),
   browser_canvas: settingWithDefault('browser_canvas'),
   n_consensus: settingWithDefault('n_consensus', ' 1 to 16.'),
-}), {
-  description:
-    'Inference settings in a request: every field optional. An iteration uses these over the evaluation\'s ' +
-    '`default_inference_settings` over the defaults shown.',
-});
+}));
 
-export const InferenceSettingsSchema = named('InferenceSettings', documented(inferenceSettingsSchema, {}), {
-  description: 'The settings an iteration ran with: every one resolved.',
-});
+export const InferenceSettingsSchema = named('InferenceSettings', documented(inferenceSettingsSchema, {}));
 
 export const DefaultInferenceSettingsSchema = named('DefaultInferenceSettings', documented(defaultInferenceSettingsSchema, {
   model: 'The default model; absent when the evaluation names none (each iteration must then name one).',
-}), {
-  description: 'An evaluation\'s default inference settings, every default filled in.',
-});
+}));
 
-export const ListMetadataSchema = named('ListMetadata', documented(listMetadataSchema, {
-}), { description: 'The cursors of a page: ids of the first and last item, where more items exist.' });
+export const ListMetadataSchema = named('ListMetadata', documented(listMetadataSchema, {}));
 
-export const DeletedSchema = named('Deleted', documented(deletedSchema, {
-}), { description: 'A deletion\'s answer.' });
+named('Deleted', documented(deletedSchema, {}));
 
 // Documents
 
-const responseMimeData = named('MimeData', documented(documentSchema.shape.mime_data, {
-}), { description: 'A file: its name and its content.' });
+const responseMimeData = named('MimeData', documented(documentSchema.shape.mime_data, {}), { description: 'A file: its name and its content.' });
 
 export const EvaluationDocumentSchema = named('EvaluationDocument', documented(documentSchema, {
   mime_data: ref(responseMimeData, 'The file.'),
   annotation_metadata: orNull(PredictionMetadataSchema, 'Metadata of the annotation, or null.'),
-}), { description: 'A document of an evaluation, with its ground-truth annotation.' });
+}));
 
-const inputMimeData = named('MimeDataInput', documented(documentInputSchema.shape.mime_data, {
-}), { description: 'A file: its name, and either its content (`url`) or a stored file (`file_id`).' });
+const inputMimeData = named('MimeDataInput', documented(documentInputSchema.shape.mime_data, {}), { description: 'A file: its name, and either its content (`url`) or a stored file (`file_id`).' });
 
 export const DocumentInputSchema = named('DocumentInput', documented(documentInputSchema, {
   mime_data: ref(inputMimeData, 'The file: its content, or a stored one.'),
   annotation_metadata: orNull(PredictionMetadataSchema, 'Metadata of the annotation.').optional(),
-}), { description: 'A document in a request: its file and its ground-truth annotation.' });
-
-// Iterations
-
-const SCHEMA_VALID =
-  'Whether the prediction validates against the iteration\'s json_schema. A malformed prediction is still scored ' +
-  'field by field; absent when there is nothing to check (failed, pending) or it was stored before the check.';
+}));
 const SCHEMA_ISSUES = z
   .array(
     z.object({
@@ -297,31 +248,24 @@ const SCHEMA_ISSUES = z
   .optional()
   .meta({ description: 'When `schema_valid` is false: the first issues (at most 5).' });
 
-export const OutcomeCountsSchema = named('OutcomeCounts', documented(outcomeCountsSchema, {
-}), { description: 'An iteration\'s documents by outcome, as its figures count them (docs/spec/metrics.md section 5).' });
+export const OutcomeCountsSchema = named('OutcomeCounts', documented(outcomeCountsSchema, {}));
 
 const HONEST_FIGURES = { counts: ref(OutcomeCountsSchema, 'Documents by outcome.') };
 
 export const PredictionSchema = named('Prediction', documented(predictionSchema, {
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null for a document that has not run yet.'),
   schema_issues: SCHEMA_ISSUES,
-}), { description: 'An iteration\'s prediction for one document.' });
-
-const SIMILARITY_TREE = 'Per-field similarity (0 to 1) in the tree of the annotation: objects and arrays hold the similarities of their items.';
-
-export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema, {
-}), { description: 'How close one document\'s prediction is to its annotation.' });
+}));
+export const ItemMetricSchema = named('ItemMetric', documented(itemMetricSchema, {}));
 
 export const MetricResultsSchema = named('MetricResults', documented(metricResultsSchema, {
   item_metrics: z.array(ItemMetricSchema).meta({ description: 'One per document of the evaluation, in document order.' }),
   ...HONEST_FIGURES,
-}), { description: 'An iteration\'s metrics against the annotations.' });
+}));
 
-export const IterationProgressSchema = named('IterationProgress', documented(iterationSummarySchema.shape.progress, {
-}), { description: 'An iteration\'s documents by outcome.' });
+export const IterationProgressSchema = named('IterationProgress', documented(iterationSummarySchema.shape.progress, {}), { description: 'An iteration\'s documents by outcome.' });
 
-export const IterationUsageSchema = named('IterationUsage', documented(iterationSummarySchema.shape.usage, {
-}), { description: 'What an iteration consumed.' });
+export const IterationUsageSchema = named('IterationUsage', documented(iterationSummarySchema.shape.usage, {}), { description: 'What an iteration consumed.' });
 
 export const IterationSchema = named('Iteration', documented(iterationSchema, {
   updated_at: dateTime('When the iteration last changed (ISO 8601, UTC).'),
@@ -332,7 +276,7 @@ export const IterationSchema = named('Iteration', documented(iterationSchema, {
   started_at: orNull(dateTime('When the last run started.'), 'When the last run started; null before it did.'),
   finished_at: orNull(dateTime('When the last run finished.'), 'When the last run finished; null while it runs.'),
   usage: ref(IterationUsageSchema, 'Tokens and cost so far.'),
-}), { description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
+}));
 
 
 export const IterationSummarySchema = named('IterationSummary', documented(iterationSummarySchema, {
@@ -346,7 +290,7 @@ export const IterationSummarySchema = named('IterationSummary', documented(itera
   metric_results: documented(iterationSummarySchema.shape.metric_results, HONEST_FIGURES).meta({
     description: 'The figures, read from running totals.',
   }),
-}), { description: 'An iteration without its per-document arrays (`?view=summary`): settings, status, progress, usage and means.' });
+}));
 
 export const PredictionWithMetricsSchema = named('PredictionWithMetrics', documented(predictionWithMetricsSchema, {
   document_id: 'The document the prediction belongs to (its `file_id`).',
@@ -354,7 +298,7 @@ export const PredictionWithMetricsSchema = named('PredictionWithMetrics', docume
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made; null while pending.'),
   schema_issues: SCHEMA_ISSUES,
   metrics: ref(ItemMetricSchema, 'The prediction scored against the document\'s current annotation.'),
-}), { description: 'One document\'s outcome in an iteration, with its metrics.' });
+}));
 
 export const IterationViewSchema = named('IterationView', z.union([IterationSchema, IterationSummarySchema]), {
   description: 'An iteration: whole (the default), or its summary with `view=summary`.',
@@ -367,15 +311,11 @@ export const EvaluationSchema = named('Evaluation', documented(evaluationSchema,
   documents: z.array(EvaluationDocumentSchema).meta({ description: 'The documents with their annotations, in order.' }),
   iterations: z.array(IterationSchema).meta({ description: 'Every iteration, oldest first.' }),
   default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from; a request\'s settings go over them.'),
-}), { description: 'Documents with ground-truth annotations, a JSON schema, and the iterations run over them.' });
-
-
-const UNLABELED_COUNT = 'Documents without ground truth (annotation `{}` or only empty values): in no mean until annotated.';
-
+}));
 export const DocumentSummarySchema = named('DocumentSummary', documented(documentSummarySchema, {
   mime_data: ref(named('MimeDataLink', documented(documentSummarySchema.shape.mime_data, {
   }), { description: 'A file: its name and where to read its content.' }), 'The interface\'s `{filename, url}`, the url a path to the content.'),
-}), { description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
+}));
 
 export const EvaluationSummarySchema = named('EvaluationSummary', documented(evaluationSummarySchema, {
   id: 'The evaluation\'s id.',
@@ -384,7 +324,7 @@ export const EvaluationSummarySchema = named('EvaluationSummary', documented(eva
   documents: z.array(z.union([DocumentSummarySchema, EvaluationDocumentSchema])).meta({ description: 'Summaries, or whole documents with `expand=documents`.' }),
   iterations: z.array(IterationSummarySchema).meta({ description: 'Every iteration as a summary, oldest first.' }),
   default_inference_settings: ref(DefaultInferenceSettingsSchema, 'Settings every iteration starts from.'),
-}), { description: 'An evaluation in a list: documents and iterations as summaries.' });
+}));
 
 export const EvaluationOverviewSchema = named('EvaluationOverview', documented(evaluationOverviewSchema, {
   id: 'The evaluation\'s id.',
@@ -406,10 +346,10 @@ export const EvaluationViewSchema = named('EvaluationView', z.union([EvaluationS
 
 export const ProcessorSchema = named('Processor', documented(processorSchema, {
   updated_at: dateTime('When the processor last changed (ISO 8601, UTC).'),
-}), { description: 'A named, reusable extraction configuration.' });
+}));
 
 // The plain fields are described in the core (described()); here only what names a component or wraps a union.
-export const SubmitResultSchema = named('SubmitResult', documented(submitResultSchema, {
+named('SubmitResult', documented(submitResultSchema, {
   metadata: orNull(PredictionMetadataSchema, 'How the prediction was made.'),
   choices: z.array(documented(submitResultSchema.shape.choices.element, {
     message: documented(submitResultSchema.shape.choices.element.shape.message, {}).meta({ description: 'The prediction, parsed and as text.' }),
@@ -418,7 +358,7 @@ export const SubmitResultSchema = named('SubmitResult', documented(submitResultS
     description: 'Tokens of the extraction (summed over consensus runs); null when the extractor reports none.',
   }),
   api_cost: orNull(ApiCostSchema, 'The cost; null when the model\'s price is unknown.'),
-}), { description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
+}));
 
 // Lists
 
@@ -438,40 +378,12 @@ export const PredictionPageSchema = list(PredictionWithMetricsSchema, 'Predictio
 export const ProcessorListSchema = list(ProcessorSchema, 'ProcessorList', 'processors');
 export const IterationListSchema = named('IterationList', z
   .object({ data: z.array(z.union([IterationSchema, IterationSummarySchema])).meta({ description: 'Every iteration of the evaluation, oldest first: whole, or summaries with `view=summary`.' }) }), { description: 'An evaluation\'s iterations (not paginated: at most 1,000).' });
-
-// Parameters
-
-const EVALUATION_ID = 'The evaluation\'s id.';
 const DOCUMENT_ID = 'The document\'s id: its `file_id` (`file_...`), as in the document\'s `id`.';
-const ITERATION_ID = 'The iteration\'s id (`eval_iter_...`).';
-const PROCESSOR_ID = 'The processor\'s id.';
-
-export const EvaluationPathSchema = documented(evaluationRefInputSchema, { });
-export const DocumentPathSchema = documented(documentRefInputSchema, { });
-export const IterationPathSchema = documented(iterationRefInputSchema, { });
-export const ProcessorPathSchema = documented(processorRefInputSchema, { });
-export const IterationIdPathSchema = documented(iterationIdInputSchema, {
-});
+export const IterationIdPathSchema = documented(iterationIdInputSchema, {});
 export const DistancesPathSchema = documented(iterationIdInputSchema.extend({ document_id: documentDistancesInputSchema.shape.document_id }), {
   iteration_id: IterationIdPathSchema.shape.iteration_id,
   document_id: DOCUMENT_ID,
 });
-
-export const ListEvaluationsQuerySchema = documented(listEvaluationsInputSchema, {
-});
-
-export const ListDocumentsQuerySchema = documented(listDocumentsInputSchema.omit({ evaluation_id: true }), {
-});
-
-const VIEW = '`full` (the default: every prediction and item metric) or `summary` (settings, status, progress, usage and means only).';
-
-export const ListIterationsQuerySchema = documented(listIterationsInputSchema.omit({ evaluation_id: true }), {
-});
-
-export const GetEvaluationQuerySchema = documented(getEvaluationInputSchema.omit({ evaluation_id: true }), {
-});
-
-export const GetIterationQuerySchema = documented(getIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), { });
 
 export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
   document_ids: listPredictionsInputSchema.shape.document_ids.meta({
@@ -483,10 +395,6 @@ export const ListPredictionsQuerySchema = documented(listPredictionsInputSchema.
     param: { style: 'form', explode: false },
   }),
 });
-
-export const ListProcessorsQuerySchema = documented(listProcessorsInputSchema, {
-});
-
 // Request bodies
 
 const ImportedPredictionSchema = named('ImportedPrediction', documented(importedIterationInputSchema.shape.predictions.unwrap().element, {
@@ -496,13 +404,13 @@ const ImportedPredictionSchema = named('ImportedPrediction', documented(imported
 export const ImportedIterationSchema = named('ImportedIteration', documented(importedIterationInputSchema, {
   inference_settings: ref(InferenceSettingsInputSchema, 'The settings it ran with.', {}).optional(),
   predictions: z.array(ImportedPredictionSchema).default([]).meta({ description: 'One per document; their metrics are computed.' }),
-}), { description: 'An iteration run elsewhere, imported with its predictions.' });
+}));
 
 export const CreateEvaluationBodySchema = named('CreateEvaluationRequest', documented(createEvaluationInputSchema, {
   documents: z.array(DocumentInputSchema).default([]).meta({ description: 'The documents with their annotations (at most 10,000). Their files are stored once.' }),
   iterations: z.array(ImportedIterationSchema).default([]).meta({ description: 'Iterations to import as they are.' }),
   default_inference_settings: ref(InferenceSettingsInputSchema, 'Settings every iteration starts from.', {}).optional(),
-}), { description: 'A new evaluation. `updated_at`, `schema_id` and `schema_data_id` are computed; values sent for them are ignored.' });
+}));
 
 export const UpdateEvaluationBodySchema = named('UpdateEvaluationRequest', documented(updateEvaluationInputSchema.omit({ evaluation_id: true }), {
   default_inference_settings: ref(InferenceSettingsInputSchema, 'New default settings (they replace the old ones).').optional(),
@@ -518,8 +426,7 @@ export const CreateIterationBodySchema = named('CreateIterationRequest', documen
   inference_settings: ref(InferenceSettingsInputSchema, 'The settings to run with, over the evaluation\'s defaults.', {}).optional(),
 }), { description: 'The settings of a new iteration.' });
 
-export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
-}), { description: 'Which documents of the iteration to re-run; an empty body re-runs them all.' });
+export const ProcessIterationBodySchema = named('ProcessIterationRequest', documented(processIterationInputSchema.omit({ evaluation_id: true, iteration_id: true }), {}), { description: 'Which documents of the iteration to re-run; an empty body re-runs them all.' });
 
 /** A new processor's settings, with the defaults they take. */
 const PROCESSOR_SETTINGS = {
@@ -534,10 +441,10 @@ const PROCESSOR_SETTINGS = {
 export const CreateProcessorBodySchema = named('CreateProcessorRequest', documented(createProcessorInputSchema, {
   ...PROCESSOR_SETTINGS,
   model: createProcessorInputSchema.shape.model.meta({ description: 'The model to run, as served by one of the host\'s extractors.' }),
-}), { description: 'A new processor: name, model and json_schema required, the other settings default.' });
+}));
 
 export const UpdateProcessorBodySchema = named('UpdateProcessorRequest', documented(updateProcessorInputSchema.omit({ processor_id: true }), {
-  model: updateProcessorInputSchema.shape.model.meta({ description: 'The model to run, as served by one of the host\'s extractors.' }),
+  model: InferenceSettingsInputSchema.shape.model,
 }), { description: 'The fields to change; omitted fields stay as they are.' });
 
 export const SubmitDocumentBodySchema = named('SubmitDocumentRequest', documented(submitProcessorInputSchema.omit({ processor_id: true }), {
@@ -575,11 +482,10 @@ export const UpdateIterationBodySchema = named(
   },
 );
 
-export const DocumentDistancesSchema = named(
+named(
   'DocumentDistances',
   documented(documentDistancesSchema, {
   }),
-  { description: 'How far one document\'s prediction is from its annotation in an iteration.' },
 );
 
 export const HealthSchema = named('Health', z
@@ -599,55 +505,44 @@ export const HealthSchema = named('Health', z
 
 // Models
 
-export const ModelSchema = named('Model', documented(modelSchema, {
-}), { description: 'A model (or a pattern of model names) the calling organization can run now on this host.' });
+export const ModelSchema = named('Model', documented(modelSchema, {}));
 
-export const ModelListSchema = named('ModelList', documented(modelListSchema, {
+named('ModelList', documented(modelListSchema, {
   data: z.array(ModelSchema).meta({ description: 'Every entry, in routing order: the first extractor that serves a name wins.' }),
-}), { description: 'The models this host serves.' });
+}));
+export const AnalysisCountsSchema = named('AnalysisCounts', documented(analysisCountsSchema, {}));
 
-// Analyses (docs/spec/analysis.md)
-
-const FIELD = 'The field: a leaf path of the metrics with list items written `*` (`line_items.*.amount`).';
-
-export const AnalysisCountsSchema = named('AnalysisCounts', documented(analysisCountsSchema, {
-}), { description: 'Documents by outcome (docs/spec/analysis.md).' });
-
-export const CalibrationBinSchema = named('CalibrationBin', documented(calibrationBinSchema, {
-}), { description: 'One bin of a reliability table.' });
+export const CalibrationBinSchema = named('CalibrationBin', documented(calibrationBinSchema, {}));
 
 export const CalibrationSchema = named('Calibration', documented(calibrationSchema, {
   bins: z.array(CalibrationBinSchema).meta({ description: 'Ten bins of 0.1, lowest first.' }),
-}), { description: 'How far the likelihoods (consensus or logprobs) match how often the fields are exact (docs/spec/analysis.md).' });
+}));
 
-export const PairedDeltaSchema = named('PairedDelta', documented(pairedDeltaSchema, {
-}), { description: 'A paired delta with its 95% bootstrap confidence interval (docs/spec/analysis.md, Comparison).' });
+export const PairedDeltaSchema = named('PairedDelta', documented(pairedDeltaSchema, {}));
 
 export const FieldStatsSchema = named('FieldStats', documented(fieldStatsSchema, {
   calibration: orNull(CalibrationSchema, 'The field\'s reliability table; null when no prediction carried likelihoods for it.'),
-}), { description: 'How one field fared over an iteration\'s labeled documents.' });
+}));
 
-export const IterationFieldsSchema = named('IterationFields', documented(iterationFieldsSchema, {
+named('IterationFields', documented(iterationFieldsSchema, {
   fields: z.array(FieldStatsSchema).meta({ description: 'Every field, worst first (by mean similarity; fields nobody scored last).' }),
   counts: ref(AnalysisCountsSchema, 'Documents by outcome.'),
   calibration: orNull(CalibrationSchema, 'Every scored leaf with a likelihood, all fields together; null without likelihoods.'),
-}), { description: 'Per-field summary of an iteration.' });
+}));
 
 export const FieldDeltaSchema = named('FieldDelta', documented(fieldDeltaSchema, {
   paired: orNull(PairedDeltaSchema, 'The paired delta over the compared documents that scored the field on both sides, with its interval; null when none did.'),
-}), { description: 'One field in a comparison of two iterations.' });
+}));
 
-export const DocumentDeltaSchema = named('DocumentDelta', documented(documentDeltaSchema, {
-}), { description: 'One document in a comparison of two iterations.' });
+export const DocumentDeltaSchema = named('DocumentDelta', documented(documentDeltaSchema, {}));
 
-export const ExcludedDocumentSchema = named('ExcludedDocument', documented(excludedDocumentSchema, {
-}), { description: 'A document left out of a comparison: unlabeled, or pending in one of the iterations.' });
+export const ExcludedDocumentSchema = named('ExcludedDocument', documented(excludedDocumentSchema, {}));
 
 export const MeanDeltaSchema = named('MeanDelta', documented(meanDeltaSchema, {
   paired: orNull(PairedDeltaSchema, 'For the means: the paired delta over the compared documents with its interval; null without documents.').optional(),
-}), { description: 'One figure of two iterations and its change.' });
+}));
 
-export const EvaluationComparisonSchema = named('IterationComparison', documented(evaluationComparisonSchema, {
+named('IterationComparison', documented(evaluationComparisonSchema, {
   base_counts: ref(AnalysisCountsSchema, 'The base iteration\'s documents by outcome.'),
   head_counts: ref(AnalysisCountsSchema, 'The head iteration\'s documents by outcome.'),
   mean_similarity: ref(MeanDeltaSchema, 'Mean similarity over the compared documents.'),
@@ -660,18 +555,17 @@ export const EvaluationComparisonSchema = named('IterationComparison', documente
   regressed: z.array(DocumentDeltaSchema).meta({ description: 'Documents worse by more than the threshold, largest drop first.' }),
   improved: z.array(DocumentDeltaSchema).meta({ description: 'Documents better by more than the threshold, largest gain first.' }),
   excluded: z.array(ExcludedDocumentSchema).meta({ description: 'Documents unlabeled, or pending in either iteration: not compared.' }),
-}), { description: 'Two iterations of one evaluation compared field by field and document by document.' });
+}));
 
 export const LeaderboardRowSchema = named('LeaderboardRow', documented(leaderboardRowSchema, {
   created_at: dateTime('When the iteration was created.'),
-}), { description: 'One completed iteration on the leaderboard.' });
+}));
 
-export const LeaderboardSchema = named('Leaderboard', documented(leaderboardSchema, {
+named('Leaderboard', documented(leaderboardSchema, {
   rows: z.array(LeaderboardRowSchema).meta({ description: 'Completed iterations in the chosen order; rows without the figure last.' }),
-}), { description: 'An evaluation\'s completed iterations ranked.' });
+}));
 
-export const MatrixIterationSchema = named('MatrixIteration', documented(matrixIterationSchema, {
-}), { description: 'A column of the matrix: one iteration.' });
+export const MatrixIterationSchema = named('MatrixIteration', documented(matrixIterationSchema, {}));
 
 export const MatrixRowSchema = named('MatrixRow', documented(matrixRowSchema, {
   similarities: z.array(z.number().nullable()).meta({
@@ -680,36 +574,23 @@ export const MatrixRowSchema = named('MatrixRow', documented(matrixRowSchema, {
   statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])).meta({
     description: 'Its outcome in each iteration, in the order of `iterations`: `pending` when it has no prediction there.',
   }),
-}), { description: 'A row of the matrix: one document.' });
+}));
 
-export const MatrixSchema = named('Matrix', documented(matrixSchema, {
+named('Matrix', documented(matrixSchema, {
   iterations: z.array(MatrixIterationSchema).meta({ description: 'The columns: the evaluation\'s iterations, oldest first.' }),
   data: z.array(MatrixRowSchema).meta({ description: 'One page of documents in the evaluation\'s order.' }),
   list_metadata: ref(ListMetadataSchema, 'The cursors of the pages before and after this one.'),
-}), { description: 'One page of an evaluation\'s documents x iterations similarities.' });
+}));
 
-export const MatrixQuerySchema = documented(matrixInputSchema.omit({ evaluation_id: true }), {
-});
-
-export const CompareQuerySchema = documented(compareInputSchema.omit({ evaluation_id: true }), {
-});
-
-export const LeaderboardQuerySchema = documented(leaderboardInputSchema.omit({ evaluation_id: true }), {
-});
-
-export const ExportQuerySchema = documented(exportInputSchema.omit({ evaluation_id: true, iteration_id: true }), {
-});
-
-export const ImportAnnotationsBodySchema = named('ImportAnnotationsRequest', documented(importAnnotationsInputSchema.omit({ evaluation_id: true }), {
-}), { description: 'An annotations file. The body may also be the file itself, as `text/csv` or `application/x-ndjson` (`?validate=false` to skip checks, `?dry_run=true` for a preview).' });
+export const ImportAnnotationsBodySchema = named('ImportAnnotationsRequest', documented(importAnnotationsInputSchema.omit({ evaluation_id: true }), {}), { description: 'An annotations file. The body may also be the file itself, as `text/csv` or `application/x-ndjson` (`?validate=false` to skip checks, `?dry_run=true` for a preview).' });
 
 export const ImportRowResultSchema = named('ImportRowResult', documented(importRowResultSchema, {
   issues: z.array(z.object({ path: z.string().meta({ description: 'Where, as `row.column`.' }), message: z.string().meta({ description: 'What is wrong.' }) })).meta({ description: 'Why the row was refused.' }),
-}), { description: 'What became of one row of an annotations file.' });
+}));
 
-export const ImportAnnotationsResultSchema = named('ImportAnnotationsResult', documented(importAnnotationsResultSchema, {
+named('ImportAnnotationsResult', documented(importAnnotationsResultSchema, {
   rows: z.array(ImportRowResultSchema).meta({ description: 'Every row, in the file\'s order.' }),
-}), { description: 'The outcome of an annotations import.' });
+}));
 
 // Durable jobs (docs/spec/jobs.md)
 
@@ -741,32 +622,18 @@ export const FinalEventSchema = named('FinalEvent', documented(FINAL_EVENT, {
 export const IterationEventSchema = named('IterationEvent', z.union([DocumentEventSchema, ProgressEventSchema, FinalEventSchema]), {
   description: 'One event of an iteration\'s run, sent as an SSE message: `id`, `event` (the type) and `data` (this object as JSON).',
 });
-
-// Secrets (docs/secrets.md)
-
-const PROVIDER = 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).';
-const LAST_UPDATED = 'When the organization last set it; null when none is configured.';
-
-export const ExternalApiKeySchema = named('ExternalAPIKey', documented(externalApiKeySchema, {
-}), { description: 'What is known of an organization\'s key for a provider: never the key.' });
+export const ExternalApiKeySchema = named('ExternalAPIKey', documented(externalApiKeySchema, {}));
 
 export const ExternalApiKeyListSchema = named('ExternalAPIKeyList', z.array(ExternalApiKeySchema), {
   description: 'Every provider, configured or not (a plain array, as the reference SDK reads it).',
 });
 
-export const ExternalApiKeyDeletedSchema = named('ExternalAPIKeyDeleted', documented(externalApiKeyDeletedSchema, {
-}), { description: 'A key removal\'s answer.' });
+named('ExternalAPIKeyDeleted', documented(externalApiKeyDeletedSchema, {}));
 
-export const CreateExternalApiKeyBodySchema = named('CreateExternalAPIKey', documented(createExternalApiKeyInputSchema, {
-}), { description: 'A provider key to store for the calling organization.' });
+export const CreateExternalApiKeyBodySchema = named('CreateExternalAPIKey', documented(createExternalApiKeyInputSchema, {}));
+named('CustomEndpoint', documented(customEndpointSchema, {}));
 
-export const ProviderPathSchema = documented(externalApiKeyRefInputSchema, { });
-
-export const CustomEndpointSchema = named('CustomEndpoint', documented(customEndpointSchema, {
-}), { description: 'The organization\'s own OpenAI-compatible endpoint: never its key.' });
-
-export const SetCustomEndpointBodySchema = named('SetCustomEndpoint', documented(setCustomEndpointInputSchema, {
-}), { description: 'The organization\'s own OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure).' });
+export const SetCustomEndpointBodySchema = named('SetCustomEndpoint', documented(setCustomEndpointInputSchema, {}));
 
 export const CustomEndpointDeletedSchema = named('CustomEndpointDeleted', z.object({
   deleted: z.boolean().meta({ description: 'Whether there was one.' }),

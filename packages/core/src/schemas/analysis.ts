@@ -16,7 +16,7 @@ export const analysisCountsSchema = z.object({
   failed: described(z.number().int(), 'Labeled documents whose extraction failed: each counts 0.'),
   unlabeled: described(z.number().int(), 'Documents without ground truth: in no figure.'),
   pending: described(z.number().int(), 'Labeled documents without a prediction yet: in no figure.'),
-});
+}).meta({ description: 'Documents by outcome (docs/spec/analysis.md).' });
 export type AnalysisCounts = z.infer<typeof analysisCountsSchema>;
 
 /** One reliability bin: leaves whose likelihood is in [lower, upper) ([0.9, 1] for the last). */
@@ -28,13 +28,13 @@ export const calibrationBinSchema = z.object({
   mean_likelihood: described(nullableNumber, 'Their mean likelihood; null when the bin is empty.'),
   /** Share of the bin's leaves that scored 1; null when empty. */
   exact_rate: described(nullableNumber, 'Share of them that scored 1 (exact); null when the bin is empty.'),
-});
+}).meta({ description: 'One bin of a reliability table.' });
 
 /** Reliability table (10 bins of 0.1) and expected calibration error of likelihoods (docs/spec/analysis.md). */
 export const calibrationSchema = z.object({
   ece: described(z.number(), 'Expected calibration error: Σ count/total × |mean_likelihood − exact_rate| over the bins, 0 (calibrated) to 1.'),
   bins: z.array(calibrationBinSchema),
-});
+}).meta({ description: 'How far the likelihoods (consensus or logprobs) match how often the fields are exact (docs/spec/analysis.md).' });
 export type Calibration = z.infer<typeof calibrationSchema>;
 
 /** A paired delta over documents with its 95% bootstrap interval (docs/spec/analysis.md, Comparison). */
@@ -45,7 +45,7 @@ export const pairedDeltaSchema = z.object({
   ci_high: described(z.number(), 'Upper end of the interval.'),
   /** The interval excludes 0. */
   significant: described(z.boolean(), 'True when the interval excludes 0.'),
-});
+}).meta({ description: 'A paired delta with its 95% bootstrap confidence interval (docs/spec/analysis.md, Comparison).' });
 export type PairedDelta = z.infer<typeof pairedDeltaSchema>;
 
 export const fieldStatsSchema = z.object({
@@ -61,7 +61,7 @@ export const fieldStatsSchema = z.object({
   failed: described(z.number().int(), 'Documents whose extraction failed: the field counts 0 in them.'),
   /** The field's likelihoods against its exact matches; null when no prediction carried likelihoods for it. */
   calibration: calibrationSchema.nullable(),
-});
+}).meta({ description: 'How one field fared over an iteration\'s labeled documents.' });
 export type FieldStats = z.infer<typeof fieldStatsSchema>;
 
 export const fieldSummarySchema = z.object({
@@ -76,7 +76,7 @@ export type FieldSummary = z.infer<typeof fieldSummarySchema>;
 
 export const iterationFieldsSchema = fieldSummarySchema.extend({
   iteration_id: described(z.string(), 'The iteration summarized.'),
-});
+}).meta({ description: 'Per-field summary of an iteration.' });
 export type IterationFields = z.infer<typeof iterationFieldsSchema>;
 
 export const fieldDeltaSchema = z.object({
@@ -90,7 +90,7 @@ export const fieldDeltaSchema = z.object({
   aligned_delta: described(nullableNumber, 'head_aligned_mean − base_aligned_mean.'),
   /** Over the compared documents that scored the field on both sides; null when none did. */
   paired: pairedDeltaSchema.nullable(),
-});
+}).meta({ description: 'One field in a comparison of two iterations.' });
 export type FieldDelta = z.infer<typeof fieldDeltaSchema>;
 
 export const documentDeltaSchema = z.object({
@@ -102,7 +102,7 @@ export const documentDeltaSchema = z.object({
   base_aligned_similarity: described(z.number(), 'Its aligned similarity in the base iteration.'),
   head_aligned_similarity: described(z.number(), 'Its aligned similarity in the head iteration.'),
   aligned_delta: described(z.number(), 'head_aligned_similarity − base_aligned_similarity.'),
-});
+}).meta({ description: 'One document in a comparison of two iterations.' });
 export type DocumentDelta = z.infer<typeof documentDeltaSchema>;
 
 export const excludedDocumentSchema = z.object({
@@ -110,7 +110,7 @@ export const excludedDocumentSchema = z.object({
   filename: described(z.string(), 'Its file name.'),
   base_status: described(outcomeStatus, 'Its outcome in the base iteration: `succeeded`, `failed`, `pending`, or `unlabeled` (no ground truth).'),
   head_status: described(outcomeStatus, 'Its outcome in the head iteration.'),
-});
+}).meta({ description: 'A document left out of a comparison: unlabeled, or pending in one of the iterations.' });
 export type ExcludedDocument = z.infer<typeof excludedDocumentSchema>;
 
 export const meanDeltaSchema = z.object({
@@ -119,7 +119,7 @@ export const meanDeltaSchema = z.object({
   delta: described(nullableNumber, 'head − base; null when either is null.'),
   /** For the means: the paired delta over the compared documents with its interval (null without documents). */
   paired: pairedDeltaSchema.nullable().optional(),
-});
+}).meta({ description: 'One figure of two iterations and its change.' });
 export type MeanDelta = z.infer<typeof meanDeltaSchema>;
 
 export const iterationComparisonSchema = z.object({
@@ -145,7 +145,7 @@ export type IterationComparison = z.infer<typeof iterationComparisonSchema>;
 export const evaluationComparisonSchema = iterationComparisonSchema.extend({
   base_iteration_id: described(z.string(), 'The iteration compared from.'),
   head_iteration_id: described(z.string(), 'The iteration compared to.'),
-});
+}).meta({ description: 'Two iterations of one evaluation compared field by field and document by document.' });
 export type EvaluationComparison = z.infer<typeof evaluationComparisonSchema>;
 
 export const LEADERBOARD_SORT_KEYS = ['mean_similarity', 'aligned_mean_similarity', 'cost', 'duration_ms', 'failed', 'created_at'] as const;
@@ -170,7 +170,7 @@ export const leaderboardRowSchema = z.object({
   cost: described(nullableNumber, 'Summed api cost; null when no price was known.'),
   duration_ms: described(nullableNumber, 'finished_at − started_at in milliseconds; null when unknown.'),
   created_at: z.string(),
-});
+}).meta({ description: 'One completed iteration on the leaderboard.' });
 export type LeaderboardRow = z.infer<typeof leaderboardRowSchema>;
 
 export const leaderboardSchema = z.object({
@@ -178,7 +178,7 @@ export const leaderboardSchema = z.object({
   order: described(z.enum(['asc', 'desc']), '`asc` or `desc`.'),
   differing_settings: described(z.array(z.string()), 'Names of the inference settings that differ between the iterations (the keys of each row\'s `settings`).'),
   rows: z.array(leaderboardRowSchema),
-});
+}).meta({ description: 'An evaluation\'s completed iterations ranked.' });
 export type Leaderboard = z.infer<typeof leaderboardSchema>;
 
 // Inputs.
@@ -212,7 +212,7 @@ export const matrixIterationSchema = z.object({
   id: described(z.string(), 'The iteration.'),
   model: described(z.string(), 'Its model.'),
   status: described(iterationStatusSchema, 'Its status (`queued`, `running`, `completed`, `failed`, `cancelled`).'),
-});
+}).meta({ description: 'A column of the matrix: one iteration.' });
 
 export const matrixRowSchema = z.object({
   document_id: described(z.string(), 'The document.'),
@@ -227,7 +227,7 @@ export const matrixRowSchema = z.object({
   statuses: z.array(z.enum(['succeeded', 'failed', 'pending'])),
   /** Whether the document has ground truth: an unlabeled one is in no iteration's mean. */
   labeled: described(z.boolean(), 'Whether the document has ground truth; an unlabeled one is in no iteration\'s mean.'),
-});
+}).meta({ description: 'A row of the matrix: one document.' });
 export type MatrixRow = z.infer<typeof matrixRowSchema>;
 
 export const matrixSchema = z.object({
@@ -235,7 +235,7 @@ export const matrixSchema = z.object({
   iterations: z.array(matrixIterationSchema),
   data: z.array(matrixRowSchema),
   list_metadata: z.object({ before: z.string().nullable(), after: z.string().nullable() }),
-});
+}).meta({ description: 'One page of an evaluation\'s documents x iterations similarities.' });
 export type Matrix = z.infer<typeof matrixSchema>;
 
 export const leaderboardInputSchema = z.object({
@@ -286,7 +286,7 @@ export const importRowResultSchema = z.object({
   filename: described(z.string().nullable(), 'The file name the row named, if it named one.'),
   status: described(z.enum(['updated', 'refused']), '`updated`, or `refused` (nothing of the row was applied).'),
   issues: z.array(z.object({ path: z.string(), message: z.string() })),
-});
+}).meta({ description: 'What became of one row of an annotations file.' });
 export type ImportRowResult = z.infer<typeof importRowResultSchema>;
 
 export const importAnnotationsResultSchema = z.object({
@@ -295,5 +295,5 @@ export const importAnnotationsResultSchema = z.object({
   updated: described(z.number().int(), 'Rows applied (in a preview: that would be applied).'),
   refused: described(z.number().int(), 'Rows refused.'),
   rows: z.array(importRowResultSchema),
-});
+}).meta({ description: 'The outcome of an annotations import.' });
 export type ImportAnnotationsResult = z.infer<typeof importAnnotationsResultSchema>;

@@ -17,7 +17,7 @@ export const documentInputSchema = z.object({
   }),
   annotation: described(jsonObject().default({}), 'The ground truth, in the shape of the evaluation\'s json_schema. Defaults to `{}`.'),
   annotation_metadata: metadataSchema.nullable().optional(),
-});
+}).meta({ description: 'A document in a request: its file and its ground-truth annotation.' });
 export type DocumentInput = z.input<typeof documentInputSchema>;
 
 /** A document in a response (docs/spec/interface.md 2.2): `id` is its file_id, `url` is rebuilt from the file store. */
@@ -29,7 +29,7 @@ export const documentSchema = z.object({
   }),
   annotation: described(jsonObject(), 'The ground truth: what a perfect extraction returns, in the shape of the evaluation\'s json_schema.'),
   annotation_metadata: metadataSchema.nullable(),
-});
+}).meta({ description: 'A document of an evaluation, with its ground-truth annotation.' });
 export type Document = z.infer<typeof documentSchema>;
 
 /**
@@ -79,7 +79,7 @@ export const documentSummarySchema = z.object({
       'under the API\'s base path when it is mounted under one (`/evals/v1/...`), authenticated like every call; not a ' +
       'data URL: lists stay light.'),
   }),
-});
+}).meta({ description: 'A document in a list: no annotation, no content (`expand=documents` for those).' });
 export type DocumentSummary = z.infer<typeof documentSummarySchema>;
 
 /** Most objects a list page may carry when it expands every document to its content (data URL). */

@@ -17,7 +17,7 @@ export const createEvaluationInputSchema = z.object({
   json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
   default_inference_settings: inferenceSettingsInputSchema.default({}),
   ...validateAnnotationsField,
-});
+}).meta({ description: 'A new evaluation. `updated_at`, `schema_id` and `schema_data_id` are computed; values sent for them are ignored.' });
 export type CreateEvaluationInput = z.input<typeof createEvaluationInputSchema>;
 
 /** PATCH /v1/evals/{evaluation_id} (docs/spec/interface.md 4.2): omitted fields stay. */
@@ -87,7 +87,7 @@ export const evaluationSchema = z.object({
   default_inference_settings: defaultInferenceSettingsSchema,
   schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
   schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
-});
+}).meta({ description: 'Documents with ground-truth annotations, a JSON schema, and the iterations run over them.' });
 export type Evaluation = z.infer<typeof evaluationSchema>;
 
 /**
@@ -100,7 +100,7 @@ export const evaluationSummarySchema = evaluationSchema.extend({
   unlabeled_count: described(z.number().int(), 'Documents without ground truth (annotation `{}` or only empty values): in no mean until annotated.'),
   documents: z.array(z.union([documentSchema, documentSummarySchema])),
   iterations: z.array(iterationSummarySchema),
-});
+}).meta({ description: 'An evaluation in a list: documents and iterations as summaries.' });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 
 /**

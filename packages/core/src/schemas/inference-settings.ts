@@ -25,11 +25,17 @@ export const settingsFields = {
 export const INFERENCE_SETTING_KEYS = Object.freeze(Object.keys(settingsFields) as Array<keyof typeof settingsFields>);
 
 /** Inference settings as a request carries them: every field optional, merged over defaults. */
-export const inferenceSettingsInputSchema = z.object(settingsFields).partial();
+export const inferenceSettingsInputSchema = z.object(settingsFields).partial().meta({
+  description:
+    'Inference settings in a request: every field optional. An iteration uses these over the evaluation\'s ' +
+    '`default_inference_settings` over the defaults shown.',
+});
 export type InferenceSettingsInput = z.infer<typeof inferenceSettingsInputSchema>;
 
 /** Resolved inference settings: request over evaluation defaults over {@link DEFAULT_INFERENCE_SETTINGS}. */
-export const inferenceSettingsSchema = z.object(settingsFields);
+export const inferenceSettingsSchema = z.object(settingsFields).meta({
+  description: 'The settings an iteration ran with: every one resolved.',
+});
 export type InferenceSettings = z.infer<typeof inferenceSettingsSchema>;
 
 /** Defaults for omitted settings (docs/spec/service.md). `model` has none: a missing model is a 422. */
@@ -43,5 +49,7 @@ export const DEFAULT_INFERENCE_SETTINGS: Omit<InferenceSettings, 'model'> = Obje
 });
 
 /** Evaluation defaults in responses: every default filled in, `model` only when one was set. */
-export const defaultInferenceSettingsSchema = inferenceSettingsSchema.extend({ model: z.string().optional() });
+export const defaultInferenceSettingsSchema = inferenceSettingsSchema.extend({ model: z.string().optional() }).meta({
+  description: 'An evaluation\'s default inference settings, every default filled in.',
+});
 export type DefaultInferenceSettings = z.infer<typeof defaultInferenceSettingsSchema>;

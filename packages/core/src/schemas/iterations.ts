@@ -18,7 +18,7 @@ export const predictionSchema = z.object({
   schema_valid: described(z.boolean().nullable().optional(), 'Whether the prediction validates against the iteration\'s json_schema. A malformed prediction is still scored field by field; absent when there is nothing to check (failed, pending) or it was stored before the check.'),
   /** The first issues (at most 5) when `schema_valid` is false. */
   schema_issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
+}).meta({ description: 'An iteration\'s prediction for one document.' });
 export type Prediction = z.infer<typeof predictionSchema>;
 
 const similarityMap = z.record(z.string(), z.unknown());
@@ -38,7 +38,7 @@ export const itemMetricSchema = z.object({
   /** Only when the strings ran out of their Levenshtein work budget: strings past it score 1 if equal, else 0. */
   levenshtein: described(z.literal('equality_fallback').optional(), 'Present as `equality_fallback` when comparing this document\'s strings would have passed the Levenshtein work ' +
     'budget (docs/spec/limits.md): strings compared past it score 1 when equal after normalization, else 0.'),
-});
+}).meta({ description: 'How close one document\'s prediction is to its annotation.' });
 export type ItemMetric = z.infer<typeof itemMetricSchema>;
 
 /**
@@ -51,7 +51,7 @@ export const outcomeCountsSchema = z.object({
   failed: described(z.number().int(), 'Labeled documents whose extraction failed: each counts 0 in the means.'),
   unlabeled: described(z.number().int(), 'Documents without ground truth (annotation `{}` or only empty values), whatever their outcome: in no mean.'),
   pending: described(z.number().int(), 'Labeled documents without an outcome yet.'),
-});
+}).meta({ description: 'An iteration\'s documents by outcome, as its figures count them (docs/spec/metrics.md section 5).' });
 export type OutcomeCounts = z.infer<typeof outcomeCountsSchema>;
 
 export const metricResultsSchema = z.object({
@@ -71,7 +71,7 @@ export const metricResultsSchema = z.object({
   counts: outcomeCountsSchema,
   /** Labeled documents have no outcome yet (the run goes on, or documents were added since): the figures cover the finished ones. */
   partial: described(z.boolean(), 'True while labeled documents have no outcome yet (the run goes on, or documents were added): the figures cover the finished ones.'),
-});
+}).meta({ description: 'An iteration\'s metrics against the annotations.' });
 export type MetricResults = z.infer<typeof metricResultsSchema>;
 
 export const iterationStatusSchema = z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']);
@@ -140,7 +140,7 @@ export const iterationSchema = z.object({
   error: described(z.string().nullable(), 'Why the whole iteration failed; null otherwise.'),
   usage: iterationUsageSchema,
   ...iterationLabelsSchema.shape,
-});
+}).meta({ description: 'A run of extraction over an evaluation\'s documents, with its predictions and metrics.' });
 export type Iteration = z.infer<typeof iterationSchema>;
 
 /** An iteration imported with an evaluation: its predictions as they are (docs/spec/service.md, Evaluations). */
@@ -158,7 +158,7 @@ export const importedIterationInputSchema = z.object({
     )
     .max(LIMITS.maxDocumentsPerRequest)
     .default([]),
-});
+}).meta({ description: 'An iteration run elsewhere, imported with its predictions.' });
 export type ImportedIterationInput = z.input<typeof importedIterationInputSchema>;
 
 /** `true`: answer at once with the iteration's summary (`queued` / `running`); the run goes on in the server. */
@@ -222,7 +222,7 @@ export const iterationSummarySchema = z.object({
   usage: iterationUsageSchema,
   metric_results: metricResultsSchema.omit({ item_metrics: true }),
   ...iterationLabelsSchema.shape,
-});
+}).meta({ description: 'An iteration without its per-document arrays (`?view=summary`): settings, status, progress, usage and means.' });
 export type IterationSummary = z.infer<typeof iterationSummarySchema>;
 
 /**
@@ -246,7 +246,7 @@ export type ListPredictionsInput = z.input<typeof listPredictionsInputSchema>;
 export const predictionWithMetricsSchema = predictionSchema.extend({
   status: described(z.enum(['succeeded', 'failed', 'pending']), '`succeeded`, `failed` or `pending` (no prediction yet).'),
   metrics: itemMetricSchema,
-});
+}).meta({ description: 'One document\'s outcome in an iteration, with its metrics.' });
 export type PredictionWithMetrics = z.infer<typeof predictionWithMetricsSchema>;
 
 export const predictionPageSchema = z.object({
@@ -288,7 +288,7 @@ export const documentDistancesSchema = z.object({
   distances: described(similarityMap, 'Per-field distance, 1 − similarity (0 = identical, 1 = nothing in common), in the tree of the item metric\'s `similarities`.'),
   mean_distance: described(z.number(), 'The document\'s distance: 1 − its `similarity`.'),
   metric_type: described(z.literal('levenshtein'), 'The similarity measure of strings: normalized Levenshtein distance.'),
-});
+}).meta({ description: 'How far one document\'s prediction is from its annotation in an iteration.' });
 export type DocumentDistances = z.infer<typeof documentDistancesSchema>;
 
 /** `GET .../iterations/{iteration_id}/events`: `last_event_id` (SSE `Last-Event-ID`) resumes just after that event. */

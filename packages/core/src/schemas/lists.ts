@@ -13,7 +13,7 @@ export const listQueryFields = {
 export const listMetadataSchema = z.object({
   before: described(z.string().nullable(), 'Pass as `before` to get the page before this one; null on the first page.'),
   after: described(z.string().nullable(), 'Pass as `after` to get the next page; null on the last page.'),
-});
+}).meta({ description: 'The cursors of a page: ids of the first and last item, where more items exist.' });
 export type ListMetadata = z.infer<typeof listMetadataSchema>;
 
 /** The schema of a list response: `{ data: [item...], list_metadata: { before, after } }`. */
@@ -30,5 +30,5 @@ export const deletedSchema = z.object({
   id: described(z.string(), 'The id of the deleted object.'),
   deleted: described(z.literal(true), 'Always true.'),
   success: described(z.literal(true), 'Always true: `deleted` again, for clients typed after the reference SDK (`{success, id}`).'),
-});
+}).meta({ description: 'A deletion\'s answer.' });
 export type Deleted = z.infer<typeof deletedSchema>;

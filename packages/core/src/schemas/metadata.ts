@@ -7,7 +7,7 @@ import { LIMITS } from '../limits.js';
 export const apiCostSchema = z.object({
   value: described(z.number(), 'The cost of the call(s) that produced the data, in `currency`.'),
   currency: described(z.string(), 'An ISO 4217 currency code (`USD`).'),
-});
+}).meta({ description: 'What producing the data cost.' });
 export type ApiCost = z.infer<typeof apiCostSchema>;
 
 /**
@@ -25,5 +25,8 @@ export const metadataSchema = z.looseObject({
 }).superRefine((value, ctx) => {
   const problem = findJsonProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+}).meta({
+  description:
+    'Metadata of a prediction, or of an annotation (`annotation_metadata`). Other keys a host adds are kept as they are.',
 });
 export type Metadata = z.infer<typeof metadataSchema>;

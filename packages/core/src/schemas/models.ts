@@ -18,9 +18,9 @@ export const modelSchema = z.object({
    */
   provider: described(z.string().nullable().optional(), 'The provider that serves it for the calling organization, with its own key or the host\'s (`OpenAI`, `Anthropic`, ' +
     '`Gemini`, `xAI`, `custom` for its own endpoint); null for a model that needs no provider key.'),
-});
+}).meta({ description: 'A model (or a pattern of model names) the calling organization can run now on this host.' });
 export type Model = z.infer<typeof modelSchema>;
 
 /** GET /v1/models: every entry, in routing order (the first extractor serving a name wins). */
-export const modelListSchema = z.object({ data: z.array(modelSchema) });
+export const modelListSchema = z.object({ data: z.array(modelSchema) }).meta({ description: 'The models this host serves.' });
 export type ModelList = z.infer<typeof modelListSchema>;

@@ -12,7 +12,7 @@ export const createProcessorInputSchema = z.object({
   ...inferenceSettingsInputSchema.shape,
   model: settingsFields.model,
   json_schema: described(jsonObject(), 'A JSON Schema (draft 2020-12) of the data to extract. Descriptions, titles and `x-` fields are the prompts; at most 1 MiB and 64 levels deep.'),
-});
+}).meta({ description: 'A new processor: name, model and json_schema required, the other settings default.' });
 export type CreateProcessorInput = z.input<typeof createProcessorInputSchema>;
 
 /** PUT /v1/processors/{processor_id} (docs/spec/interface.md 4.7): changes the fields it carries, keeps the others. */
@@ -84,7 +84,7 @@ export const submitResultSchema = z.object({
   likelihoods: described(jsonObject().nullable(), 'Per-field confidences; null when unknown.'),
   api_cost: apiCostSchema.nullable(),
   extraction_id: described(z.string().nullable(), 'The extraction\'s id, as in `metadata`.'),
-});
+}).meta({ description: 'A processor\'s extraction of one document: `{prediction, metadata}` and, beside them, the reference SDK\'s chat completion shape (`RetabParsedChatCompletion`).' });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
 export const processorSchema = inferenceSettingsSchema.extend({
@@ -96,5 +96,5 @@ export const processorSchema = inferenceSettingsSchema.extend({
   organization_id: described(z.string(), 'The organization that owns the processor (the one of the key that created it).'),
   schema_data_id: described(z.string(), '`sch_data_id_` and a hash of the structure of the JSON schema (types, properties, items), without descriptions, titles, defaults, examples, `x-` fields or `required`. Two schemas that only word their prompts differently share it; once an evaluation has iterations it cannot change (409).'),
   schema_id: described(z.string(), '`sch_id_` and a hash of the JSON schema exactly as given: changes with any change, descriptions and titles included.'),
-});
+}).meta({ description: 'A named, reusable extraction configuration.' });
 export type Processor = z.infer<typeof processorSchema>;

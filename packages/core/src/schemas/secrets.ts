@@ -17,7 +17,7 @@ const apiKey = z
 export const createExternalApiKeyInputSchema = z.object({
   provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
   api_key: described(apiKey, 'The key, stored encrypted (AES-256-GCM under the server\'s master key) and never answered.'),
-});
+}).meta({ description: 'A provider key to store for the calling organization.' });
 export type CreateExternalApiKeyInput = z.input<typeof createExternalApiKeyInputSchema>;
 
 /** GET / DELETE /v1/secrets/external_api_keys/{provider}. */
@@ -31,7 +31,7 @@ export const externalApiKeySchema = z.object({
   provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
   is_configured: described(z.boolean(), 'Whether the organization stored a key for it (the key itself is never answered).'),
   last_updated: described(z.string().nullable(), 'When the organization last set it; null when none is configured.'),
-});
+}).meta({ description: 'What is known of an organization\'s key for a provider: never the key.' });
 export type ExternalApiKey = z.infer<typeof externalApiKeySchema>;
 
 /** GET /v1/secrets/external_api_keys: every provider, configured or not (the SDK reads a plain array). */
@@ -42,7 +42,7 @@ export const externalApiKeyDeletedSchema = z.object({
   provider: described(providerSchema, 'The provider: `OpenAI`, `Anthropic`, `Gemini` or `xAI` (this spelling).'),
   deleted: described(z.boolean(), 'Whether there was a key to remove.'),
   success: described(z.literal(true), 'Always true.'),
-});
+}).meta({ description: 'A key removal\'s answer.' });
 export type ExternalApiKeyDeleted = z.infer<typeof externalApiKeyDeletedSchema>;
 
 /** PUT /v1/secrets/custom_endpoint: the organization's own OpenAI-compatible endpoint, its models `custom/<name>`. */
@@ -62,7 +62,7 @@ export const setCustomEndpointInputSchema = z.object({
   api_key: described(apiKey.optional(), 'Its key, when it needs one: stored encrypted, never answered.'),
   /** The model names it serves, run as `custom/<name>`. */
   models: described(z.array(z.string().min(1).max(256).regex(/^\S+$/, 'a model name has no spaces')).min(1).max(100), 'The model names it serves; they run as `custom/<name>`.'),
-});
+}).meta({ description: 'The organization\'s own OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure).' });
 export type SetCustomEndpointInput = z.input<typeof setCustomEndpointInputSchema>;
 
 /** The custom endpoint as a caller may see it: its base URL (credentials in it are masked) and models; never the key. */
@@ -72,5 +72,5 @@ export const customEndpointSchema = z.object({
   models: described(z.array(z.string()), 'The model names it serves, run as `custom/<name>`.'),
   has_api_key: described(z.boolean(), 'Whether a key was stored with it (never answered).'),
   last_updated: described(z.string().nullable(), 'When the organization last set it; null when none is configured.'),
-});
+}).meta({ description: 'The organization\'s own OpenAI-compatible endpoint: never its key.' });
 export type CustomEndpoint = z.infer<typeof customEndpointSchema>;
