@@ -112,8 +112,15 @@ function seeded(seed: number): () => number {
 const SELLERS = ['Northwind Traders', 'Contoso Ltd', 'Fabrikam Inc.', 'Tailspin Toys', 'Adventure Works', 'Litware Systems'];
 const CUSTOMERS = ['Blue Yonder Airlines', 'Coho Winery', 'Wide World Importers', 'Proseware GmbH', 'Lucerne Publishing', 'Alpine Ski House'];
 const SERVICES = ['Consulting (day rate)', 'Software licence', 'Hardware maintenance', 'Training session', 'Cloud hosting (month)', 'Design review', 'Data migration', 'Support plan'];
-const SHOPS = ['Green Grocer', 'City Pharmacy', 'Book Nook', 'Hardware Depot', 'Bella Pizzeria', 'Fuel Stop 24'];
-const GOODS = ['Apples 1kg', 'Milk 1L', 'Bread', 'Coffee beans', 'Paracetamol', 'Notebook A5', 'Screws (box)', 'Margherita', 'Sparkling water', 'Unleaded 40L', 'Batteries AA', 'Tea'];
+/** Shops and what each sells. */
+const SHOPS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ['Green Grocer', ['Apples 1kg', 'Milk 1L', 'Bread', 'Coffee beans', 'Tea', 'Tomatoes']],
+  ['City Pharmacy', ['Paracetamol', 'Plasters', 'Sun cream', 'Toothpaste', 'Vitamin C']],
+  ['Book Nook', ['Notebook A5', 'Paperback novel', 'Pens (pack of 5)', 'Road atlas', 'Greeting card']],
+  ['Hardware Depot', ['Screws (box)', 'Batteries AA', 'Paint brush', 'Hammer', 'Tape measure']],
+  ['Bella Pizzeria', ['Margherita', 'Quattro stagioni', 'Sparkling water', 'Tiramisu', 'Espresso']],
+  ['Fuel Stop 24', ['Unleaded 40L', 'Car wash', 'Sandwich', 'Coffee to go', 'Windscreen fluid']],
+];
 const EMPLOYEES = ['Dana Scully', 'Fox Mulder', 'Ada Lovelace', 'Alan Turing', 'Grace Hopper', 'Linus Pauling'];
 const EXPENSES = ['Train ticket', 'Hotel (2 nights)', 'Taxi', 'Client dinner', 'Conference fee', 'Parking', 'Flight'];
 const CURRENCIES: Currency[] = ['EUR', 'USD', 'GBP'];
@@ -145,8 +152,8 @@ export function generatedSpecs(seed = 28): SampleSpec[] {
     specs.push({ filename: `invoice-${slug(vendor)}-${truth.invoice_number.toLowerCase()}.${format}`, format, truth });
   });
   GENERATED_FORMATS.receipt.forEach((format, i) => {
-    const line_items = items(GOODS, 2 + Math.floor(random() * 4), 0.8, 45);
-    const vendor = SHOPS[i % SHOPS.length]!;
+    const [vendor, goods] = SHOPS[i % SHOPS.length]!;
+    const line_items = items(goods, 2 + Math.floor(random() * 4), 0.8, 45);
     const truth: SampleRecord = { document_type: 'receipt', invoice_number: String(1000 + Math.floor(random() * 9000)), vendor, date: day(), currency: pick(CURRENCIES), total: sum(line_items), line_items };
     specs.push({ filename: `receipt-${slug(vendor)}-${truth.invoice_number}.${format}`, format, truth });
   });
