@@ -909,6 +909,7 @@ export const EvaluationComparisonSchema = named('IterationComparison', documente
 export const LeaderboardRowSchema = named('LeaderboardRow', documented(leaderboardRowSchema, {
   rank: '1 for the first row in the chosen order.',
   iteration_id: 'The iteration.',
+  name: 'Its name (`PATCH .../metadata`), or null: what to show instead of its id.',
   model: 'Its model.',
   settings: 'Its inference settings that differ between the listed iterations.',
   mean_similarity: 'Failure-counting mean similarity over its labeled documents (the ranking figure); null when none finished.',
@@ -934,6 +935,7 @@ export const LeaderboardSchema = named('Leaderboard', documented(leaderboardSche
 
 export const MatrixIterationSchema = named('MatrixIteration', documented(matrixIterationSchema, {
   id: 'The iteration.',
+  name: 'Its name (`PATCH .../metadata`), or null: the column\'s header instead of its id.',
   model: 'Its model.',
   status: 'Its status (`queued`, `running`, `completed`, `failed`, `cancelled`).',
 }), { description: 'A column of the matrix: one iteration.' });

@@ -149,6 +149,8 @@ export type LeaderboardSortKey = z.infer<typeof leaderboardSortSchema>;
 export const leaderboardRowSchema = z.object({
   rank: z.number().int(),
   iteration_id: z.string(),
+  /** The iteration's name (`iterations.updateMetadata`), or null: what to show instead of its id. */
+  name: z.string().nullable().meta({ description: 'The iteration\'s name (`PATCH .../metadata`), or null: what to show instead of its id.' }),
   model: z.string(),
   settings: z.record(z.string(), z.unknown()),
   /** Failure-counting, over labeled documents (docs/spec/metrics.md section 5). */
@@ -202,7 +204,13 @@ export const matrixInputSchema = z.object({
 });
 export type MatrixInput = z.input<typeof matrixInputSchema>;
 
-export const matrixIterationSchema = z.object({ id: z.string(), model: z.string(), status: iterationStatusSchema });
+export const matrixIterationSchema = z.object({
+  id: z.string(),
+  /** The iteration's name (`iterations.updateMetadata`), or null: a column's header. */
+  name: z.string().nullable().meta({ description: 'The iteration\'s name (`PATCH .../metadata`), or null: the column\'s header instead of its id.' }),
+  model: z.string(),
+  status: iterationStatusSchema,
+});
 
 export const matrixRowSchema = z.object({
   document_id: z.string(),
