@@ -14,6 +14,7 @@ import { observeRequests } from './request-log.js';
 import { loadSecretsKey } from './secrets-key.js';
 import { describeStorage, openStorage } from './storage.js';
 import { openRateLimit } from './rate-limit.js';
+import { sampleEvaluation } from './sample/index.js';
 import { createTrpcHandler } from './trpc-handler.js';
 
 /** Where the tRPC router is served. */
@@ -73,6 +74,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     storage,
     extractors,
     secrets: { cipher: secretsKey.cipher },
+    sample: sampleEvaluation,
     ...(config.concurrency ? { extraction: { concurrency: config.concurrency } } : {}),
     jobs: {
       ...(config.maxRunningIterations ? { maxRunningIterations: config.maxRunningIterations } : {}),
@@ -178,6 +180,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
         log(`API keys: ${apiKeys.file}`);
       }
       log(`try: curl -H 'Api-Key: ${key}' ${url}/v1/evals`);
+      log(`sample evaluation (32 invoices, receipts and forms, two iterations): "Load the sample" in the web app, or curl -X POST -H 'Api-Key: ${key}' ${url}/v1/evals/sample`);
       if (config.metricsPort !== undefined) {
         metricsServer = await listenOperations({ ...endpoints, port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1' });
         app.metricsUrl = baseUrl(config.metricsHost ?? '127.0.0.1', (metricsServer.address() as AddressInfo).port);

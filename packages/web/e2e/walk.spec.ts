@@ -44,11 +44,11 @@ async function seed(name: string) {
 
 test.describe.configure({ timeout: 180_000 });
 
-test('load the sample: eight invoices, two named iterations; Japanese renders in the shipped CJK font', async ({ page }) => {
+test('load the sample: 32 invoices, receipts and forms, two named iterations; Japanese renders in the shipped CJK font', async ({ page }) => {
   await signIn(page, '/');
   await page.getByRole('button', { name: 'Load the sample' }).click();
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sample: invoices');
-  await expect(page.getByText('8 documents · 2 iterations')).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sample: invoices, receipts and forms');
+  await expect(page.getByText('32 documents · 2 iterations')).toBeVisible();
   const leaderboard = page.getByRole('table', { name: 'Leaderboard' });
   await expect(leaderboard.getByRole('link')).toHaveText(['Explicit dates and signs', 'Baseline prompt']);
   await page.getByRole('grid', { name: 'Matrix' }).getByRole('link', { name: 'seikyusho-yamada.txt' }).click();

@@ -12,7 +12,7 @@ export interface MatrixData {
   /** In the evaluation's order; `labeled`: the document has ground truth. */
   documents: Array<{ id: string; filename: string; labeled: boolean }>;
   /** The columns, oldest first. */
-  iterations: Array<{ id: string; model: string }>;
+  iterations: Array<{ id: string; name: string | null; model: string }>;
   /** Per iteration id, per document id: the similarity (`null` when failed; no entry when pending). */
   similarities: Map<string, Map<string, number | null>>;
   /** Per iteration id, per document id: the outcome (`pending` when no entry). */
@@ -71,7 +71,7 @@ export function useMatrixData(evaluationId: string, iterations: readonly Iterati
       let after: string | undefined;
       for (;;) {
         const page = await client.evals.matrix.query({ evaluation_id: evaluationId, limit: 1000, ...(after ? { after } : {}) });
-        columns = page.iterations.map(({ id, model }) => ({ id, model }));
+        columns = page.iterations.map(({ id, name, model }) => ({ id, name, model }));
         for (const iteration of columns) {
           if (!similarities.has(iteration.id)) similarities.set(iteration.id, new Map());
           if (!outcomes.has(iteration.id)) outcomes.set(iteration.id, new Map());

@@ -5,6 +5,8 @@ export type { Leaderboard, LeaderboardRow, LeaderboardSortKey };
 /** What the leaderboard reads of one iteration (its summary: no per-document data). */
 export interface LeaderboardIteration {
   id: string;
+  /** Its name, when it has one. */
+  name?: string | null;
   model: string;
   inference_settings: Record<string, unknown>;
   status: string;
@@ -47,6 +49,7 @@ export function leaderboard(
   const rows: LeaderboardRow[] = completed.map((it) => ({
     rank: 0,
     iteration_id: it.id,
+    name: it.name ?? null,
     model: it.model,
     settings: Object.fromEntries(differing.map((key) => [key, it.inference_settings[key] ?? null])),
     mean_similarity: it.mean_similarity,

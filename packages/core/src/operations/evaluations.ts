@@ -128,6 +128,26 @@ export const evaluationOperations = {
       bodyOptional: true,
     },
   }),
+  'evals.loadSample': operation({
+    procedure: 'mutation',
+    input: schemas.loadSampleInputSchema,
+    output: schemas.evaluationOverviewSchema,
+    call: (d, org, input) => d.evals.loadSample(org, input),
+    rest: {
+      method: 'post',
+      path: '/v1/evals/sample',
+      operationId: 'loadSampleEvaluation',
+      tag: 'Evaluations',
+      summary: 'Create the server\'s sample evaluation, to try every view without a model',
+      description:
+        'Creates, for the caller\'s organization, the sample evaluation the host offers: on the standalone server a ' +
+        'few dozen generated invoices, receipts and forms (text, Markdown, HTML, PDF and PNG) with their ground truth ' +
+        'and two imported, named iterations (one good, one with realistic errors). Each call creates a new evaluation. ' +
+        'Answers it as `view=summary` does; 501 `not_configured` when the host offers no sample.',
+      input: 'body',
+      bodyOptional: true,
+    },
+  }),
   'evals.compare': operation({
     procedure: 'query',
     input: schemas.compareInputSchema,

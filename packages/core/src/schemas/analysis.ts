@@ -155,6 +155,8 @@ export type LeaderboardSortKey = z.infer<typeof leaderboardSortSchema>;
 export const leaderboardRowSchema = z.object({
   rank: described(z.number().int(), '1 for the first row in the chosen order.'),
   iteration_id: described(z.string(), 'The iteration.'),
+  /** The iteration's name (`iterations.updateMetadata`), or null: what to show instead of its id. */
+  name: described(z.string().nullable(), 'Its name (`PATCH .../metadata`), or null: what to show instead of its id.'),
   model: described(z.string(), 'Its model.'),
   settings: described(z.record(z.string(), z.unknown()), 'Its inference settings that differ between the listed iterations.'),
   /** Failure-counting, over labeled documents (docs/spec/metrics.md section 5). */
@@ -210,6 +212,8 @@ export type MatrixInput = z.input<typeof matrixInputSchema>;
 
 export const matrixIterationSchema = z.object({
   id: described(z.string(), 'The iteration.'),
+  /** The iteration's name (`iterations.updateMetadata`), or null: a column's header. */
+  name: described(z.string().nullable(), 'Its name (`PATCH .../metadata`), or null: the column\'s header instead of its id.'),
   model: described(z.string(), 'Its model.'),
   status: described(iterationStatusSchema, 'Its status (`queued`, `running`, `completed`, `failed`, `cancelled`).'),
 }).meta({ description: 'A column of the matrix: one iteration.' });

@@ -126,3 +126,10 @@ export const evaluationOverviewSchema = evaluationSummarySchema.omit({ documents
   ],
 });
 export type EvaluationOverview = z.infer<typeof evaluationOverviewSchema>;
+
+/**
+ * POST /v1/evals/sample: no input. The sample is the host's (`DocevalsOptions.sample`); the standalone server's is a few
+ * dozen generated invoices, receipts and forms with ground truth and two imported iterations.
+ */
+export const loadSampleInputSchema = z.object({}).meta({ description: 'Nothing: the host decides what the sample holds.', examples: [{}] });
+export type LoadSampleInput = z.input<typeof loadSampleInputSchema>;

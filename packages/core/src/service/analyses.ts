@@ -193,7 +193,7 @@ async function matrix(ctx: ServiceContext, organizationId: string, raw: MatrixIn
   if (!page) throw unknownCursor(input);
   const perIteration = await Promise.all(iterations.map((it) => predictionsFor(ctx, organizationId, it.id, page.items)));
   return {
-    iterations: iterations.map((it) => ({ id: it.id, model: it.inference_settings.model, status: it.status })),
+    iterations: iterations.map((it) => ({ id: it.id, name: it.name ?? null, model: it.inference_settings.model, status: it.status })),
     data: page.items.map((document, i) => {
       const outcomes = perIteration.map((predictions) => analysisPrediction(document, predictions[i] ?? null));
       return {
@@ -221,6 +221,7 @@ async function leaderboardOf(ctx: ServiceContext, organizationId: string, raw: L
   return leaderboard(
     summaries.map((s) => ({
       id: s.id,
+      name: s.name,
       model: s.inference_settings.model,
       inference_settings: s.inference_settings,
       status: s.status,

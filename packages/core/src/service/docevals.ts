@@ -10,6 +10,7 @@ import { documentOperations } from './documents.js';
 import { evaluationOperations } from './evaluations.js';
 import { iterationOperations } from './iterations.js';
 import { processorOperations } from './processors.js';
+import { sampleOperations } from './sample.js';
 import { SECRETS_SCOPE } from './secrets.js';
 import type { DocevalsOptions } from './types.js';
 
@@ -46,14 +47,17 @@ export function assembleDocevals(
   onJobError: (error: unknown) => void,
 ) {
   const analyses = scoped(analysisOperations(ctx));
+  const evaluations = evaluationOperations(ctx);
+  const iterations = iterationOperations(ctx);
   const docevals = {
     evals: {
-      ...scoped(evaluationOperations(ctx)),
+      ...scoped(evaluations),
+      ...scoped(sampleOperations(ctx, options.sample, { evaluations, iterations })),
       compare: analyses.compare,
       leaderboard: analyses.leaderboard,
       matrix: analyses.matrix,
       documents: { ...scoped(documentOperations(ctx)), import: analyses.importAnnotations },
-      iterations: { ...scoped(iterationOperations(ctx), 'evals.iterations.'), fields: analyses.fields, export: analyses.export, distances: analyses.distances },
+      iterations: { ...scoped(iterations, 'evals.iterations.'), fields: analyses.fields, export: analyses.export, distances: analyses.distances },
     },
     processors: scoped(processorOperations(ctx)),
     /**

@@ -1,6 +1,7 @@
 import type { ExtractionOptions } from '../extraction/extraction-options.js';
 import type { Extractor } from '../extractor.js';
 import type { SecretCipher } from '../secrets/cipher.js';
+import type { CreateEvaluationInput } from '../schemas/evaluations.js';
 import type { Storage } from '../storage.js';
 import type { DocevalsLimits } from './context.js';
 import type { JobOptions } from './jobs/contract.js';
@@ -32,4 +33,15 @@ export interface DocevalsOptions {
    * and nothing is stored.
    */
   secrets?: { cipher?: SecretCipher | null };
+  /**
+   * The sample evaluation `evals.loadSample` creates for the caller's organization (the standalone server's: generated
+   * invoices, receipts and forms). Without one, `evals.loadSample` answers `not_configured` (501) and stores nothing.
+   */
+  sample?: () => SampleEvaluation | Promise<SampleEvaluation>;
+}
+
+/** A sample evaluation: `evals.create`'s input, and the labels its imported iterations get (in their order). */
+export interface SampleEvaluation {
+  evaluation: CreateEvaluationInput;
+  labels?: Array<{ name?: string | null; description?: string | null; tags?: string[] }>;
 }

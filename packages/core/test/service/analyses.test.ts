@@ -75,6 +75,19 @@ describe('analyses through the service', () => {
     expect(board.rows[1]).toMatchObject({ succeeded: 2, failed: 1, pending: 0 });
   });
 
+  it('names the iterations in the leaderboard\'s rows and the matrix\'s columns (null until named), a rename shown at once', async () => {
+    const { docevals, evaluation, base, head } = await seeded();
+    const ref = { evaluation_id: evaluation.id };
+    expect((await docevals.evals.leaderboard(ORG, ref)).rows.map((r) => r.name)).toEqual([null, null]);
+    await docevals.evals.iterations.updateMetadata(ORG, { ...ref, iteration_id: head.id, name: 'Prompt v2' });
+    const board = await docevals.evals.leaderboard(ORG, ref);
+    expect(board.rows.map((r) => [r.iteration_id, r.name])).toEqual([[base.id, null], [head.id, 'Prompt v2']]);
+    const matrix = await docevals.evals.matrix(ORG, ref);
+    expect(matrix.iterations.map((it) => [it.id, it.name, it.model])).toEqual([[base.id, null, 'base-model'], [head.id, 'Prompt v2', 'head-model']]);
+    await docevals.evals.iterations.updateMetadata(ORG, { ...ref, iteration_id: head.id, name: null });
+    expect((await docevals.evals.matrix(ORG, ref)).iterations[1]!.name).toBeNull();
+  });
+
   it('tells an all-free iteration (cost 0) from one whose cost is unknown (null) on the leaderboard', async () => {
     // The json-file model reports no api_cost; `priced-*` models report one per document: 0 for free, 0.25 for paid.
     const priced: Extractor = {

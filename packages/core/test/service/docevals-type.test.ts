@@ -46,6 +46,7 @@ import type {
   ListPredictionsInput,
   ListProcessorsInput,
   ListResult,
+  LoadSampleInput,
   Matrix,
   MatrixInput,
   ModelList,
@@ -67,7 +68,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 /**
  * The `Docevals` interface as it was written by hand (before it was derived from the service's implementations):
  * the public shape the derived type must keep, overloads included. Checked at compile time (`pnpm typecheck`).
- * Operations added since (`evals.duplicate`) are added here as they are added to the service.
+ * Operations added since (`evals.duplicate`, `evals.loadSample`) are added here as they are added to the service.
  */
 interface DocevalsBefore {
   readonly evals: {
@@ -79,6 +80,7 @@ interface DocevalsBefore {
     update(organizationId: string, input: UpdateEvaluationInput): Promise<Evaluation>;
     delete(organizationId: string, input: EvaluationRefInput): Promise<Deleted>;
     duplicate(organizationId: string, input: DuplicateEvaluationInput): Promise<EvaluationOverview>;
+    loadSample(organizationId: string, input?: LoadSampleInput): Promise<EvaluationOverview>;
     compare(organizationId: string, input: CompareInput): Promise<EvaluationComparison>;
     leaderboard(organizationId: string, input: LeaderboardInput): Promise<Leaderboard>;
     matrix(organizationId: string, input: MatrixInput): Promise<Matrix>;

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { DataTable } from './DataTable.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, NO_ROWS, useAppTable } from '../table.js';
-import { iterationPath } from '../evaluation-data.js';
+import { iterationLabel, iterationPath } from '../evaluation-data.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
 
 type LeaderboardRow = RouterOutputs['evals']['leaderboard']['rows'][number];
@@ -18,11 +18,11 @@ const leaderboardHelper = createAppColumnHelper<LeaderboardRow>();
 const leaderboardOrder = { sorting: [{ id: 'mean_similarity', desc: true }] };
 
 /**
- * The leaderboard's columns; the first names the iteration (its name, else its model: `names`) and opens its page,
- * the last one's "Select" button chooses `selectedId`.
+ * The leaderboard's columns; the first names the iteration (the row's `name`, else its model and id) and opens its
+ * page, the last one's "Select" button chooses `selectedId`.
  */
-function leaderboardColumns(evaluationId: string, names: ReadonlyMap<string, string>, selectedId: string | null, onSelect: (iterationId: string) => void) {
-  const nameOf = (row: LeaderboardRow) => names.get(row.iteration_id) ?? `${row.model} (${row.iteration_id})`;
+function leaderboardColumns(evaluationId: string, selectedId: string | null, onSelect: (iterationId: string) => void) {
+  const nameOf = (row: LeaderboardRow) => iterationLabel({ id: row.iteration_id, name: row.name, model: row.model });
   return leaderboardHelper.columns([
     leaderboardHelper.accessor(nameOf, {
       id: 'iteration',
@@ -72,13 +72,11 @@ function leaderboardColumns(evaluationId: string, names: ReadonlyMap<string, str
 export function LeaderboardTable(props: {
   evaluationId: string;
   rows: readonly LeaderboardRow[] | undefined;
-  /** Per iteration id, how it is named on screen (`iterationLabel`). */
-  names: ReadonlyMap<string, string>;
   selectedId: string | null;
   onSelect: (iterationId: string) => void;
 }) {
-  const { evaluationId, names, selectedId, onSelect } = props;
-  const columns = useMemo(() => leaderboardColumns(evaluationId, names, selectedId, onSelect), [evaluationId, names, selectedId, onSelect]);
+  const { evaluationId, selectedId, onSelect } = props;
+  const columns = useMemo(() => leaderboardColumns(evaluationId, selectedId, onSelect), [evaluationId, selectedId, onSelect]);
   const table = useAppTable({ columns, data: props.rows ?? NO_ROWS, getRowId: (row) => row.iteration_id, initialState: leaderboardOrder });
   return <DataTable table={table} label="Leaderboard" empty={props.rows ? 'No iteration yet: run one above.' : undefined} />;
 }

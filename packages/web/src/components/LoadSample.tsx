@@ -1,46 +1,33 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { errorMessage, useTRPC, useTRPCClient } from '../trpc.js';
+import { errorMessage, useTRPC } from '../trpc.js';
 
 /**
- * "Load the sample": creates the sample evaluation (`src/sample.ts`, a chunk loaded on the click: eight invoices in
- * five languages and formats, their ground truth, two named imported iterations) and opens it.
+ * "Load the sample": asks the server for its sample evaluation (`evals.loadSample`; the standalone server's is 32
+ * generated invoices, receipts and forms in text, PDF and image, with ground truth and two named iterations) and
+ * opens it. A host that offers none answers `not_configured`, shown as the server's message.
  */
 export function LoadSample() {
   const trpc = useTRPC();
-  const client = useTRPCClient();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  async function load() {
-    setBusy(true);
-    setProblem(null);
-    try {
-      const { sampleEvaluation } = await import('../sample.js');
-      const { input, names } = sampleEvaluation();
-      const evaluation = await client.evals.create.mutate(input);
-      await Promise.all(
-        evaluation.iterations.map((iteration, i) => client.evals.iterations.updateMetadata.mutate({ evaluation_id: evaluation.id, iteration_id: iteration.id, ...names[i] })),
-      );
-      await queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
-      void navigate(`/evals/${encodeURIComponent(evaluation.id)}`);
-    } catch (failure) {
-      setProblem(`Cannot load the sample: ${errorMessage(failure)}`);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const load = useMutation(
+    trpc.evals.loadSample.mutationOptions({
+      onSuccess: async (evaluation) => {
+        await queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
+        void navigate(`/evals/${encodeURIComponent(evaluation.id)}`);
+      },
+    }),
+  );
   return (
     <>
-      <button type="button" onClick={() => void load()} disabled={busy} aria-describedby="load-sample-hint">
-        {busy ? 'Loading the sample…' : 'Load the sample'}
+      <button type="button" onClick={() => load.mutate({})} disabled={load.isPending} aria-describedby="load-sample-hint">
+        {load.isPending ? 'Loading the sample…' : 'Load the sample'}
       </button>
       <span id="load-sample-hint" className="sr-only">
-        creates an evaluation of eight invoices with ground truth and two iterations, to try every view
+        creates an evaluation of invoices, receipts and forms (text, PDF, images) with ground truth and two iterations, to try every view
       </span>
-      {problem && <p role="alert">{problem}</p>}
+      {load.error && <p role="alert">Cannot load the sample: {errorMessage(load.error)}</p>}
     </>
   );
 }

@@ -4,9 +4,8 @@ import { useSearchParams } from 'react-router';
 import { Matrix, type MatrixColumn, type MatrixRow } from './Matrix.js';
 import { iterationLabel, plural, useFieldScores, type Outcome, type useMatrixData } from '../evaluation-data.js';
 import { useEditSearch } from '../search-params.js';
-import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
+import { errorMessage, useTRPC } from '../trpc.js';
 
-type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
 
 const OUTCOMES = ['failed', 'succeeded', 'pending'] as const;
 
@@ -43,7 +42,7 @@ export function readMatrixFilters(search: URLSearchParams): MatrixFilters {
  * filters of the URL. With a field chosen, each cell is that field's score in the document (from the iteration's
  * predictions' metrics, read once per iteration).
  */
-export function MatrixSection(props: { evaluationId: string; iterations: IterationSummary[]; matrix: ReturnType<typeof useMatrixData> }) {
+export function MatrixSection(props: { evaluationId: string; matrix: ReturnType<typeof useMatrixData> }) {
   const [search] = useSearchParams();
   const editSearch = useEditSearch();
   const filters = readMatrixFilters(search);
@@ -53,8 +52,8 @@ export function MatrixSection(props: { evaluationId: string; iterations: Iterati
   const fieldScores = useFieldScores(props.evaluationId, iterationIds, filters.field);
   const trpc = useTRPC();
   const fieldNames = useQuery({ ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iterationIds.at(-1) ?? '' }), enabled: iterationIds.length > 0 });
-  const names = useMemo(() => new Map(props.iterations.map((iteration) => [iteration.id, iterationLabel(iteration)])), [props.iterations]);
-  const columns: MatrixColumn[] = useMemo(() => iterations.map((iteration) => ({ id: iteration.id, label: names.get(iteration.id) ?? iterationLabel(iteration) })), [iterations, names]);
+  // The headers are the matrix answer's names (`name`, else model and id): no join with the evaluation's summary.
+  const columns: MatrixColumn[] = useMemo(() => iterations.map((iteration) => ({ id: iteration.id, label: iterationLabel(iteration) })), [iterations]);
   const allRows: Array<MatrixRow & { outcomes: Record<string, Outcome> }> = useMemo(() => {
     if (!data) return [];
     return data.documents.map((document) => ({

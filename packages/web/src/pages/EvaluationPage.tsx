@@ -30,7 +30,6 @@ export function EvaluationPage() {
   const matrix = useMatrixData(evaluationId, list);
   const filenames = useMemo(() => new Map(matrix.data?.documents.map((document) => [document.id, document.filename]) ?? []), [matrix.data]);
   const selectedId = selected ?? leaderboard.data?.rows[0]?.iteration_id ?? list.at(-1)?.id ?? null;
-  const names = useMemo(() => new Map(list.map((iteration) => [iteration.id, iterationLabel(iteration)])), [list]);
   const selectedIteration = list.find((iteration) => iteration.id === selectedId) ?? null;
 
   if (evaluation.error) {
@@ -65,7 +64,7 @@ export function EvaluationPage() {
       <section aria-labelledby="leaderboard-title">
         <h2 id="leaderboard-title">Leaderboard</h2>
         {leaderboard.error && <p role="alert">{errorMessage(leaderboard.error)}</p>}
-        <LeaderboardTable evaluationId={evaluationId} rows={leaderboard.data?.rows} names={names} selectedId={selectedId} onSelect={setSelected} />
+        <LeaderboardTable evaluationId={evaluationId} rows={leaderboard.data?.rows} selectedId={selectedId} onSelect={setSelected} />
       </section>
 
       {selectedIteration && <ExportAndCompare evaluationId={evaluationId} iteration={selectedIteration} iterations={list} />}
@@ -81,7 +80,7 @@ export function EvaluationPage() {
 
       <section aria-labelledby="matrix-title">
         <h2 id="matrix-title">Documents × iterations</h2>
-        <MatrixSection evaluationId={evaluationId} iterations={list} matrix={matrix} />
+        <MatrixSection evaluationId={evaluationId} matrix={matrix} />
       </section>
 
       <section aria-labelledby="fields-title">
