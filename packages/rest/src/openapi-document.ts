@@ -4,8 +4,16 @@ import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
 import { flattenAnnotatedRefs } from './openapi-refs.js';
-import { componentOf, HealthSchema, NAMED_SCHEMAS } from './openapi-schemas.js';
-import { IterationSummarySchema } from './openapi-schemas.js';
+import {
+  HealthSchema,
+} from './openapi-bodies.js';
+import {
+  NAMED_SCHEMAS,
+  componentOf,
+} from './openapi-named.js';
+import {
+  IterationSummarySchema,
+} from './openapi-schemas.js';
 
 /** Every error status an operation may answer, with what it means and an example body. */
 const ERRORS: Record<number, { name: string; description: string; code: string; message: string }> = {
