@@ -15,7 +15,8 @@
 // `sdk`, the SDK's tracer provider recording every span for the metrics, nothing exported (the server's set-up before
 // issue 32's change; a process with an exporter pays it plus the export).
 //
-// BENCH_STORE: memory (default) or lowdb. BENCH_ROUNDS: rounds per contender (default 6).
+// BENCH_STORE: memory (default) or lowdb. BENCH_ROUNDS: rounds per contender (default 6). BENCH_MODES: the contenders
+// (default none,server,sdk; `none` alone for a whole-process A/B of two checkouts).
 // With BENCH_PROFILE=1 the rounds run under the inspector's CPU profiler and the CPU is shared out per part
 // (transport, OpenAI SDK, store, service, tracing, validation, metrics, GC...), each contender's rounds apart.
 import { fork } from 'node:child_process';
@@ -68,7 +69,7 @@ async function provider(): Promise<{ baseURL: string; reset(): Promise<void>; st
 }
 
 type Mode = 'none' | 'server' | 'sdk';
-const MODES: Mode[] = ['none', 'server', 'sdk'];
+const MODES = (process.env.BENCH_MODES?.split(',') ?? ['none', 'server', 'sdk']) as Mode[];
 
 /**
  * The contenders' set-ups, switchable: `server` is the standalone server's own (createTelemetry with no exporter:
@@ -197,7 +198,7 @@ function report(results: Record<Mode, Round[]>, shares: Record<Mode, Map<string,
     const bound = DELAY_MS > 0 ? ` = ${(wall / BOUND_MS).toFixed(3)}x the bound ${BOUND_MS} ms` : '';
     console.log(`CPU per document, median: ${mode} ${median(results[mode].map((r) => r.cpuMs / DOCUMENTS)).toFixed(3)} ms, wall median ${wall.toFixed(0)} ms${bound}`);
   }
-  for (const mode of ['server', 'sdk'] as const) {
+  for (const mode of MODES.includes('none') ? MODES.filter((m) => m !== 'none') : []) {
     const cpu = results[mode].map((r, i) => r.cpuMs / results.none[i]!.cpuMs);
     const wall = results[mode].map((r, i) => r.wall / results.none[i]!.wall);
     console.log(`${mode} / none, round by round: CPU ${range(cpu)}, wall ${range(wall)}`);
