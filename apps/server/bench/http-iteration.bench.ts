@@ -44,7 +44,13 @@ async function fakeProvider(): Promise<{ baseURL: string; child: ChildProcess }>
 
 /** `src/server.ts` with `env`, resolved with its URL once it prints "listening on". */
 async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: here, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The root tsconfig (its `paths` map @docevals/* to the sources), named absolutely: this process's may be relative.
+  const tsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: here,
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const look = (chunk: Buffer) => {
@@ -54,7 +60,7 @@ async function startServer(env: Record<string, string>): Promise<{ url: string; 
     };
     child.stdout!.on('data', look);
     child.stderr!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${output}`)));
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${output.slice(-2_000)}`)));
   });
   return { url, child };
 }
@@ -108,7 +114,6 @@ async function measure(store: string, baseURL: string): Promise<void> {
     DOCEVALS_CONCURRENCY: String(CONCURRENCY),
     DOCEVALS_SECRETS_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
     DOCEVALS_RATE_LIMIT: '0',
-    LOG_LEVEL: 'warn',
   });
   try {
     const documents = Array.from({ length: DOCUMENTS }, (_, i) => ({
