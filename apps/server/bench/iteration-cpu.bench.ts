@@ -8,29 +8,29 @@
 // system, garbage collector threads included) per document; the wall time is given against the bound
 // documents x delay / 8 when the delay is not 0.
 //
-// Two contenders, in alternate rounds (A B A B ...) so that load from elsewhere hits both alike, compared pair by
-// pair: `none`, no tracer provider registered (an embedding host that configures none: every span is the API's
-// no-op), and `server`, the standalone server's set-up when no exporter is configured (the SDK's tracer provider,
-// spans recorded for the Prometheus metrics read from them, nothing exported).
+// Three contenders, their order turning round by round (so that load from elsewhere hits all alike), compared round
+// by round: `none`, no tracer provider registered (an embedding host that configures none: every span is the API's
+// no-op); `server`, the standalone server's set-up when no exporter is configured (`createTelemetry`: the
+// metrics-only tracer feeding the Prometheus metrics, no SDK; issue 32's target is server / none within noise); and
+// `sdk`, the SDK's tracer provider recording every span for the metrics, nothing exported (the server's set-up before
+// issue 32's change; a process with an exporter pays it plus the export).
 //
-// BENCH_STORE: memory (default) or lowdb. BENCH_ROUNDS: rounds per contender (default 6).
+// BENCH_STORE: memory (default) or lowdb. BENCH_ROUNDS: rounds per contender (default 6). BENCH_MODES: the contenders
+// (default none,server,sdk; `none` alone for a whole-process A/B of two checkouts).
 // With BENCH_PROFILE=1 the rounds run under the inspector's CPU profiler and the CPU is shared out per part
-// (transport, OpenAI SDK, store, service, tracing, validation, metrics, GC...), `none` and `server` rounds apart.
+// (transport, OpenAI SDK, store, service, tracing, validation, metrics, GC...), each contender's rounds apart.
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AlwaysOnSampler, createAlwaysRecordSampler, ParentBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import { createDocevals, type Storage } from '@docevals/core';
 import { memoryStorage } from '@docevals/core/storage-kit';
 import { lowdbStorage } from '@docevals/adapters/lowdb';
 import { openaiExtractor } from '@docevals/openai';
-import { DocevalsMetrics } from '../src/observability/metrics.js';
+import { createTelemetry, type Telemetry } from '../src/observability/telemetry.js';
 
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 400);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 0);
@@ -68,27 +68,23 @@ async function provider(): Promise<{ baseURL: string; reset(): Promise<void>; st
   };
 }
 
-/** The standalone server's tracer set-up without an exporter (src/observability/telemetry.ts), switchable. */
-function tracing() {
-  const metrics = new DocevalsMetrics();
-  const provider = new TracerProvider({
-    sampler: createAlwaysRecordSampler(new ParentBasedSampler({ root: new AlwaysOnSampler() })),
-    spanProcessors: [metrics.spanProcessor],
-  });
-  const manager = new AsyncLocalStorageContextManager();
-  return {
-    on() {
-      context.setGlobalContextManager(manager.enable());
-      propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-      trace.setGlobalTracerProvider(provider);
-    },
-    off() {
-      trace.disable();
-      propagation.disable();
-      context.disable();
-      manager.disable();
-    },
-    metrics,
+type Mode = 'none' | 'server' | 'sdk';
+const MODES = (process.env.BENCH_MODES?.split(',') ?? ['none', 'server', 'sdk']) as Mode[];
+
+/**
+ * The contenders' set-ups, switchable: `server` is the standalone server's own (createTelemetry with no exporter:
+ * the metrics-only tracer), `sdk` the SDK's tracer provider recording every span for the metrics without exporting
+ * (the server's set-up before issue 32's change; what an exporter's process pays before the export itself).
+ */
+async function tracing() {
+  const server = await createTelemetry({}, { serviceName: 'bench' });
+  const noop: SpanProcessor = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
+  const sdk = await createTelemetry({}, { serviceName: 'bench', spanProcessors: [noop] });
+  let installed: Telemetry | undefined;
+  return (mode: Mode) => {
+    installed?.uninstall();
+    installed = mode === 'server' ? server : mode === 'sdk' ? sdk : undefined;
+    installed?.install();
   };
 }
 
@@ -137,7 +133,13 @@ function partOf(url: string, name: string): string {
   return `other (${url.replace(/^.*node_modules\/\.pnpm\/([^/]+).*$/, '$1').slice(0, 60)})`;
 }
 
-async function main() {
+interface Round {
+  cpuMs: number;
+  wall: number;
+  profile?: Parameters<typeof parts>[0];
+}
+
+async function setUp() {
   const server = await provider();
   const { storage, cleanup } = await store();
   const docevals = createDocevals({
@@ -151,7 +153,7 @@ async function main() {
     annotation: { invoice_number: 'INV-1', total: 12.5 },
   }));
   const evaluation = await docevals.evals.create(ORG, { name: 'bench', json_schema: SCHEMA, documents, default_inference_settings: { model: 'gpt-4o-mini' } });
-  const switches = tracing();
+  const use = await tracing();
   const session = PROFILE ? new Session() : undefined;
   if (session) {
     session.connect();
@@ -159,9 +161,9 @@ async function main() {
     await session.post('Profiler.setSamplingInterval', { interval: 200 });
   }
 
-  async function round(mode: 'none' | 'server') {
-    if (mode === 'server') switches.on();
-    else switches.off();
+  /** One background iteration under `mode`'s set-up: this process's CPU and the wall time, to its final event. */
+  async function round(mode: Mode): Promise<Round> {
+    use(mode);
     await server.reset();
     if (session) await session.post('Profiler.start');
     const cpu = process.cpuUsage();
@@ -173,47 +175,35 @@ async function main() {
     }
     const wall = performance.now() - started;
     const used = process.cpuUsage(cpu);
-    const profile = session ? ((await session.post('Profiler.stop')) as { profile: Parameters<typeof parts>[0] }).profile : undefined;
+    const profile = session ? ((await session.post('Profiler.stop')) as { profile: Round['profile'] }).profile : undefined;
     if (final !== 'completed') throw new Error(`the iteration ended ${final}`);
     // Each round's iteration goes (the evaluation keeps its documents): rounds stay alike.
     await docevals.evals.iterations.delete(ORG, { evaluation_id: evaluation.id, iteration_id: created.id });
-    return { cpuMs: (used.user + used.system) / 1000, wall, profile };
+    return { cpuMs: (used.user + used.system) / 1000, wall, ...(profile ? { profile } : {}) };
   }
+  const close = async () => {
+    session?.disconnect();
+    await docevals.close();
+    server.stop();
+    await cleanup();
+  };
+  return { round, close };
+}
 
-  console.log(
-    `${DOCUMENTS} documents, ${CONCURRENCY} in flight, ${DELAY_MS} ms model, ${STORE} store, ${ROUNDS} rounds a contender; ` +
-      `${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}${PROFILE ? ', profiled' : ''}`,
-  );
-  await round('none');
-  await round('server');
-  const results = { none: [] as number[], server: [] as number[] };
-  const walls = { none: [] as number[], server: [] as number[] };
-  const ratios: number[] = [];
-  const wallRatios: number[] = [];
-  const shares = { none: new Map<string, number>(), server: new Map<string, number>() };
-  for (let i = 0; i < ROUNDS; i++) {
-    // Alternate which goes first: a drift in the machine's speed hits both orders.
-    const order: Array<'none' | 'server'> = i % 2 === 0 ? ['none', 'server'] : ['server', 'none'];
-    const pair: Record<string, { cpuMs: number; wall: number }> = {};
-    for (const mode of order) {
-      const r = await round(mode);
-      pair[mode] = r;
-      results[mode].push(r.cpuMs / DOCUMENTS);
-      walls[mode].push(r.wall);
-      if (r.profile) for (const [part, ms] of parts(r.profile)) shares[mode].set(part, (shares[mode].get(part) ?? 0) + ms);
-    }
-    ratios.push(pair.server!.cpuMs / pair.none!.cpuMs);
-    wallRatios.push(pair.server!.wall / pair.none!.wall);
-    console.log(
-      `  pair ${i + 1}: none ${(pair.none!.cpuMs / DOCUMENTS).toFixed(3)} ms CPU/document (${pair.none!.wall.toFixed(0)} ms), ` +
-        `server ${(pair.server!.cpuMs / DOCUMENTS).toFixed(3)} ms (${pair.server!.wall.toFixed(0)} ms), CPU ratio ${ratios[i]!.toFixed(3)}`,
-    );
+const range = (values: number[]) => `median ${median(values).toFixed(3)} (${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)})`;
+
+function report(results: Record<Mode, Round[]>, shares: Record<Mode, Map<string, number>>) {
+  for (const mode of MODES) {
+    const wall = median(results[mode].map((r) => r.wall));
+    const bound = DELAY_MS > 0 ? ` = ${(wall / BOUND_MS).toFixed(3)}x the bound ${BOUND_MS} ms` : '';
+    console.log(`CPU per document, median: ${mode} ${median(results[mode].map((r) => r.cpuMs / DOCUMENTS)).toFixed(3)} ms, wall median ${wall.toFixed(0)} ms${bound}`);
   }
-  const bound = DELAY_MS > 0 ? (mode: 'none' | 'server') => `, wall median ${median(walls[mode]).toFixed(0)} ms = ${(median(walls[mode]) / BOUND_MS).toFixed(3)}x the bound ${BOUND_MS} ms` : (mode: 'none' | 'server') => `, wall median ${median(walls[mode]).toFixed(0)} ms`;
-  console.log(`CPU per document, median: none ${median(results.none).toFixed(3)} ms${bound('none')}`);
-  console.log(`CPU per document, median: server ${median(results.server).toFixed(3)} ms${bound('server')}`);
-  console.log(`server / none, pair by pair: CPU median ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}), wall median ${median(wallRatios).toFixed(3)} (${Math.min(...wallRatios).toFixed(3)}-${Math.max(...wallRatios).toFixed(3)})`);
-  for (const mode of ['none', 'server'] as const) {
+  for (const mode of MODES.includes('none') ? MODES.filter((m) => m !== 'none') : []) {
+    const cpu = results[mode].map((r, i) => r.cpuMs / results.none[i]!.cpuMs);
+    const wall = results[mode].map((r, i) => r.wall / results.none[i]!.wall);
+    console.log(`${mode} / none, round by round: CPU ${range(cpu)}, wall ${range(wall)}`);
+  }
+  for (const mode of MODES) {
     if (shares[mode].size === 0) continue;
     const total = [...shares[mode].values()].reduce((a, b) => a + b, 0);
     console.log(`CPU per document by part (${mode}, profiled, ${(total / ROUNDS / DOCUMENTS).toFixed(3)} ms sampled on the main thread):`);
@@ -221,11 +211,30 @@ async function main() {
       console.log(`  ${((ms / ROUNDS / DOCUMENTS) * 1000).toFixed(0).padStart(5)} µs  ${((100 * ms) / total).toFixed(1).padStart(5)} %  ${part}`);
     }
   }
+}
+
+async function main() {
+  const { round, close } = await setUp();
+  console.log(
+    `${DOCUMENTS} documents, ${CONCURRENCY} in flight, ${DELAY_MS} ms model, ${STORE} store, ${ROUNDS} rounds a contender (${MODES.join(', ')}); ` +
+      `${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}${PROFILE ? ', profiled' : ''}`,
+  );
+  for (const mode of MODES) await round(mode);
+  const results: Record<Mode, Round[]> = { none: [], server: [], sdk: [] };
+  const shares: Record<Mode, Map<string, number>> = { none: new Map(), server: new Map(), sdk: new Map() };
+  for (let i = 0; i < ROUNDS; i++) {
+    // The order turns each round: a drift in the machine's speed hits every contender alike.
+    const order = MODES.map((_, k) => MODES[(i + k) % MODES.length]!);
+    for (const mode of order) {
+      const r = await round(mode);
+      results[mode].push(r);
+      if (r.profile) for (const [part, ms] of parts(r.profile)) shares[mode].set(part, (shares[mode].get(part) ?? 0) + ms);
+    }
+    console.log(`  round ${i + 1}: ` + MODES.map((m) => `${m} ${(results[m][i]!.cpuMs / DOCUMENTS).toFixed(3)} ms CPU/document (${results[m][i]!.wall.toFixed(0)} ms)`).join(', '));
+  }
+  report(results, shares);
   console.log(`load after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-  session?.disconnect();
-  await docevals.close();
-  server.stop();
-  await cleanup();
+  await close();
 }
 
 await main();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { operations, type RestRoute } from '@docevals/core/internal';
 import type { Logger } from './observability/logger.js';
 import type { DocevalsMetrics } from './observability/metrics.js';
 import { requestContext, type RequestInfo } from './observability/request-context.js';
@@ -11,6 +12,19 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** `/iterations/{iteration_id}...` (not `/iterations/create`): the iteration a request reads or changes. */
 const ITERATION_IN_PATH = /\/iterations\/(?!create(?:\/|$))([^/?]+)/;
+/**
+ * The REST routes of the stream operations (`GET /v1/evals/{evaluation_id}/iterations/{iteration_id}/events`), as
+ * path patterns from the operations table: such a request is named by its stream whatever it ran before being
+ * refused (the route reads the iteration first: a 404 or a 429 never opens the stream's span).
+ */
+const STREAM_ROUTES: ReadonlyArray<{ pattern: RegExp; operation: string }> = Object.entries(operations).flatMap(([operation, row]) => {
+  const rest = (row as { rest?: RestRoute | readonly RestRoute[] }).rest;
+  const routes: readonly RestRoute[] = rest === undefined ? [] : Array.isArray(rest) ? rest : [rest as RestRoute];
+  return routes
+    .filter((route) => route.sse)
+    .map((route) => ({ pattern: new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/]+')}$`), operation }));
+});
+
 /** Probes and scrapes: logged at debug level, no span (a load balancer asks every few seconds). */
 const QUIET = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
 
@@ -84,15 +98,17 @@ export function observeRequests(listener: Listener, options: { logger: Logger; m
 
 /**
  * The operation a request ran (the core's name, `evals.iterations.create`); a tRPC batch of several is `trpc.batch`;
- * a REST route that ran several is named by its last (an event stream's route reads the iteration, then streams:
- * `evals.iterations.events`). A request that ran none (refused before, or not an API call) is named by where it went:
+ * a REST route that ran several is named by its last; a stream's REST route by its stream (`evals.iterations.events`,
+ * answered, 404 or 429 alike: it reads the iteration first, then streams). A request that ran none (refused before, or not an API call) is named by where it went:
  * `rest`, `trpc`, `health`, `metrics`, `docs`, `web`. A bounded set of labels whatever the paths asked.
  */
-export function operationLabel(operations: readonly string[], path: string): string {
-  if (operations.length === 1) return operations[0]!;
-  if (operations.length > 1) {
-    if (new Set(operations).size === 1) return operations[0]!;
-    return path === '/trpc' || path.startsWith('/trpc/') ? 'trpc.batch' : operations[operations.length - 1]!;
+export function operationLabel(ran: readonly string[], path: string): string {
+  const stream = STREAM_ROUTES.find((route) => route.pattern.test(path));
+  if (stream) return stream.operation;
+  if (ran.length === 1) return ran[0]!;
+  if (ran.length > 1) {
+    if (new Set(ran).size === 1) return ran[0]!;
+    return path === '/trpc' || path.startsWith('/trpc/') ? 'trpc.batch' : ran[ran.length - 1]!;
   }
   if (path === '/metrics') return 'metrics';
   if (path === '/health' || path.startsWith('/health/')) return 'health';

@@ -6,8 +6,10 @@
  * (documents x latency / (8 x workers)), and the speed-up against 1 worker (goal >= 3x at 4).
  *
  * Run: `pnpm bench bullmq` (Redis: REDIS_URL when set, else a throwaway redis-server on a free port).
- * Env: DOCS (240), LATENCY_MS (1000: a fast model; real ones take 2-20 s), WORKERS (1,2,4), FLEET_LIMIT (none: the
- * fleet-wide limit per model, e.g. `DOCS=300 LATENCY_MS=20 WORKERS=3 FLEET_LIMIT=8` for the acceptance case),
+ * Env: DOCS (240), LATENCY_MS (1000: a fast model; real ones take 2-20 s), WORKERS (1,2,4; 0 is the in-process
+ * runner on the same Redis store, `vs the in-process runner` then compares each fleet with it), FLEET_LIMIT (none:
+ * the fleet-wide limit per model, e.g. `DOCS=300 LATENCY_MS=20 WORKERS=0,3 FLEET_LIMIT=8 WARMUP=2` for issue 31's
+ * queue-against-in-process case; LATENCY_MS=0 for the CPU per document summed over workers, API and Redis),
  * WARMUP (0: iterations run untimed first, e.g. 3 for a warm fleet as long-running workers are; 0: cold processes),
  * CPU_PROF_DIR (each worker writes a V8 CPU profile there when it exits: open it in Chrome's DevTools).
  */
@@ -62,9 +64,10 @@ async function run(workers: number): Promise<{ ms: number; cpuPerDocument: numbe
   const docevals = createDocevals({
     storage: redisStorage({ url, keyPrefix }),
     extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: model.fake.baseURL, models: ['*'] })],
-    jobs: {
-      runner: bullmqJobRunner({ connection: url, prefix, log: () => undefined, ...(FLEET_LIMIT ? { limits: { '*': { concurrency: FLEET_LIMIT } } } : {}) }),
-    },
+    // 0 workers: the in-process runner on the same store, as many calls in flight as the fleet may make.
+    ...(workers === 0
+      ? { extraction: { concurrency: Math.min(PER_WORKER, FLEET_LIMIT ?? PER_WORKER) } }
+      : { jobs: { runner: bullmqJobRunner({ connection: url, prefix, log: () => undefined, ...(FLEET_LIMIT ? { limits: { '*': { concurrency: FLEET_LIMIT } } } : {}) }) } }),
   });
   const env = {
     ...process.env,
@@ -132,13 +135,18 @@ try {
   for (const workers of WORKERS) {
     const { ms, cpuPerDocument, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
     times.set(workers, ms);
-    const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * workers, FLEET_LIMIT ?? Infinity);
-    const base = times.get(WORKERS[0]!)!;
+    const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * Math.max(workers, 1), FLEET_LIMIT ?? Infinity);
+    const queued = WORKERS.filter((w) => w > 0);
+    const base = times.get(queued[0]!) ?? ms;
+    const inProcess = times.get(0);
     console.log(
-      `${workers} worker(s): ${Math.round(ms)} ms (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` +
-        `speed-up vs ${WORKERS[0]}: ${(base / ms).toFixed(2)}x; peak in flight ${model.fake.maxInFlight}; ` +
-        `CPU per document: workers ${cpuPerDocument.toFixed(1)} ms, this process (API + fake model) ${apiCpuPerDocument.toFixed(1)} ms, ` +
-        `Redis ${redisCpuPerDocument.toFixed(1)} ms; load ${loadavg()[0]!.toFixed(2)}`,
+      `${workers === 0 ? 'in process (0 workers)' : `${workers} worker(s)`}: ${Math.round(ms)} ms` +
+        (ideal > 0 ? ` (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` : '; ') +
+        (workers > 0 ? `speed-up vs ${queued[0]}: ${(base / ms).toFixed(2)}x; ` : '') +
+        (workers > 0 && inProcess ? `vs the in-process runner: ${(ms / inProcess).toFixed(2)}x; ` : '') +
+        `peak in flight ${model.fake.maxInFlight}; ` +
+        `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms, this process (API + fake model) ${apiCpuPerDocument.toFixed(2)} ms, ` +
+        `Redis ${redisCpuPerDocument.toFixed(2)} ms, sum ${(cpuPerDocument + apiCpuPerDocument + redisCpuPerDocument).toFixed(2)} ms; load ${loadavg()[0]!.toFixed(2)}`,
     );
     model.fake.maxInFlight = 0;
   }

@@ -104,9 +104,18 @@ return {entered, tonumber(redis.call('GET', KEYS[4]) or '0')}`;
  * FIFO within one): `count` jobs of organization ARGV[1] get the priorities from max(virtual time, the
  * organization's last priority) + 1 on. The virtual time is the priority of the latest job a worker took, so an
  * organization with nothing queued starts at the front, level with the others' next jobs, and a backlog takes turns.
- * KEYS: virtual time, the organizations' last priorities. ARGV: organization, count, ttl. Returns the first priority.
+ * A queue with nothing waiting, prioritized, active or delayed starts its turns over (the priorities stay small): read
+ * and reset in the same script as the turn is taken, so no other call's turn falls between the check and the reset.
+ * KEYS: virtual time, the organizations' last priorities, then the BullMQ queue's wait, prioritized, active and
+ * delayed keys. ARGV: organization, count, ttl. Returns the first priority.
  */
-const FAIR = `local vt = tonumber(redis.call('GET', KEYS[1]) or '0')
+const FAIR = `local waiting = redis.call('LLEN', KEYS[3])
+local marker = redis.call('LINDEX', KEYS[3], -1)
+if marker and string.sub(marker, 1, 2) == '0:' then waiting = waiting - 1 end
+if waiting + redis.call('ZCARD', KEYS[4]) + redis.call('LLEN', KEYS[5]) + redis.call('ZCARD', KEYS[6]) == 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+end
+local vt = tonumber(redis.call('GET', KEYS[1]) or '0')
 local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 local first = math.max(vt, last) + 1
 redis.call('HSET', KEYS[2], ARGV[1], first + tonumber(ARGV[2]) - 1) redis.call('EXPIRE', KEYS[2], ARGV[3])
@@ -123,7 +132,7 @@ export const PRIORITY_LIMIT = 2 ** 21;
 interface FleetScripts {
   docevalsFleetCancel(cancel: string, channel: string, ttl: number, jobId: string): Promise<number>;
   docevalsFleetStep(...keysAndArgs: Array<string | number>): Promise<[number, number]>;
-  docevalsFleetFair(virtualTime: string, last: string, organization: string, count: number, ttl: number): Promise<number>;
+  docevalsFleetFair(...keysAndArgs: Array<string | number>): Promise<number>;
   docevalsFleetAdvance(virtualTime: string, priority: number, ttl: number): Promise<number>;
 }
 
@@ -154,7 +163,7 @@ export class Fleet {
     const redis = newRedis(options.connection);
     redis.defineCommand('docevalsFleetCancel', { numberOfKeys: 2, lua: CANCEL });
     redis.defineCommand('docevalsFleetStep', { numberOfKeys: 5, lua: STEP });
-    redis.defineCommand('docevalsFleetFair', { numberOfKeys: 2, lua: FAIR });
+    redis.defineCommand('docevalsFleetFair', { numberOfKeys: 6, lua: FAIR });
     redis.defineCommand('docevalsFleetAdvance', { numberOfKeys: 1, lua: ADVANCE });
     this.redis = redis as Redis & FleetScripts;
     this.log = options.log ?? stdoutLines();
@@ -221,13 +230,22 @@ export class Fleet {
   }
   /**
    * The priorities of `count` new jobs of `organization` on `queue` (see {@link FAIR}): consecutive, from the one
-   * returned. A queue with nothing waiting or running starts its turns over (the priorities stay small).
+   * returned. A queue with nothing waiting or running starts its turns over (the priorities stay small), checked in
+   * the same script.
    */
-  async fairPriorities(queue: Pick<Queue, 'name' | 'getJobCounts'>, organization: string, count: number): Promise<number> {
-    const name = queue.name;
-    const counts = await queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
-    if (Object.values(counts).every((n) => !n)) await this.redis.del(this.key('vt', name), this.key('turns', name));
-    return this.redis.docevalsFleetFair(this.key('vt', name), this.key('turns', name), organization, count, KEY_TTL_SECONDS);
+  async fairPriorities(queue: Pick<Queue, 'name' | 'keys'>, organization: string, count: number): Promise<number> {
+    const { name, keys } = queue;
+    return this.redis.docevalsFleetFair(
+      this.key('vt', name),
+      this.key('turns', name),
+      keys.wait,
+      keys.prioritized,
+      keys.active,
+      keys.delayed,
+      organization,
+      count,
+      KEY_TTL_SECONDS,
+    );
   }
   /** A worker took a job of `priority` from `queue`: the queue's virtual time moves up to it. */
   async advance(queueName: string, priority: number | undefined): Promise<void> {

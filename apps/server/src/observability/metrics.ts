@@ -1,6 +1,6 @@
 import { type Docevals } from '@docevals/core';
 import { ATTR, SEMCONV, SPAN, TRACER_NAME } from '@docevals/core/internal';
-import { SpanStatusCode, type Context } from '@opentelemetry/api';
+import { SpanStatusCode, type Attributes, type Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { requestContext } from './request-context.js';
@@ -11,6 +11,15 @@ export const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
 export const STORAGE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Time a document job waits in the queue: 10 ms to 1 h. */
 export const WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
+
+/** What the metrics read of an ended span (the SDK's or the metrics-only tracer's, see metrics-tracer.ts). */
+export interface EndedSpan {
+  name: string;
+  attributes: Attributes;
+  seconds: number;
+  /** Its status is an error. */
+  failed: boolean;
+}
 
 export interface MetricsOptions {
   /** Adds an `organization` label to the request metrics (off by default: no tenant's name in a label). */
@@ -112,34 +121,42 @@ export class DocevalsMetrics {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
-  /** Reads the core's spans: a span's end is an observation. */
+  /**
+   * An operation's span started, in an HTTP request's context: the request's log line and metrics get its name (and
+   * an iteration started by the request, its id).
+   */
+  spanStarted(name: string, attributes: Attributes): void {
+    const operation = attributes[ATTR.operation];
+    const iteration = name === SPAN.iteration ? attributes[ATTR.iteration] : undefined;
+    if (typeof operation !== 'string' && typeof iteration !== 'string') return;
+    const info = requestContext.getStore();
+    if (!info) return;
+    if (typeof iteration === 'string') info.iterationId ??= iteration;
+    if (typeof operation !== 'string') return;
+    info.operations.push(operation);
+    const organization = attributes[ATTR.organization];
+    if (typeof organization === 'string') info.organization ??= organization;
+  }
+
+  /** Reads the core's spans from the SDK (when spans are exported): a span's end is an observation. */
   readonly spanProcessor: SpanProcessor = {
-    onStart: (span: Span, _parent: Context) => {
-      // An operation's span, in an HTTP request's context: the request's log line and metrics get its name (and an
-      // iteration started by the request, its id).
-      const operation = span.attributes[ATTR.operation];
-      const iteration = span.name === SPAN.iteration ? span.attributes[ATTR.iteration] : undefined;
-      if (typeof operation !== 'string' && typeof iteration !== 'string') return;
-      const info = requestContext.getStore();
-      if (!info) return;
-      if (typeof iteration === 'string') info.iterationId ??= iteration;
-      if (typeof operation !== 'string') return;
-      info.operations.push(operation);
-      const organization = span.attributes[ATTR.organization];
-      if (typeof organization === 'string') info.organization ??= organization;
-    },
+    onStart: (span: Span, _parent: Context) => this.spanStarted(span.name, span.attributes),
     onEnd: (span: ReadableSpan) => {
       if (span.instrumentationScope.name !== TRACER_NAME) return;
-      this.observeSpan(span);
+      this.spanEnded({
+        name: span.name,
+        attributes: span.attributes,
+        seconds: span.duration[0] + span.duration[1] / 1e9,
+        failed: span.status.code === SpanStatusCode.ERROR,
+      });
     },
     forceFlush: async () => {},
     shutdown: async () => {},
   };
 
-  private observeSpan(span: ReadableSpan): void {
-    const a = span.attributes;
-    const seconds = span.duration[0] + span.duration[1] / 1e9;
-    const failed = span.status.code === SpanStatusCode.ERROR;
+  /** A core span's end (one of `@docevals/core`'s tracer): its figures go to the families it feeds. */
+  spanEnded(span: EndedSpan): void {
+    const { attributes: a, seconds, failed } = span;
     const errorType = typeof a[SEMCONV.errorType] === 'string' ? (a[SEMCONV.errorType] as string) : 'error';
     const model = text(a[SEMCONV.genAiRequestModel], '');
     if (a[SEMCONV.dbOperation] !== undefined) {

@@ -29,6 +29,12 @@ export interface JournalEntry {
   moves: Array<{ from: string; to: string }>;
 }
 
+/**
+ * The most paths a flush makes durable one fsync at a time; above, one `sync -f` of the file system (see
+ * {@link RecordDisk.flush}).
+ */
+export const FSYNC_EACH_UP_TO = 64;
+
 /** Reports a failure that is not the caller's (a background sync, a best-effort unlink): path and cause. */
 export type DiskLog = (message: string, cause: unknown) => void;
 
@@ -36,10 +42,11 @@ export type DiskLog = (message: string, cause: unknown) => void;
  * Every write of the lowdb adapter goes through here, so that each one is one commit:
  * - a single record: its own file, written durably (temp file, fsync, rename, fsync of the folder);
  * - a batch (insertMany, deleteAll, retainMany, releaseMany): one journal file written durably is the commit point;
- *   its records are then written with plain writes, flushed in the background (one `sync -f` of the file system
- *   where available, else an fsync per file) and the journal is removed. A process killed in between leaves the
- *   journal, which the next open replays. Every file carries the `gen` of its commit, so a replay never overwrites
- *   a newer write; a delete made while a journal is pending leaves a tombstone for the same reason.
+ *   its records are then written with plain writes, flushed in the background (an fsync per file and folder; one
+ *   `sync -f` of the file system for a batch of many files, where available) and the journal is removed. A process
+ *   killed in between leaves the journal, which the next open replays. Every file carries the `gen` of its commit,
+ *   so a replay never overwrites a newer write; a delete made while a journal is pending leaves a tombstone for the
+ *   same reason.
  */
 export class RecordDisk {
   readonly #layout: Layout;
@@ -160,13 +167,16 @@ export class RecordDisk {
   }
 
   /**
-   * Makes files written with plain writes durable: one `sync -f` of the file system, or an fsync of each. Flushes
-   * asked for while a `sync -f` runs share the next one (it starts after the running one ends, so it covers every
-   * file written before the request): many small batches cost one or two syncs in flight, not one process each.
+   * Makes files written with plain writes durable: an fsync of each file and then of each folder (the renames), on
+   * libuv's threads, for a batch of up to {@link FSYNC_EACH_UP_TO} paths (a group commit of a few documents: a
+   * `sync -f` process per commit was 18-27 % of lowdb's CPU per document, forking a server's heap); one `sync -f` of
+   * the file system for a larger batch (a bulk insert of thousands of files) where available. Flushes asked for while
+   * a `sync -f` runs share the next one (it starts after the running one ends, so it covers every file written before
+   * the request): many large batches cost one or two syncs in flight, not one process each.
    */
   async flush(paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
-    if (await this.#sharedSync()) return;
+    if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) return;
     const limit = pLimit(16);
     await Promise.all(paths.map((path) => limit(() => fsyncPath(path))));
     const folders = new Set(paths.map((p) => dirname(p)));

@@ -1,0 +1,151 @@
+// Benchmark (not a test): an iteration over HTTP against its bound, on lowdb, Redis and PostgreSQL (issue 31:
+// <= 1.15x). `pnpm bench http-iteration`.
+//
+// The standalone server (`src/server.ts`) in its own process, warm (BENCH_WARMUP untimed iterations first), the
+// OpenAI-compatible fake provider in another answering after BENCH_DELAY_MS (default 20), BENCH_DOCUMENTS documents
+// (default 200), DOCEVALS_CONCURRENCY 8: the bound is documents x delay / 8 (500 ms). A round is one background
+// iteration (`POST .../iterations/create` with `background: true`) read over its event stream to the final event, as a
+// client does; progress and events are durable per document as always. Per store: each round's wall time, its ratio to
+// the bound (median and best of BENCH_ROUNDS, default 5) and the server process's CPU per document (Linux /proc).
+// BENCH_STORES: which (default lowdb,redis,postgres). Redis and PostgreSQL are throwaway servers on free ports.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startPostgresServer } from '../../../test-support/postgres-global-setup.js';
+import { startRedisServer } from '../../../test-support/redis-global-setup.js';
+
+const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 200);
+const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const STORES = (process.env.BENCH_STORES ?? 'lowdb,redis,postgres').split(',');
+const CONCURRENCY = 8;
+const BOUND_MS = (DOCUMENTS * DELAY_MS) / CONCURRENCY;
+const KEY = 'bench-http-iteration-key';
+const here = fileURLToPath(new URL('..', import.meta.url));
+const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** User + system CPU of a process so far (Linux /proc, clock ticks of 10 ms), in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function fakeProvider(): Promise<{ baseURL: string; child: ChildProcess }> {
+  const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), [String(DELAY_MS)]);
+  const baseURL = await new Promise<string>((resolve) => child.on('message', (m: { type?: string; baseURL?: string }) => m.type === 'ready' && resolve(m.baseURL!)));
+  return { baseURL, child };
+}
+
+/** `src/server.ts` with `env`, resolved with its URL once it prints "listening on". */
+async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  // The root tsconfig (its `paths` map @docevals/* to the sources), named absolutely: this process's may be relative.
+  const tsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: here,
+    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${output.slice(-2_000)}`)));
+  });
+  return { url, child };
+}
+
+async function call(url: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'api-key': KEY, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** One background iteration, from its POST to its final event on the event stream: wall ms. */
+async function iterate(url: string, evaluationId: string): Promise<number> {
+  const started = performance.now();
+  const { id } = (await call(url, 'POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })) as { id: string };
+  const response = await fetch(`${url}/v1/evals/${evaluationId}/iterations/${id}/events`, { headers: { 'api-key': KEY, accept: 'text/event-stream' } });
+  const text = await response.text(); // the stream closes after the final event
+  const wall = performance.now() - started;
+  const final = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]).pop();
+  if (final !== 'completed') throw new Error(`the iteration ended ${final}`);
+  return wall;
+}
+
+async function storeEnv(store: string): Promise<{ env: Record<string, string>; stop: () => Promise<void> }> {
+  if (store === 'lowdb') return { env: {}, stop: async () => {} };
+  if (store === 'redis') {
+    const redis = await startRedisServer();
+    return { env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'bench:' }, stop: () => redis.stop() };
+  }
+  if (store === 'postgres') {
+    const postgres = await startPostgresServer();
+    return { env: { DATABASE_URL: postgres.url }, stop: () => postgres.stop() };
+  }
+  throw new Error(`unknown store ${store}`);
+}
+
+async function measure(store: string, baseURL: string): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), `docevals-http-iteration-${store}-`));
+  const backing = await storeEnv(store);
+  const server = await startServer({
+    ...backing.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DOCEVALS_API_KEYS: `${KEY}:org_bench`,
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: baseURL,
+    DOCEVALS_CONCURRENCY: String(CONCURRENCY),
+    DOCEVALS_SECRETS_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
+    DOCEVALS_RATE_LIMIT: '0',
+  });
+  try {
+    const documents = Array.from({ length: DOCUMENTS }, (_, i) => ({
+      mime_data: { filename: `inv-${i}.txt`, url: `data:text/plain;base64,${Buffer.from(`Invoice number: INV-${i}\nTotal: ${i + 1}\n`).toString('base64')}` },
+      annotation: { invoice_number: `INV-${i}`, total: i + 1 },
+    }));
+    const evaluation = await call(server.url, 'POST', '/v1/evals', { name: 'bench', json_schema: SCHEMA, documents, default_inference_settings: { model: 'gpt-4o-mini' } });
+    for (let i = 0; i < WARMUP; i++) await iterate(server.url, evaluation.id as string);
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const cpu = await cpuMs(server.child.pid!);
+      walls.push(await iterate(server.url, evaluation.id as string));
+      cpus.push(((await cpuMs(server.child.pid!)) - cpu) / DOCUMENTS);
+    }
+    console.log(
+      `${store}: wall median ${median(walls).toFixed(0)} ms = ${(median(walls) / BOUND_MS).toFixed(3)}x the bound ${BOUND_MS} ms ` +
+        `(best ${(Math.min(...walls) / BOUND_MS).toFixed(3)}x; rounds ${walls.map((w) => w.toFixed(0)).join(' ')}); ` +
+        `server CPU per document median ${median(cpus).toFixed(2)} ms; load ${load()}`,
+    );
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
+    await backing.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const provider = await fakeProvider();
+console.log(`${DOCUMENTS} documents x ${DELAY_MS} ms, ${CONCURRENCY} in flight, ${WARMUP} warm-up and ${ROUNDS} timed iterations per store; load ${load()}`);
+try {
+  for (const store of STORES) await measure(store, provider.baseURL);
+} finally {
+  provider.child.kill();
+}
