@@ -3,7 +3,7 @@ import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useEditSearch } from '../search-params.js';
 import { DataTable } from '../components/DataTable.js';
-import { iterationLabel, useFieldScores, useMatrixData } from '../evaluation-data.js';
+import { iterationLabel, useFieldScores, useMatrix } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
@@ -285,7 +285,7 @@ interface FieldDocument {
  * only. Those whose score moved by less than the threshold are counted, not listed.
  */
 function FieldDocuments(props: { evaluationId: string; base: string; head: string; field: string; threshold: number; evalPath: string }) {
-  const matrix = useMatrixData(props.evaluationId, NO_ITERATIONS);
+  const matrix = useMatrix(props.evaluationId);
   const ids = useMemo(() => [props.base, props.head], [props.base, props.head]);
   const { scores, pending, error } = useFieldScores(props.evaluationId, ids, props.field);
   const rows = useMemo(() => {
@@ -351,4 +351,3 @@ function FieldDocuments(props: { evaluationId: string; base: string; head: strin
   );
 }
 
-const NO_ITERATIONS: never[] = [];
