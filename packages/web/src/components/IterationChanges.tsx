@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { RunForm } from './RunForm.js';
@@ -59,6 +59,8 @@ export function SchemaDiff(props: { evaluationId: string; iteration: IterationSu
  */
 export function RunAgain(props: { evaluationId: string; iteration: IterationSummary }) {
   const navigate = useNavigate();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const { iteration } = props;
   const { model, temperature, ...settings } = iteration.inference_settings;
@@ -72,7 +74,11 @@ export function RunAgain(props: { evaluationId: string; iteration: IterationSumm
           evaluationId={props.evaluationId}
           label="Run again with changes"
           defaults={{ model, temperature, name: iteration.name ? `${iteration.name} (again)` : null, json_schema: iteration.json_schema, settings }}
-          onStarted={() => void navigate(`/evals/${encodeURIComponent(props.evaluationId)}`)}
+          onStarted={() => {
+            // The evaluation's summary now has the new iteration (running): read again, so that its Run follows it.
+            void queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
+            void navigate(`/evals/${encodeURIComponent(props.evaluationId)}`);
+          }}
           onClose={() => setOpen(false)}
         />
       ) : (

@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { DataTable } from './DataTable.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, NO_ROWS, useAppTable } from '../table.js';
-import { iterationPath } from '../evaluation-data.js';
+import { iterationLabel, iterationPath } from '../evaluation-data.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
 
 type LeaderboardRow = RouterOutputs['evals']['leaderboard']['rows'][number];
@@ -22,7 +22,7 @@ const leaderboardOrder = { sorting: [{ id: 'mean_similarity', desc: true }] };
  * the last one's "Select" button chooses `selectedId`.
  */
 function leaderboardColumns(evaluationId: string, names: ReadonlyMap<string, string>, selectedId: string | null, onSelect: (iterationId: string) => void) {
-  const nameOf = (row: LeaderboardRow) => names.get(row.iteration_id) ?? `${row.model} (${row.iteration_id})`;
+  const nameOf = (row: LeaderboardRow) => names.get(row.iteration_id) ?? iterationLabel({ id: row.iteration_id, model: row.model });
   return leaderboardHelper.columns([
     leaderboardHelper.accessor(nameOf, {
       id: 'iteration',

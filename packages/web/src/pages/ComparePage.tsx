@@ -137,15 +137,7 @@ function ComparisonView({ comparison, evalPath }: { comparison: Comparison; eval
       <section aria-labelledby="overall-title">
         <h2 id="overall-title">Overall</h2>
         <table aria-label="Overall deltas">
-          <thead>
-            <tr>
-              <th scope="col">Measure</th>
-              <th scope="col" className="number">Base</th>
-              <th scope="col" className="number">Head</th>
-              <th scope="col" className="number">Delta</th>
-              <th scope="col">95% interval</th>
-            </tr>
-          </thead>
+          <DeltaHead first="Measure" last="95% interval" />
           <tbody>
             {(
               [
@@ -314,14 +306,7 @@ function FieldDocuments(props: { evaluationId: string; base: string; head: strin
       ) : (
         <>
           <table aria-label={`Documents behind ${props.field}`}>
-            <thead>
-              <tr>
-                <th scope="col">Document</th>
-                <th scope="col" className="number">Base</th>
-                <th scope="col" className="number">Head</th>
-                <th scope="col" className="number">Delta</th>
-              </tr>
-            </thead>
+            <DeltaHead first="Document" />
             <tbody>
               {changed.length === 0 && (
                 <tr>
@@ -351,3 +336,23 @@ function FieldDocuments(props: { evaluationId: string; base: string; head: strin
   );
 }
 
+/** The header of a table of base / head / delta figures: what the rows are, the three figures, and one more column. */
+function DeltaHead(props: { first: string; last?: string }) {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">{props.first}</th>
+        <th scope="col" className="number">
+          Base
+        </th>
+        <th scope="col" className="number">
+          Head
+        </th>
+        <th scope="col" className="number">
+          Delta
+        </th>
+        {props.last && <th scope="col">{props.last}</th>}
+      </tr>
+    </thead>
+  );
+}
