@@ -7,7 +7,7 @@
 // to know of them (file names, the schema's fields, the failed documents) it reads over REST.
 import { Buffer } from 'node:buffer';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import { rest, screenshotPath, signIn } from './support.js';
 
 test.describe.configure({ timeout: 600_000 });
@@ -31,7 +31,40 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 const iterations = async (evaluationId: string) => (await rest<{ data: Summary[] }>('GET', `/v1/evals/${evaluationId}/iterations?view=summary`)).data;
 
+/** What the steps of the walk hand on to the next ones. */
+interface Walk {
+  page: Page;
+  context: BrowserContext;
+  evaluationId: string;
+  evaluationPath: string;
+  sample: { name: string; json_schema: Schema };
+  /** The sample's iterations. */
+  imported: Summary[];
+  /** The pages axe checks at the end. */
+  axePages: Array<[string, string]>;
+  /** The iteration the walk names, the one it runs again, the field it writes. */
+  named?: Summary;
+  third?: Summary;
+  field?: string;
+  documents?: Array<{ id: string; mime_data: { filename: string } }>;
+  /** The document whose ground truth the walk fixes. */
+  fixed?: { id: string; mime_data: { filename: string } };
+}
+
 test('the walk: sample, names, ground truth, import, documents, side by side, drill-down, filters, charts, axe', async ({ page, context }) => {
+  const walk = await loadTheSample(page, context);
+  await nameAnIteration(walk);
+  await fixAGroundTruth(walk);
+  await importAnnotations(walk);
+  await addTwoDocuments(walk);
+  await sideBySide(walk);
+  await compareToWorstDocuments(walk);
+  await filterTheMatrix(walk);
+  await seeEachChart(walk);
+  await axeOnEveryPage(walk);
+});
+
+async function loadTheSample(page: Page, context: BrowserContext): Promise<Walk> {
   // 1. Load the sample from the empty list's button.
   await signIn(page, '/');
   await page.getByRole('button', { name: /load the sample/i }).click();
@@ -44,10 +77,15 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   expect(imported.length).toBeGreaterThanOrEqual(2);
   const leaderboard = page.getByRole('table', { name: 'Leaderboard' });
   await expect(leaderboard.getByRole('row')).toHaveCount(imported.length + 1);
-  const axePages: Array<[string, string]> = [['/', 'list'], [evaluationPath, 'evaluation']];
 
+  return { page, context, evaluationId, evaluationPath, sample, imported, axePages: [['/', 'list'], [evaluationPath, 'evaluation']] };
+}
+
+async function nameAnIteration(walk: Walk): Promise<void> {
+  const { page, evaluationId, evaluationPath, sample, imported, axePages } = walk;
   // 2. Name an iteration, on its page: summary, schema against the evaluation's, then "run again with changes".
   const named = imported[0]!;
+  walk.named = named;
   await page.goto(new URL(`${evaluationPath}/iterations/${encodeURIComponent(named.id)}`, page.url()).href);
   await expect(page.getByRole('region', { name: 'Summary' })).toContainText(named.inference_settings.model);
   await page.getByRole('button', { name: 'Rename' }).click();
@@ -78,6 +116,7 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await again.getByRole('button', { name: 'Start' }).click();
   await expect(again.getByRole('alert')).toContainText('Only prompts');
   const field = stringField(sample.json_schema);
+  walk.field = field;
   await schemaBox.fill(JSON.stringify({ ...original, properties: { ...original.properties, [field]: { ...original.properties[field], description: 'As printed, without the legal form' } } }, null, 2));
   await page.screenshot({ path: screenshotPath('iteration'), fullPage: true });
   await again.getByRole('button', { name: 'Start' }).click();
@@ -92,9 +131,18 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await page.goto(new URL(`${evaluationPath}/iterations/${encodeURIComponent(third!.id)}`, page.url()).href);
   await expect(page.getByRole('table', { name: 'Schema differences' }).getByRole('row')).toHaveText(['FieldChangeDetail', `${field}changeddescription: (none) → "As printed, without the legal form"`]);
 
+  walk.third = third!;
+}
+
+async function fixAGroundTruth(walk: Walk): Promise<void> {
+  const { page, evaluationPath, axePages } = walk;
+  const named = walk.named!;
+  const field = walk.field!;
   // 3. Fix a ground truth through the generated form, starting from a prediction.
   const documents = (await rest<{ data: Array<{ id: string; mime_data: { filename: string } }> }>('GET', `/v1${evaluationPath}/documents?limit=100`)).data;
   const fixed = documents[0]!;
+  walk.documents = documents;
+  walk.fixed = fixed;
   await page.goto(new URL(`${evaluationPath}/documents/${encodeURIComponent(fixed.id)}`, page.url()).href);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(fixed.mime_data.filename);
   await page.getByLabel('Iteration', { exact: true }).selectOption(named.id);
@@ -120,6 +168,12 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   expect((await rest<{ annotation: Record<string, unknown> }>('GET', `/v1${evaluationPath}/documents/${fixed.id}`)).annotation[field]).toBe('Corrected in the walk');
   axePages.push([`${evaluationPath}/documents/${encodeURIComponent(fixed.id)}`, 'document']);
 
+}
+
+async function importAnnotations(walk: Walk): Promise<void> {
+  const { page, evaluationPath } = walk;
+  const documents = walk.documents!;
+  const field = walk.field!;
   // 4. Import an annotations CSV: the preview (one row matched, one unmatched) writes nothing; Apply writes the row.
   const imported1 = documents.at(-1)!;
   await page.goto(new URL(evaluationPath, page.url()).href);
@@ -134,6 +188,10 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await expect(page.getByText('1 annotation updated from walk.csv; 1 row refused.')).toBeVisible();
   expect((await rest<{ annotation: Record<string, unknown> }>('GET', `/v1${evaluationPath}/documents/${imported1.id}`)).annotation[field]).toBe('Imported by the walk');
 
+}
+
+async function addTwoDocuments(walk: Walk): Promise<void> {
+  const { page } = walk;
   // 5. Add two documents: in the matrix, without a prediction in any iteration.
   await page.getByRole('button', { name: 'Add documents' }).click();
   await page.getByLabel('Files to add').setInputFiles([
@@ -148,6 +206,14 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await expect(matrix.getByRole('gridcell', { name: /^walk-late-2\.txt × Walk: baseline: no prediction$/ })).toHaveText('–');
   await page.getByLabel('File name').fill('');
 
+}
+
+async function sideBySide(walk: Walk): Promise<void> {
+  const { page, evaluationPath, imported } = walk;
+  const named = walk.named!;
+  const third = walk.third!;
+  const fixed = walk.fixed!;
+  const field = walk.field!;
   // 6. A document with three iterations side by side, against its ground truth.
   const three = [named.id, imported[1]!.id, third!.id];
   await page.goto(new URL(`${evaluationPath}/documents/${encodeURIComponent(fixed.id)}?compare=${three.join(',')}`, page.url()).href);
@@ -157,6 +223,11 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await expect(side.getByRole('row', { name: new RegExp(`^${field}\\b`) }).getByRole('cell').first()).toHaveText('Corrected in the walk');
   await page.getByRole('region', { name: 'Side by side' }).screenshot({ path: screenshotPath('side-by-side') });
 
+}
+
+async function compareToWorstDocuments(walk: Walk): Promise<void> {
+  const { page, evaluationPath, imported, axePages } = walk;
+  const named = walk.named!;
   // 7. Compare: a field of the deltas (worst first) opens its documents, worst first.
   const comparePath = `${evaluationPath}/compare?base=${encodeURIComponent(imported[1]!.id)}&head=${encodeURIComponent(named.id)}`;
   await page.goto(new URL(comparePath, page.url()).href);
@@ -169,6 +240,11 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await page.getByRole('region', { name: /Documents behind/ }).screenshot({ path: screenshotPath('compare-field-documents') });
   axePages.push([`${comparePath}&field=${encodeURIComponent(fieldName)}`, 'compare']);
 
+}
+
+async function filterTheMatrix(walk: Walk): Promise<void> {
+  const { page, context, evaluationPath } = walk;
+  const matrix = page.getByRole('grid', { name: 'Matrix' });
   // 8. The matrix filtered to failed documents; its URL opened in another page shows the same view.
   await page.goto(new URL(evaluationPath, page.url()).href);
   await expect(matrix.getByRole('rowheader').first()).toBeVisible();
@@ -196,6 +272,10 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await other.close();
   await page.getByLabel('Outcome').selectOption('');
 
+}
+
+async function seeEachChart(walk: Walk): Promise<void> {
+  const { page, evaluationId } = walk;
   // 9. Every chart: mean over iterations, scores per iteration, accuracy vs cost and duration, fields × iterations.
   for (const name of [/Mean similarity over iterations/, /Document scores per iteration/, /Accuracy vs cost/, /Accuracy vs duration/]) {
     await expect(page.getByRole('figure', { name })).toBeVisible();
@@ -206,6 +286,10 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
   await page.getByRole('heading', { name: 'Charts' }).scrollIntoViewIfNeeded();
   await page.getByRole('region', { name: 'Charts' }).screenshot({ path: screenshotPath('charts') });
 
+}
+
+async function axeOnEveryPage(walk: Walk): Promise<void> {
+  const { page, axePages } = walk;
   // 10. axe on every page the walk saw (and Settings), light and dark: no serious or critical violation.
   axePages.push(['/settings', 'settings']);
   const found: string[] = [];
@@ -224,7 +308,7 @@ test('the walk: sample, names, ground truth, import, documents, side by side, dr
     }
   }
   expect(found).toEqual([]);
-});
+}
 
 // The details of the generated form on a known schema: typed inputs, the enum as a select, the nested object's field,
 // line items as a table; a refusal under its field; N to the next unlabeled document. And Japanese text in the

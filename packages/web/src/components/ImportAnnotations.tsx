@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { TableHead } from './Panel.js';
 import { plural } from '../evaluation-data.js';
 import { importFile, rowKind, type ImportFile } from '../annotation-files.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
@@ -90,16 +91,7 @@ function ImportPreview(props: { id: string; name: string; preview: ImportResult;
       </p>
       <div className="side-scroll">
         <table aria-label="Import preview">
-          <thead>
-            <tr>
-              <th scope="col" className="number">
-                Row
-              </th>
-              <th scope="col">Document</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Row#', 'Document', 'Outcome', 'Why']} />
           <tbody>
             {props.preview.rows.map((row) => (
               <tr key={row.row} className={`import-${rowKind(row)}`}>

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { TableHead } from './Panel.js';
 import { RunForm } from './RunForm.js';
 import { plural } from '../evaluation-data.js';
 import { schemaDiff } from '../schema-diff.js';
@@ -23,13 +24,7 @@ export function SchemaDiff(props: { evaluationId: string; iteration: IterationSu
         <>
           <p>{plural(changes.length, 'difference')} from the evaluation's JSON schema:</p>
           <table aria-label="Schema differences" className="schema-diff">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Change</th>
-                <th scope="col">Detail</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Field', 'Change', 'Detail']} />
             <tbody>
               {changes.map((change) => (
                 <tr key={`${change.kind}:${change.path}`}>

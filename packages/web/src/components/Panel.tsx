@@ -32,3 +32,18 @@ export function FormButtons(props: { submit: ReactNode; pending: boolean; onCanc
     </p>
   );
 }
+
+/** A table's header row: one column header per label; a label ending in `#` is a figure (right-aligned), shown without it. */
+export function TableHead(props: { columns: ReadonlyArray<string> }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((label) => (
+          <th key={label} scope="col" className={label.endsWith('#') ? 'number' : undefined}>
+            {label.replace(/#$/, '')}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -3,6 +3,7 @@ import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useEditSearch } from '../search-params.js';
 import { DataTable } from '../components/DataTable.js';
+import { TableHead } from '../components/Panel.js';
 import { iterationLabel, useFieldScores, useMatrix } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, useAppTable } from '../table.js';
@@ -338,21 +339,5 @@ function FieldDocuments(props: { evaluationId: string; base: string; head: strin
 
 /** The header of a table of base / head / delta figures: what the rows are, the three figures, and one more column. */
 function DeltaHead(props: { first: string; last?: string }) {
-  return (
-    <thead>
-      <tr>
-        <th scope="col">{props.first}</th>
-        <th scope="col" className="number">
-          Base
-        </th>
-        <th scope="col" className="number">
-          Head
-        </th>
-        <th scope="col" className="number">
-          Delta
-        </th>
-        {props.last && <th scope="col">{props.last}</th>}
-      </tr>
-    </thead>
-  );
+  return <TableHead columns={[props.first, 'Base#', 'Head#', 'Delta#', ...(props.last ? [props.last] : [])]} />;
 }

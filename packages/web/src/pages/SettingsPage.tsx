@@ -1,17 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { PROVIDERS } from '@docevals/core/internal';
 import { useId, useState, type FormEvent } from 'react';
 import { errorMessage, httpStatus, useTRPC, type RouterInputs, type RouterOutputs } from '../trpc.js';
 
 type Provider = RouterInputs['secrets']['externalApiKeys']['create']['provider'];
 type ExternalApiKey = RouterOutputs['secrets']['externalApiKeys']['list'][number];
 
-/** What the provider select offers: the four providers, then the organization's own OpenAI-compatible endpoint. */
+/** What the provider select offers: the providers (core's table), then the organization's own OpenAI-compatible endpoint. */
 const CUSTOM = 'custom';
 const PROVIDER_CHOICES: ReadonlyArray<{ value: Provider | typeof CUSTOM; label: string }> = [
-  { value: 'OpenAI', label: 'OpenAI' },
-  { value: 'Anthropic', label: 'Anthropic' },
-  { value: 'Gemini', label: 'Gemini' },
-  { value: 'xAI', label: 'xAI' },
+  ...PROVIDERS.map((provider) => ({ value: provider, label: provider })),
   { value: CUSTOM, label: 'Custom OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure)' },
 ];
 
