@@ -14,9 +14,15 @@ export default defineConfig({
   // Relative asset URLs: the page's `<base href>` (set by createWebHandler to its basePath) says where they live.
   base: './',
   plugins: [react()],
-  // The app uses a few of the core's pure functions (the metric's list alignment in the document view): built from
-  // the core's sources, so the app needs no build of the core first (`pnpm start` on a fresh clone).
-  resolve: { alias: { '@docevals/core': here('../core/src/index.ts') } },
+  // The app uses a few of the core's pure functions (the metric's list alignment in the document view) and constants
+  // (the providers a key can be stored for): built from the core's sources, so the app needs no build of the core
+  // first (`pnpm start` on a fresh clone).
+  resolve: {
+    alias: [
+      { find: /^@docevals\/core$/, replacement: here('../core/src/index.ts') },
+      { find: /^@docevals\/core\/internal$/, replacement: here('../core/src/internal.ts') },
+    ],
+  },
   build: { outDir: here('./dist/app'), emptyOutDir: true, reportCompressedSize: true, sourcemap: false },
   server: {
     proxy: Object.fromEntries(['/trpc', '/v1'].map((path) => [path, process.env.DOCEVALS_API ?? 'http://127.0.0.1:3000'])),

@@ -1,10 +1,11 @@
 // The evaluation page as a workspace: the charts (mean over iterations, score distribution, accuracy vs cost, the
 // field x iteration heatmap), the matrix's filters kept in the URL (a shared link opens the same view), a failed
 // document shown as failed, a field's scores in the cells, and the headers standing over their columns. Seeded over
-// REST: 4 documents, 3 imported iterations (the third fails on one document).
+// REST: 4 documents, 3 imported iterations (the third fails on one document). The screenshots of these views are the
+// walk's (walk.spec.ts), on the sample.
 import { Buffer } from 'node:buffer';
 import { expect, test, type Page } from '@playwright/test';
-import { rest, screenshotPath, signIn } from './support.js';
+import { rest, signIn } from './support.js';
 
 const text = (content: string) => `data:text/plain;base64,${Buffer.from(content).toString('base64')}`;
 const schema = {
@@ -75,8 +76,6 @@ test('the charts: mean over iterations, score distribution, accuracy vs cost, fi
   // No likelihoods in these predictions: no reliability diagram.
   await expect(page.getByRole('figure', { name: /Reliability diagram/ })).toHaveCount(0);
 
-  await page.getByRole('heading', { name: 'Charts' }).scrollIntoViewIfNeeded();
-  await page.getByRole('region', { name: 'Charts' }).screenshot({ path: screenshotPath('charts') });
 
   // A heatmap cell opens the matrix on that field, worst first in that iteration.
   await heatmap.getByRole('link', { name: /^bill_to\.name in better-model: 0\.833; open its documents/ }).click();
@@ -106,7 +105,6 @@ test('matrix filters live in the URL; a failed document shows as failed; headers
     expect(Math.abs(header.x - cell.x)).toBeLessThan(1);
     expect(Math.abs(header.width - cell.width)).toBeLessThan(1);
   }
-  await matrix.screenshot({ path: screenshotPath('matrix') });
 
   await page.getByLabel('Outcome').selectOption('failed');
   await expect(matrix.getByRole('rowheader')).toHaveText(['receipt-1.txt']);
@@ -155,7 +153,6 @@ test('from compare, a field links to its documents worst first; a document shows
   await expect(behind.getByRole('rowheader')).toHaveText(['receipt-0.txt', 'receipt-1.txt']);
   await expect(behind.getByRole('row', { name: /receipt-0/ }).getByRole('cell')).toHaveText(['1.000', '0.333', '-0.667']);
   await expect(page.getByText('2 more documents scored on this field moved by less than 0.01.')).toBeVisible();
-  await page.getByRole('region', { name: /Documents behind/ }).screenshot({ path: screenshotPath('compare-field-documents') });
 
   // The worst one opens with both iterations side by side; a third joins them.
   await behind.getByRole('link', { name: 'receipt-0.txt' }).click();
@@ -174,7 +171,6 @@ test('from compare, a field links to its documents worst first; a document shows
   await expect(name.getByRole('cell').nth(1)).toContainText('(0.33)');
   await expect(name.getByRole('cell').nth(2)).not.toHaveClass(/differs/);
   await expect(name.getByRole('cell').nth(3)).toHaveText('Customer 0');
-  await page.getByRole('region', { name: 'Side by side' }).screenshot({ path: screenshotPath('side-by-side') });
 });
 
 test('add two documents to an evaluation; fix a ground truth starting from a prediction', async ({ page }) => {

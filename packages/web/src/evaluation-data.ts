@@ -1,8 +1,7 @@
-import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef } from 'react';
-import { useTRPCClient, type RouterOutputs } from './trpc.js';
-
-type IterationSummary = RouterOutputs['evals']['getSummary']['iterations'][number];
+import { useQueries } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { pagedOptions, readAllPages, useAllPages } from './paged.js';
+import { useTRPC, useTRPCClient, type RouterOutputs } from './trpc.js';
 
 /** A document's outcome in an iteration, as `evals.matrix` reports it. */
 export type Outcome = 'succeeded' | 'failed' | 'pending';
@@ -43,54 +42,53 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
 }
 
-/**
- * The matrix from `evals.matrix` (pages of 1,000 documents with their similarity and outcome in every iteration),
- * read as soon as the page opens, and again when `iterations` change after that (a run's progress, an edit).
- * Shared by the matrix and the charts: one query key, read once.
- */
-export function useMatrixData(evaluationId: string, iterations: readonly IterationSummary[]) {
-  const client = useTRPCClient();
-  const queryClient = useQueryClient();
-  const key = iterations.map((iteration) => `${iteration.id}:${iteration.updated_at}`).join(',');
-  const seen = useRef<string | null>(null);
-  useEffect(() => {
-    if (key === '') return;
-    if (seen.current !== null && seen.current !== key) {
-      void queryClient.invalidateQueries({ queryKey: ['matrix', evaluationId] });
-      void queryClient.invalidateQueries({ queryKey: ['field-scores', evaluationId] });
-    }
-    seen.current = key;
-  }, [key, evaluationId, queryClient]);
-  return useQuery({
-    queryKey: ['matrix', evaluationId],
-    queryFn: async (): Promise<MatrixData> => {
-      const documents: MatrixData['documents'] = [];
-      const similarities: MatrixData['similarities'] = new Map();
-      const outcomes: MatrixData['outcomes'] = new Map();
-      let columns: MatrixData['iterations'] = [];
-      let after: string | undefined;
-      for (;;) {
-        const page = await client.evals.matrix.query({ evaluation_id: evaluationId, limit: 1000, ...(after ? { after } : {}) });
-        columns = page.iterations.map(({ id, name, model }) => ({ id, name, model }));
-        for (const iteration of columns) {
-          if (!similarities.has(iteration.id)) similarities.set(iteration.id, new Map());
-          if (!outcomes.has(iteration.id)) outcomes.set(iteration.id, new Map());
-        }
-        for (const row of page.data) {
-          documents.push({ id: row.document_id, filename: row.filename, labeled: row.labeled });
-          columns.forEach((iteration, column) => {
-            const status = row.statuses[column] ?? 'pending';
-            if (status === 'pending') return;
-            outcomes.get(iteration.id)!.set(row.document_id, status);
-            similarities.get(iteration.id)!.set(row.document_id, status === 'failed' ? null : (row.similarities[column] ?? null));
-          });
-        }
-        after = page.list_metadata.after ?? undefined;
-        if (!after || page.data.length === 0) break;
+type MatrixPage = RouterOutputs['evals']['matrix'];
+
+/** The matrix's data from its pages (`evals.matrix`, in the evaluation's document order). */
+export function matrixData(pages: readonly MatrixPage[]): MatrixData {
+  const documents: MatrixData['documents'] = [];
+  const similarities: MatrixData['similarities'] = new Map();
+  const outcomes: MatrixData['outcomes'] = new Map();
+  const columns: MatrixData['iterations'] = (pages.at(-1)?.iterations ?? []).map(({ id, name, model }) => ({ id, name, model }));
+  for (const iteration of columns) {
+    similarities.set(iteration.id, new Map());
+    outcomes.set(iteration.id, new Map());
+  }
+  for (const page of pages) {
+    // A page's columns by id: an iteration added between two pages' reads is pending in the earlier ones.
+    const index = new Map(page.iterations.map((iteration, column) => [iteration.id, column]));
+    for (const row of page.data) {
+      documents.push({ id: row.document_id, filename: row.filename, labeled: row.labeled });
+      for (const iteration of columns) {
+        const column = index.get(iteration.id);
+        const status = column === undefined ? 'pending' : (row.statuses[column] ?? 'pending');
+        if (status === 'pending') continue;
+        outcomes.get(iteration.id)!.set(row.document_id, status);
+        similarities.get(iteration.id)!.set(row.document_id, status === 'failed' ? null : (row.similarities[column!] ?? null));
       }
-      return { documents, iterations: columns, similarities, outcomes };
-    },
-  });
+    }
+  }
+  return { documents, iterations: columns, similarities, outcomes };
+}
+
+/**
+ * The matrix of an evaluation (`evals.matrix`, every page of 1,000 documents with their similarity and outcome in
+ * every iteration) under tRPC's key: `trpc.evals.pathKey()` reads it again (a run's start and end, an edit).
+ * Shared by the matrix, the charts, the compare view and the document page: one key, read once.
+ */
+export function useMatrix(evaluationId: string) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const input = { evaluation_id: evaluationId, limit: 1000 };
+  const pages = useAllPages(pagedOptions(trpc.evals.matrix.queryKey(input), (after) => client.evals.matrix.query({ ...input, ...(after ? { after } : {}) })));
+  const data = useMemo(() => (pages.complete ? matrixData(pages.data!.pages) : undefined), [pages.complete, pages.data]);
+  return { data, error: pages.error, isPending: data === undefined && !pages.error };
+}
+
+/** The ids of the documents that failed in an iteration, from the matrix's outcomes. */
+export function failedDocuments(matrix: MatrixData | undefined, iterationId: string): string[] {
+  const outcomes = matrix?.outcomes.get(iterationId);
+  return outcomes ? [...outcomes].filter(([, outcome]) => outcome === 'failed').map(([id]) => id) : [];
 }
 
 /**
@@ -124,24 +122,18 @@ export function fieldScore(flat: Record<string, number>, field: string): number 
  * documents behind a field. Not read while `field` is empty.
  */
 export function useFieldScores(evaluationId: string, iterationIds: readonly string[], field: string) {
+  const trpc = useTRPC();
   const client = useTRPCClient();
   const results = useQueries({
-    queries: iterationIds.map((iterationId) => ({
-      queryKey: ['field-scores', evaluationId, iterationId],
-      enabled: field !== '',
-      staleTime: 60_000,
-      queryFn: async () => {
-        const flat = new Map<string, Record<string, number>>();
-        let after: string | undefined;
-        for (;;) {
-          const page = await client.evals.iterations.predictions.query({ evaluation_id: evaluationId, iteration_id: iterationId, limit: 1000, ...(after ? { after } : {}) });
-          for (const prediction of page.data) if (prediction.status === 'succeeded') flat.set(prediction.document_id, prediction.metrics.flat_similarities);
-          after = page.list_metadata.after ?? undefined;
-          if (!after || page.data.length === 0) break;
-        }
-        return flat;
-      },
-    })),
+    queries: iterationIds.map((iterationId) => {
+      const input = { evaluation_id: evaluationId, iteration_id: iterationId, limit: 1000 };
+      return {
+        queryKey: trpc.evals.iterations.predictions.queryKey(input),
+        enabled: field !== '',
+        staleTime: 60_000,
+        queryFn: () => readAllPages((after) => client.evals.iterations.predictions.query({ ...input, ...(after ? { after } : {}) })),
+      };
+    }),
   });
   const pending = field !== '' && results.some((result) => result.isPending);
   const error = results.find((result) => result.error)?.error ?? null;
@@ -152,7 +144,9 @@ export function useFieldScores(evaluationId: string, iterationIds: readonly stri
     if (field === '') return out;
     iterationIds.forEach((iterationId, i) => {
       const byDocument = new Map<string, number | undefined>();
-      for (const [documentId, flat] of results[i]?.data ?? []) byDocument.set(documentId, fieldScore(flat, field));
+      for (const page of results[i]?.data?.pages ?? []) {
+        for (const prediction of page.data) if (prediction.status === 'succeeded') byDocument.set(prediction.document_id, fieldScore(prediction.metrics.flat_similarities, field));
+      }
       out.set(iterationId, byDocument);
     });
     return out;

@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { FileDrop } from './FileDrop.js';
 import { ImportAnnotations } from './ImportAnnotations.js';
+import { FormButtons, PanelHeader } from './Panel.js';
 import { plural } from '../evaluation-data.js';
 import { readAsDataUrl } from '../files.js';
 import { errorMessage, useTRPC } from '../trpc.js';
@@ -39,33 +40,16 @@ export function AddDocuments(props: { evaluationId: string }) {
     } finally {
       setProgress(null);
       if (added > 0) setOutcome(`${plural(added, 'document')} added.`);
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() }),
-        queryClient.invalidateQueries({ queryKey: ['matrix', props.evaluationId] }),
-      ]);
+      await queryClient.invalidateQueries({ queryKey: trpc.evals.pathKey() });
     }
   }
   return (
     <section aria-labelledby="add-documents-title" className="panel">
-      <div className="row">
-        <h2 id="add-documents-title" style={{ margin: 0, flex: 1 }}>
-          Documents
-        </h2>
-        <button type="button" onClick={() => setOpen(!open)} aria-expanded={open}>
-          Add documents
-        </button>
-      </div>
+      <PanelHeader id="add-documents-title" title="Documents" open={open} onToggle={() => setOpen(!open)} button="Add documents" />
       {open && (
         <form onSubmit={(event) => void submit(event)}>
           <FileDrop label="Files to add" files={files} onChange={setFiles} />
-          <p className="row" style={{ marginTop: '0.75rem' }}>
-            <button type="submit" className="primary" disabled={files.length === 0 || progress !== null}>
-              Add {files.length > 0 ? plural(files.length, 'file') : 'files'}
-            </button>
-            <button type="button" onClick={() => setOpen(false)}>
-              Close
-            </button>
-          </p>
+          <FormButtons submit={`Add ${files.length > 0 ? plural(files.length, 'file') : 'files'}`} pending={progress !== null} disabled={files.length === 0} onCancel={() => setOpen(false)} cancel="Close" />
         </form>
       )}
       {progress && <p aria-live="polite">{progress}</p>}

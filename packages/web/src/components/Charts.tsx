@@ -1,5 +1,5 @@
 import { useQueries } from '@tanstack/react-query';
-import { useId, useMemo, useState, type ReactNode } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import {
   Bar,
@@ -17,6 +17,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { AXIS, Figure, series, SimpleTable, TOOLTIP } from './ChartParts.js';
 import { round, shortLabels } from '../chart-labels.js';
 import { type MatrixData } from '../evaluation-data.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
@@ -39,36 +40,7 @@ type WithCalibration = Omit<IterationFields, 'fields'> & {
   fields: Array<IterationFields['fields'][number] & { calibration?: Calibration | null }>;
 };
 
-/** Colours of the series, from the theme's palette (CSS variables: light and dark). */
-const SERIES = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)', 'var(--chart-5)', 'var(--chart-6)'];
-const series = (i: number) => SERIES[i % SERIES.length]!;
-const AXIS = { stroke: 'var(--muted)', tick: { fill: 'var(--fg)', fontSize: 12 } } as const;
-const TOOLTIP = {
-  contentStyle: { background: 'var(--bg)', border: '1px solid var(--border)', color: 'var(--fg)' },
-  labelStyle: { color: 'var(--fg)' },
-  itemStyle: { color: 'var(--fg)' },
-} as const;
 const BINS = 10;
-
-/** A chart in a `<figure>`: its title, a sentence that says what it shows (for everyone), the chart, its data. */
-function Figure(props: { title: string; summary: string; children: ReactNode; data?: ReactNode }) {
-  const id = useId();
-  return (
-    <figure className="chart" aria-labelledby={id}>
-      <figcaption id={id}>
-        <strong>{props.title}</strong>
-        <span className="muted"> {props.summary}</span>
-      </figcaption>
-      <div className="chart-body">{props.children}</div>
-      {props.data && (
-        <details>
-          <summary>Data of “{props.title}”</summary>
-          {props.data}
-        </details>
-      )}
-    </figure>
-  );
-}
 
 /**
  * The evaluation's charts (recharts, SVG, loaded with this chunk only when the section opens): mean similarity over
@@ -245,15 +217,11 @@ function FieldHeatmap(props: { evaluationId: string; iterations: readonly Iterat
   const results = useQueries({
     queries: props.iterations.map((iteration) => trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iteration.id })),
   });
-  const [calibrationField, setCalibrationField] = useState('');
-  const selectId = useId();
   const byIteration = results.map((result) => result.data as WithCalibration | undefined);
   const fields = [...new Set(byIteration.flatMap((fields) => fields?.fields.map((field) => field.field) ?? []))].sort();
   const means = byIteration.map((fields) => new Map(fields?.fields.map((field) => [field.field, field.mean_similarity]) ?? []));
   const selectedIndex = props.iterations.findIndex((iteration) => iteration.id === props.selectedId);
   const selectedFields = byIteration[selectedIndex === -1 ? props.iterations.length - 1 : selectedIndex];
-  const calibration = calibrationField === '' ? selectedFields?.calibration : selectedFields?.fields.find((field) => field.field === calibrationField)?.calibration;
-  const evalPath = `/evals/${encodeURIComponent(props.evaluationId)}`;
   const worst = fields
     .flatMap((field) => means.map((mean, i) => ({ field, i, value: mean.get(field) })))
     .filter((cell): cell is { field: string; i: number; value: number } => typeof cell.value === 'number')
@@ -271,122 +239,105 @@ function FieldHeatmap(props: { evaluationId: string; iterations: readonly Iterat
         {results.some((result) => result.isPending) ? (
           <p aria-busy="true">Loading the fields…</p>
         ) : (
-          <div className="heatmap-scroll">
-            <table className="heatmap" aria-label="Fields × iterations">
-              <thead>
-                <tr>
-                  <th scope="col">Field</th>
-                  {props.iterations.map((iteration) => (
-                    <th scope="col" key={iteration.id} className="number" title={props.label(iteration.id)}>
-                      {props.label(iteration.id)}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {fields.map((field) => (
-                  <tr key={field}>
-                    <th scope="row">
-                      <code>{field}</code>
-                    </th>
-                    {props.iterations.map((iteration, i) => {
-                      const value = means[i]!.get(field) ?? undefined;
-                      return (
-                        <td key={iteration.id} className="number" style={{ background: similarityColour(value) }}>
-                          <Link
-                            to={`${evalPath}?${new URLSearchParams({ field, sort: iteration.id }).toString()}#matrix-title`}
-                            aria-label={`${field} in ${props.label(iteration.id)}: ${formatSimilarity(value, 3)}; open its documents`}
-                          >
-                            {formatSimilarity(value, 3)}
-                          </Link>
-                        </td>
-                      );
-                    })}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <HeatmapTable evaluationId={props.evaluationId} iterations={props.iterations} fields={fields} means={means} label={props.label} />
         )}
       </Figure>
-      {selectedFields?.calibration && (
-        <Figure
-          title="Reliability diagram"
-          summary={`${selectedIndex === -1 ? '' : props.label(props.iterations[selectedIndex]!.id) + ': '}share of exact values against the mean likelihood, per likelihood bin; expected calibration error ${(calibration?.ece ?? 0).toFixed(3)}. On the diagonal, a likelihood means what it says.`}
-          data={
-            calibration ? (
-              <SimpleTable
-                label="Reliability bins"
-                head={['Likelihood bin', 'Values', 'Mean likelihood', 'Exact rate']}
-                rows={calibration.bins.map((bin) => [`${bin.lower.toFixed(1)}–${bin.upper.toFixed(1)}`, String(bin.count), bin.mean_likelihood?.toFixed(3) ?? '–', bin.exact_rate?.toFixed(3) ?? '–'])}
-              />
-            ) : undefined
-          }
-        >
-          <div className="row">
-            <label htmlFor={selectId} style={{ margin: 0 }}>
-              Field
-            </label>
-            <select id={selectId} value={calibrationField} onChange={(event) => setCalibrationField(event.target.value)}>
-              <option value="">All fields</option>
-              {selectedFields.fields
-                .filter((field) => field.calibration)
-                .map((field) => (
-                  <option key={field.field} value={field.field}>
-                    {field.field}
-                  </option>
-                ))}
-            </select>
-          </div>
-          {calibration ? (
-            <ResponsiveContainer width="100%" height={260}>
-              <LineChart data={calibration.bins.filter((bin) => bin.count > 0)} margin={{ top: 8, right: 24, bottom: 16, left: 0 }}>
-                <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
-                <XAxis type="number" dataKey="mean_likelihood" domain={[0, 1]} {...AXIS} label={{ value: 'mean likelihood', position: 'insideBottom', offset: -8, fill: 'var(--fg)', fontSize: 12 }} />
-                <YAxis type="number" domain={[0, 1]} {...AXIS} />
-                <Tooltip {...TOOLTIP} />
-                <ReferenceLine segment={[{ x: 0, y: 0 }, { x: 1, y: 1 }]} stroke="var(--muted)" strokeDasharray="4 4" />
-                <Line dataKey="exact_rate" name="Exact rate" stroke={series(0)} strokeWidth={2} isAnimationActive={false} />
-              </LineChart>
-            </ResponsiveContainer>
-          ) : (
-            <p className="muted">No likelihood scored for this field.</p>
-          )}
-        </Figure>
-      )}
+      {selectedFields?.calibration && <Reliability fields={selectedFields} name={selectedIndex === -1 ? '' : props.label(props.iterations[selectedIndex]!.id) + ': '} />}
     </>
   );
 }
 
-function SimpleTable(props: { label: string; head: string[]; rows: string[][] }) {
+/** The heatmap's table: a row per field, a column per iteration; each cell opens the matrix on that field. */
+function HeatmapTable(props: { evaluationId: string; iterations: readonly IterationSummary[]; fields: string[]; means: Array<Map<string, number | null>>; label: (id: string) => string }) {
+  const evalPath = `/evals/${encodeURIComponent(props.evaluationId)}`;
   return (
-    <table aria-label={props.label}>
-      <thead>
-        <tr>
-          {props.head.map((cell, i) => (
-            <th key={i} scope="col" className={i === 0 ? undefined : 'number'}>
-              {cell}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row, r) => (
-          <tr key={r}>
-            {row.map((cell, i) =>
-              i === 0 ? (
-                <th key={i} scope="row">
-                  {cell}
-                </th>
-              ) : (
-                <td key={i} className="number">
-                  {cell}
-                </td>
-              ),
-            )}
+    <div className="heatmap-scroll">
+      <table className="heatmap" aria-label="Fields × iterations">
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            {props.iterations.map((iteration) => (
+              <th scope="col" key={iteration.id} className="number" title={props.label(iteration.id)}>
+                {props.label(iteration.id)}
+              </th>
+            ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props.fields.map((field) => (
+            <tr key={field}>
+              <th scope="row">
+                <code>{field}</code>
+              </th>
+              {props.iterations.map((iteration, i) => {
+                const value = props.means[i]!.get(field) ?? undefined;
+                return (
+                  <td key={iteration.id} className="number" style={{ background: similarityColour(value) }}>
+                    <Link
+                      to={`${evalPath}?${new URLSearchParams({ field, sort: iteration.id }).toString()}#matrix-title`}
+                      aria-label={`${field} in ${props.label(iteration.id)}: ${formatSimilarity(value, 3)}; open its documents`}
+                    >
+                      {formatSimilarity(value, 3)}
+                    </Link>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The reliability diagram of the selected iteration (all fields, or one), where likelihoods were scored. */
+function Reliability(props: { fields: WithCalibration; name: string }) {
+  const [calibrationField, setCalibrationField] = useState('');
+  const selectId = useId();
+  const calibration = calibrationField === '' ? props.fields.calibration : props.fields.fields.find((field) => field.field === calibrationField)?.calibration;
+  return (
+    <Figure
+      title="Reliability diagram"
+      summary={`${props.name}share of exact values against the mean likelihood, per likelihood bin; expected calibration error ${(calibration?.ece ?? 0).toFixed(3)}. On the diagonal, a likelihood means what it says.`}
+      data={
+        calibration ? (
+          <SimpleTable
+            label="Reliability bins"
+            head={['Likelihood bin', 'Values', 'Mean likelihood', 'Exact rate']}
+            rows={calibration.bins.map((bin) => [`${bin.lower.toFixed(1)}–${bin.upper.toFixed(1)}`, String(bin.count), bin.mean_likelihood?.toFixed(3) ?? '–', bin.exact_rate?.toFixed(3) ?? '–'])}
+          />
+        ) : undefined
+      }
+    >
+      <div className="row">
+        <label htmlFor={selectId} style={{ margin: 0 }}>
+          Field
+        </label>
+        <select id={selectId} value={calibrationField} onChange={(event) => setCalibrationField(event.target.value)}>
+          <option value="">All fields</option>
+          {props.fields.fields
+            .filter((field) => field.calibration)
+            .map((field) => (
+              <option key={field.field} value={field.field}>
+                {field.field}
+              </option>
+            ))}
+        </select>
+      </div>
+      {calibration ? (
+        <ResponsiveContainer width="100%" height={260}>
+          <LineChart data={calibration.bins.filter((bin) => bin.count > 0)} margin={{ top: 8, right: 24, bottom: 16, left: 0 }}>
+            <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" />
+            <XAxis type="number" dataKey="mean_likelihood" domain={[0, 1]} {...AXIS} label={{ value: 'mean likelihood', position: 'insideBottom', offset: -8, fill: 'var(--fg)', fontSize: 12 }} />
+            <YAxis type="number" domain={[0, 1]} {...AXIS} />
+            <Tooltip {...TOOLTIP} />
+            <ReferenceLine segment={[{ x: 0, y: 0 }, { x: 1, y: 1 }]} stroke="var(--muted)" strokeDasharray="4 4" />
+            <Line dataKey="exact_rate" name="Exact rate" stroke={series(0)} strokeWidth={2} isAnimationActive={false} />
+          </LineChart>
+        </ResponsiveContainer>
+      ) : (
+        <p className="muted">No likelihood scored for this field.</p>
+      )}
+    </Figure>
   );
 }

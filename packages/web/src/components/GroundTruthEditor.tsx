@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { isTRPCClientError } from '@trpc/client';
 import type { ErrorSchema } from '@rjsf/utils';
 import { lazy, Suspense, useId, useState, type FormEvent, type ReactNode } from 'react';
+import { FormButtons } from './Panel.js';
 import { errorMessage, useTRPCClient } from '../trpc.js';
 
 type Annotation = Record<string, unknown>;
@@ -18,14 +19,18 @@ function issuesOf(error: unknown): Array<{ path: string; message: string }> {
 
 const isObject = (value: unknown): value is Annotation => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/**
- * The ground truth's editor: "Edit ground truth" opens it as a form generated from the evaluation's JSON schema
- * ("Form"), or as JSON text ("JSON", the fallback for what a form cannot say). "Start from this iteration's
- * prediction" puts the chosen iteration's prediction in it, to correct rather than type. "Save" sends it
- * (`documents.update`): the server checks it against the schema (a refusal shows in an alert, and under its field
- * in the form) and refreshes every iteration's metrics; every figure on screen is read again.
- */
-export function GroundTruthEditor(props: {
+/** The JSON text as an annotation, or why it is not one. */
+function parseAnnotation(text: string): Annotation | string {
+  let result: unknown;
+  try {
+    result = JSON.parse(text);
+  } catch (error) {
+    return `The annotation is not JSON: ${errorMessage(error)}`;
+  }
+  return isObject(result) ? result : 'The annotation must be a JSON object (at the root).';
+}
+
+interface EditorProps {
   evaluationId: string;
   documentId: string;
   annotation: Annotation | undefined;
@@ -34,24 +39,40 @@ export function GroundTruthEditor(props: {
   prediction: { value: Annotation; label: string } | null;
   /** Shown next to the buttons (the keyboard hint). */
   hint?: ReactNode;
-}) {
+}
+
+/**
+ * The ground truth's editor: "Edit ground truth" opens it as a form generated from the evaluation's JSON schema
+ * ("Form"), or as JSON text ("JSON", the fallback for what a form cannot say). "Start from this iteration's
+ * prediction" puts the chosen iteration's prediction in it, to correct rather than type. "Save" sends it
+ * (`documents.update`): the server checks it against the schema (a refusal shows in an alert, and under its field
+ * in the form) and refreshes every iteration's metrics; every figure on screen is read again.
+ */
+export function GroundTruthEditor(props: EditorProps) {
+  const [editing, setEditing] = useState(false);
+  if (editing) return <OpenEditor {...props} onClose={() => setEditing(false)} />;
+  return (
+    <p className="row">
+      <button type="button" disabled={props.annotation === undefined} onClick={() => setEditing(true)}>
+        Edit ground truth
+      </button>
+      {props.hint}
+    </p>
+  );
+}
+
+/** `documents.update` with the annotation; a refusal's message, and its issues under their fields. */
+function useSave(props: EditorProps, onSaved: () => void) {
   const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const [editing, setEditing] = useState(false);
-  const [mode, setMode] = useState<'form' | 'json'>('form');
-  const [value, setValue] = useState<Annotation>({});
-  const [text, setText] = useState('');
-  // The form is remade (its key) when its value is replaced from outside: a prediction, the JSON text.
-  const [generation, setGeneration] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
   const [errors, setErrors] = useState<ErrorSchema<Annotation> | undefined>(undefined);
-  const editorId = useId();
   const save = useMutation({
     mutationFn: (annotation: Annotation) => client.evals.documents.update.mutate({ evaluation_id: props.evaluationId, document_id: props.documentId, annotation }),
     onSuccess: async () => {
       setProblem(null);
       setErrors(undefined);
-      setEditing(false);
+      onSaved();
       // Every iteration's metrics changed on the server: every figure on screen is read again.
       await queryClient.invalidateQueries();
     },
@@ -61,6 +82,18 @@ export function GroundTruthEditor(props: {
       if (issues.length > 0) setErrors((await import('./SchemaForm.js')).issuesToErrorSchema(issues));
     },
   });
+  return { save, problem, setProblem, errors, setErrors };
+}
+
+/** The editor once open: the Form / JSON choice, "start from the prediction", and the form or the text. */
+function OpenEditor(props: EditorProps & { onClose: () => void }) {
+  const [mode, setMode] = useState<'form' | 'json'>(props.schema ? 'form' : 'json');
+  const [value, setValue] = useState<Annotation>(props.annotation ?? {});
+  const [text, setText] = useState(JSON.stringify(props.annotation ?? {}, null, 2));
+  // The form is remade (its key) when its value is replaced from outside: a prediction, the JSON text.
+  const [generation, setGeneration] = useState(0);
+  const { save, problem, setProblem, errors, setErrors } = useSave(props, props.onClose);
+  const editorId = useId();
 
   function replace(next: Annotation) {
     setValue(next);
@@ -71,18 +104,9 @@ export function GroundTruthEditor(props: {
 
   /** The JSON text as the annotation, or null (and the problem said) when it is not a JSON object. */
   function parsed(): Annotation | null {
-    let result: unknown;
-    try {
-      result = JSON.parse(text);
-    } catch (error) {
-      setProblem(`The annotation is not JSON: ${errorMessage(error)}`);
-      return null;
-    }
-    if (!isObject(result)) {
-      setProblem('The annotation must be a JSON object (at the root).');
-      return null;
-    }
-    return result;
+    const result = parseAnnotation(text);
+    if (typeof result === 'string') setProblem(result);
+    return typeof result === 'string' ? null : result;
   }
 
   function switchTo(next: 'form' | 'json') {
@@ -98,53 +122,16 @@ export function GroundTruthEditor(props: {
     setMode(next);
   }
 
-  if (!editing) {
-    return (
-      <p className="row">
-        <button
-          type="button"
-          disabled={props.annotation === undefined}
-          onClick={() => {
-            replace(props.annotation ?? {});
-            setProblem(null);
-            setMode(props.schema ? 'form' : 'json');
-            setEditing(true);
-          }}
-        >
-          Edit ground truth
-        </button>
-        {props.hint}
-      </p>
-    );
-  }
-
   const buttons = (
     <>
       {problem && <p role="alert">{problem}</p>}
-      <div className="row">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save
-        </button>
-        <button type="button" onClick={() => setEditing(false)}>
-          Cancel
-        </button>
-      </div>
+      <FormButtons submit="Save" pending={save.isPending} onCancel={props.onClose} />
     </>
   );
   return (
     <div>
       <div className="row">
-        <fieldset className="choices">
-          <legend>Edit as</legend>
-          <label className="choice">
-            <input type="radio" name={`${editorId}-mode`} checked={mode === 'form'} disabled={!props.schema} onChange={() => switchTo('form')} />
-            Form
-          </label>
-          <label className="choice">
-            <input type="radio" name={`${editorId}-mode`} checked={mode === 'json'} onChange={() => switchTo('json')} />
-            JSON
-          </label>
-        </fieldset>
+        <ModeChoice name={`${editorId}-mode`} mode={mode} formPossible={props.schema !== undefined} onChange={switchTo} />
         {props.prediction && (
           <>
             <button type="button" onClick={() => replace(props.prediction!.value)}>
@@ -156,34 +143,57 @@ export function GroundTruthEditor(props: {
       </div>
       {mode === 'form' && props.schema ? (
         <Suspense fallback={<p aria-busy="true">Loading the form…</p>}>
-          <SchemaForm
-            key={generation}
-            schema={props.schema}
-            value={value}
-            onChange={setValue}
-            onSubmit={(annotation) => save.mutate(annotation)}
-            {...(errors ? { errors } : {})}
-            disabled={save.isPending}
-          >
+          <SchemaForm key={generation} schema={props.schema} value={value} onChange={setValue} onSubmit={(annotation) => save.mutate(annotation)} {...(errors ? { errors } : {})} disabled={save.isPending}>
             {buttons}
           </SchemaForm>
         </Suspense>
       ) : (
-        <form
-          onSubmit={(event: FormEvent) => {
-            event.preventDefault();
+        <JsonEditor
+          id={editorId}
+          text={text}
+          onChange={setText}
+          onSubmit={() => {
             const annotation = parsed();
             if (annotation !== null) save.mutate(annotation);
           }}
         >
-          <label htmlFor={editorId}>Annotation</label>
-          <textarea id={editorId} className="code" value={text} spellCheck={false} onChange={(event) => setText(event.target.value)} aria-describedby={`${editorId}-hint`} />
-          <p id={`${editorId}-hint`} className="field-hint">
-            JSON, checked against the evaluation's JSON schema by the server when saved.
-          </p>
           {buttons}
-        </form>
+        </JsonEditor>
       )}
     </div>
+  );
+}
+
+function ModeChoice(props: { name: string; mode: 'form' | 'json'; formPossible: boolean; onChange: (mode: 'form' | 'json') => void }) {
+  return (
+    <fieldset className="choices">
+      <legend>Edit as</legend>
+      <label className="choice">
+        <input type="radio" name={props.name} checked={props.mode === 'form'} disabled={!props.formPossible} onChange={() => props.onChange('form')} />
+        Form
+      </label>
+      <label className="choice">
+        <input type="radio" name={props.name} checked={props.mode === 'json'} onChange={() => props.onChange('json')} />
+        JSON
+      </label>
+    </fieldset>
+  );
+}
+
+function JsonEditor(props: { id: string; text: string; onChange: (text: string) => void; onSubmit: () => void; children: ReactNode }) {
+  return (
+    <form
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      <label htmlFor={props.id}>Annotation</label>
+      <textarea id={props.id} className="code" value={props.text} spellCheck={false} onChange={(event) => props.onChange(event.target.value)} aria-describedby={`${props.id}-hint`} />
+      <p id={`${props.id}-hint`} className="field-hint">
+        JSON, checked against the evaluation's JSON schema by the server when saved.
+      </p>
+      {props.children}
+    </form>
   );
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { TableHead } from './Panel.js';
 import { plural } from '../evaluation-data.js';
 import { importFile, rowKind, type ImportFile } from '../annotation-files.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
@@ -71,48 +72,44 @@ export function ImportAnnotations(props: { evaluationId: string }) {
             before "Apply".
           </p>
           {call.isPending && <p aria-busy="true">Reading {file?.name ?? 'the file'}…</p>}
-          {preview && (
-            <section aria-labelledby={`${inputId}-preview`}>
-              <h3 id={`${inputId}-preview`}>Preview of {file?.name}</h3>
-              <p aria-live="polite">
-                {plural(counts.matched, 'row')} matched · {plural(counts.unmatched, 'row')} unmatched · {plural(counts.invalid, 'row')} invalid
-              </p>
-              <div className="side-scroll">
-                <table aria-label="Import preview">
-                  <thead>
-                    <tr>
-                      <th scope="col" className="number">
-                        Row
-                      </th>
-                      <th scope="col">Document</th>
-                      <th scope="col">Outcome</th>
-                      <th scope="col">Why</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {preview.rows.map((row) => (
-                      <tr key={row.row} className={`import-${rowKind(row)}`}>
-                        <td className="number">{row.row}</td>
-                        <th scope="row">{row.filename ?? row.document_id ?? '–'}</th>
-                        <td>{KIND_TEXT[rowKind(row)]}</td>
-                        <td>{row.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <p className="row">
-                <button type="button" className="primary" disabled={counts.matched === 0 || call.isPending} onClick={() => void apply()}>
-                  Apply {plural(counts.matched, 'row')}
-                </button>
-                <span className="field-hint">unmatched and invalid rows change nothing</span>
-              </p>
-            </section>
-          )}
+          {preview && <ImportPreview id={inputId} name={file?.name ?? ''} preview={preview} counts={counts} pending={call.isPending} onApply={() => void apply()} />}
         </div>
       )}
       {problem && <p role="alert">{problem}</p>}
       {outcome && <p aria-live="polite">{outcome}</p>}
     </div>
+  );
+}
+
+/** What an import would do, row by row (matched, unmatched, invalid, with the issues), and "Apply" for the matched. */
+function ImportPreview(props: { id: string; name: string; preview: ImportResult; counts: Record<'matched' | 'unmatched' | 'invalid', number>; pending: boolean; onApply: () => void }) {
+  return (
+    <section aria-labelledby={`${props.id}-preview`}>
+      <h3 id={`${props.id}-preview`}>Preview of {props.name}</h3>
+      <p aria-live="polite">
+        {plural(props.counts.matched, 'row')} matched · {plural(props.counts.unmatched, 'row')} unmatched · {plural(props.counts.invalid, 'row')} invalid
+      </p>
+      <div className="side-scroll">
+        <table aria-label="Import preview">
+          <TableHead columns={['Row#', 'Document', 'Outcome', 'Why']} />
+          <tbody>
+            {props.preview.rows.map((row) => (
+              <tr key={row.row} className={`import-${rowKind(row)}`}>
+                <td className="number">{row.row}</td>
+                <th scope="row">{row.filename ?? row.document_id ?? '–'}</th>
+                <td>{KIND_TEXT[rowKind(row)]}</td>
+                <td>{row.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p className="row">
+        <button type="button" className="primary" disabled={props.counts.matched === 0 || props.pending} onClick={props.onApply}>
+          Apply {plural(props.counts.matched, 'row')}
+        </button>
+        <span className="field-hint">unmatched and invalid rows change nothing</span>
+      </p>
+    </section>
   );
 }

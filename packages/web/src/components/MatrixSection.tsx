@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Matrix, type MatrixColumn, type MatrixRow } from './Matrix.js';
-import { iterationLabel, plural, useFieldScores, type Outcome, type useMatrixData } from '../evaluation-data.js';
+import { iterationLabel, plural, useFieldScores, type Outcome, type useMatrix } from '../evaluation-data.js';
 import { useEditSearch } from '../search-params.js';
 import { errorMessage, useTRPC } from '../trpc.js';
 
@@ -38,11 +38,11 @@ export function readMatrixFilters(search: URLSearchParams): MatrixFilters {
 }
 
 /**
- * The matrix from `useMatrixData` (every document's similarity and outcome in every iteration), narrowed by the
+ * The matrix from `useMatrix` (every document's similarity and outcome in every iteration), narrowed by the
  * filters of the URL. With a field chosen, each cell is that field's score in the document (from the iteration's
  * predictions' metrics, read once per iteration).
  */
-export function MatrixSection(props: { evaluationId: string; matrix: ReturnType<typeof useMatrixData> }) {
+export function MatrixSection(props: { evaluationId: string; matrix: ReturnType<typeof useMatrix> }) {
   const [search] = useSearchParams();
   const editSearch = useEditSearch();
   const filters = readMatrixFilters(search);

@@ -3,6 +3,7 @@
 import Form from '@rjsf/core/lib/components/Form.js';
 import { ErrorSchemaBuilder, type ErrorSchema, type RJSFSchema, type UiSchema, type ValidatorType } from '@rjsf/utils';
 import { useMemo, type ReactNode } from 'react';
+import { TableField, tableUiSchema } from './TableField.js';
 
 type Annotation = Record<string, unknown>;
 
@@ -49,11 +50,13 @@ export function issuesToErrorSchema(issues: ReadonlyArray<{ path: string; messag
   return builder.ErrorSchema;
 }
 
-const uiSchema: UiSchema<Annotation> = { 'ui:title': 'Ground truth' };
+/** rjsf's custom fields: arrays of objects as editable tables (see `tableUiSchema`). */
+const fields = { table: TableField };
 
 /**
  * The ground truth as a form generated from the evaluation's JSON schema (`@rjsf/core`): typed inputs, enums as
- * selects, nested objects as groups, arrays with add / remove / move buttons. Controlled: `value` in, `onChange` out;
+ * selects, nested objects as groups, arrays of objects as editable tables (`TableField`), other arrays with add / remove /
+ * move buttons. Controlled: `value` in, `onChange` out;
  * `children` are the form's buttons (a submit button sends `onSubmit`). `errors` come from the server's refusal.
  */
 export default function SchemaForm(props: {
@@ -66,11 +69,13 @@ export default function SchemaForm(props: {
   children: ReactNode;
 }) {
   const schema = useMemo(() => props.schema as RJSFSchema, [props.schema]);
+  const uiSchema = useMemo<UiSchema<Annotation>>(() => ({ ...tableUiSchema(schema), 'ui:title': 'Ground truth' }), [schema]);
   return (
     <Form<Annotation>
       className="schema-form"
       schema={schema}
       uiSchema={uiSchema}
+      fields={fields}
       validator={serverChecked}
       formData={props.value}
       onChange={(event) => props.onChange(event.formData ?? {})}

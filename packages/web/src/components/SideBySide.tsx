@@ -52,54 +52,69 @@ export function SideBySide(props: { evaluationId: string; documentId: string; an
       {chosen.length === 0 ? (
         <p className="muted">Choose iterations above to see their predictions in columns next to the ground truth.</p>
       ) : (
-        <div className="side-scroll">
-          <table aria-label="Side by side" className="side-by-side">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Ground truth</th>
-                {chosen.map((id, i) => (
-                  <th scope="col" key={id}>
-                    {labels.get(id) ?? id}
-                    <br />
-                    <span className="muted">
-                      {predictions[i] ? `${predictions[i]!.status} · ${formatSimilarity(predictions[i]!.metrics.similarity, 3)}` : results[i]?.isPending ? 'loading…' : ''}
-                    </span>
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {paths.map((path) => (
-                <tr key={path}>
-                  <th scope="row">
-                    <code>{path}</code>
-                  </th>
-                  <td>{show(truth[path])}</td>
-                  {chosen.map((id, i) => {
-                    const prediction = predictions[i];
-                    const predicted = flats[i]![path];
-                    const similarity = prediction?.metrics.flat_similarities[path];
-                    const differs = prediction?.status === 'succeeded' && show(predicted) !== show(truth[path]);
-                    return (
-                      <td key={id} className={differs ? 'differs' : undefined} style={differs ? { background: similarityColour(similarity) } : undefined}>
-                        {prediction?.status === 'failed' ? (
-                          <span className="muted">failed</span>
-                        ) : (
-                          <>
-                            <Predicted truth={truth[path]} predicted={predicted} />
-                            {differs && <span className="similarity-note"> ({formatSimilarity(similarity, 2)})</span>}
-                          </>
-                        )}
-                      </td>
-                    );
-                  })}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <SideTable chosen={chosen} labels={labels} predictions={predictions} pending={results.map((result) => result.isPending)} truth={truth} flats={flats} paths={paths} />
       )}
     </section>
+  );
+}
+
+/** The paths of the ground truth and the chosen predictions in rows, the iterations in columns; differences coloured. */
+function SideTable(props: {
+  chosen: string[];
+  labels: ReadonlyMap<string, string>;
+  predictions: Array<PredictionWithMetrics | null | undefined>;
+  pending: boolean[];
+  truth: Record<string, unknown>;
+  flats: Array<Record<string, unknown>>;
+  paths: string[];
+}) {
+  return (
+    <div className="side-scroll">
+      <table aria-label="Side by side" className="side-by-side">
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Ground truth</th>
+            {props.chosen.map((id, i) => (
+              <th scope="col" key={id}>
+                {props.labels.get(id) ?? id}
+                <br />
+                <span className="muted">
+                  {props.predictions[i] ? `${props.predictions[i]!.status} · ${formatSimilarity(props.predictions[i]!.metrics.similarity, 3)}` : props.pending[i] ? 'loading…' : ''}
+                </span>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.paths.map((path) => (
+            <tr key={path}>
+              <th scope="row">
+                <code>{path}</code>
+              </th>
+              <td>{show(props.truth[path])}</td>
+              {props.chosen.map((id, i) => {
+                const prediction = props.predictions[i];
+                const predicted = props.flats[i]![path];
+                const similarity = prediction?.metrics.flat_similarities[path];
+                const differs = prediction?.status === 'succeeded' && show(predicted) !== show(props.truth[path]);
+                return (
+                  <td key={id} className={differs ? 'differs' : undefined} style={differs ? { background: similarityColour(similarity) } : undefined}>
+                    {prediction?.status === 'failed' ? (
+                      <span className="muted">failed</span>
+                    ) : (
+                      <>
+                        <Predicted truth={props.truth[path]} predicted={predicted} />
+                        {differs && <span className="similarity-note"> ({formatSimilarity(similarity, 2)})</span>}
+                      </>
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -3,7 +3,8 @@ import { useId, useMemo, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { useEditSearch } from '../search-params.js';
 import { DataTable } from '../components/DataTable.js';
-import { iterationLabel, useFieldScores, useMatrixData } from '../evaluation-data.js';
+import { TableHead } from '../components/Panel.js';
+import { iterationLabel, useFieldScores, useMatrix } from '../evaluation-data.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, figureSorting, useAppTable } from '../table.js';
 import { errorMessage, useTRPC, type RouterOutputs } from '../trpc.js';
@@ -137,15 +138,7 @@ function ComparisonView({ comparison, evalPath }: { comparison: Comparison; eval
       <section aria-labelledby="overall-title">
         <h2 id="overall-title">Overall</h2>
         <table aria-label="Overall deltas">
-          <thead>
-            <tr>
-              <th scope="col">Measure</th>
-              <th scope="col" className="number">Base</th>
-              <th scope="col" className="number">Head</th>
-              <th scope="col" className="number">Delta</th>
-              <th scope="col">95% interval</th>
-            </tr>
-          </thead>
+          <DeltaHead first="Measure" last="95% interval" />
           <tbody>
             {(
               [
@@ -285,7 +278,7 @@ interface FieldDocument {
  * only. Those whose score moved by less than the threshold are counted, not listed.
  */
 function FieldDocuments(props: { evaluationId: string; base: string; head: string; field: string; threshold: number; evalPath: string }) {
-  const matrix = useMatrixData(props.evaluationId, NO_ITERATIONS);
+  const matrix = useMatrix(props.evaluationId);
   const ids = useMemo(() => [props.base, props.head], [props.base, props.head]);
   const { scores, pending, error } = useFieldScores(props.evaluationId, ids, props.field);
   const rows = useMemo(() => {
@@ -314,14 +307,7 @@ function FieldDocuments(props: { evaluationId: string; base: string; head: strin
       ) : (
         <>
           <table aria-label={`Documents behind ${props.field}`}>
-            <thead>
-              <tr>
-                <th scope="col">Document</th>
-                <th scope="col" className="number">Base</th>
-                <th scope="col" className="number">Head</th>
-                <th scope="col" className="number">Delta</th>
-              </tr>
-            </thead>
+            <DeltaHead first="Document" />
             <tbody>
               {changed.length === 0 && (
                 <tr>
@@ -351,4 +337,7 @@ function FieldDocuments(props: { evaluationId: string; base: string; head: strin
   );
 }
 
-const NO_ITERATIONS: never[] = [];
+/** The header of a table of base / head / delta figures: what the rows are, the three figures, and one more column. */
+function DeltaHead(props: { first: string; last?: string }) {
+  return <TableHead columns={[props.first, 'Base#', 'Head#', 'Delta#', ...(props.last ? [props.last] : [])]} />;
+}

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { DocumentContent, DocumentFieldsTable, show, type PredictionWithMetrics } from '../components/DocumentFields.js';
 import { GroundTruthEditor } from '../components/GroundTruthEditor.js';
 import { SideBySide } from '../components/SideBySide.js';
-import { iterationLabel, useMatrixData } from '../evaluation-data.js';
+import { iterationLabel, useMatrix } from '../evaluation-data.js';
 import { loadCjkFontFor } from '../cjk.js';
 import { formatSimilarity } from '../similarity-colour.js';
 import { errorMessage, useTRPC } from '../trpc.js';
@@ -115,7 +115,7 @@ function typing(event: KeyboardEvent): boolean {
  * matrix's data (each document's `labeled`), which a save reads again.
  */
 function NextUnlabeled(props: { evaluationId: string; documentId: string }) {
-  const matrix = useMatrixData(props.evaluationId, NO_ITERATIONS);
+  const matrix = useMatrix(props.evaluationId);
   const navigate = useNavigate();
   const documents = matrix.data?.documents ?? [];
   const here = documents.findIndex((document) => document.id === props.documentId);
@@ -143,4 +143,3 @@ function NextUnlabeled(props: { evaluationId: string; documentId: string }) {
   );
 }
 
-const NO_ITERATIONS: never[] = [];

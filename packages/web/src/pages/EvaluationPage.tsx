@@ -6,7 +6,7 @@ import { AddDocuments } from '../components/AddDocuments.js';
 import { FieldsTable, LeaderboardTable } from '../components/IterationTables.js';
 import { MatrixSection } from '../components/MatrixSection.js';
 import { RunSection } from '../components/RunSection.js';
-import { iterationLabel, plural, useMatrixData } from '../evaluation-data.js';
+import { iterationLabel, plural, useMatrix } from '../evaluation-data.js';
 import { NO_ROWS } from '../table.js';
 import { errorMessage, restUrl, useTRPC, type RouterOutputs } from '../trpc.js';
 
@@ -27,7 +27,7 @@ export function EvaluationPage() {
   const leaderboard = useQuery(trpc.evals.leaderboard.queryOptions(ref));
   const [selected, setSelected] = useState<string | null>(null);
   const list = evaluation.data?.iterations ?? NO_SUMMARIES;
-  const matrix = useMatrixData(evaluationId, list);
+  const matrix = useMatrix(evaluationId);
   const filenames = useMemo(() => new Map(matrix.data?.documents.map((document) => [document.id, document.filename]) ?? []), [matrix.data]);
   const selectedId = selected ?? leaderboard.data?.rows[0]?.iteration_id ?? list.at(-1)?.id ?? null;
   const selectedIteration = list.find((iteration) => iteration.id === selectedId) ?? null;
@@ -57,7 +57,7 @@ export function EvaluationPage() {
         </p>
       )}
 
-      <RunSection evaluationId={evaluationId} iterations={list} filenames={filenames} />
+      <RunSection evaluationId={evaluationId} iterations={list} filenames={filenames} matrix={matrix.data} />
 
       <AddDocuments evaluationId={evaluationId} />
 

@@ -1,7 +1,9 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
+import { RunAgain, SchemaDiff } from '../components/IterationChanges.js';
 import { FieldsTable } from '../components/IterationTables.js';
+import { FormButtons } from '../components/Panel.js';
 import { iterationLabel, plural } from '../evaluation-data.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
@@ -13,7 +15,7 @@ const PAGE = 50;
 /**
  * `/evals/:evaluationId/iterations/:iterationId`: an iteration (an experiment): its name, description and tags
  * (editable: `evals.iterations.updateMetadata`, labels only), its settings, status, dates, duration, usage and
- * means, its fields worst first, and its documents with their outcome and similarity, a page at a time.
+ * means, its schema's differences from the evaluation's, "run again with changes", its fields worst first, and its documents with their outcome and similarity, a page at a time.
  */
 export function IterationPage() {
   const { evaluationId = '', iterationId = '' } = useParams();
@@ -47,6 +49,8 @@ export function IterationPage() {
           )}
           <LabelsForm evaluationId={evaluationId} iteration={data} />
           <IterationFacts iteration={data} />
+          <SchemaDiff evaluationId={evaluationId} iteration={data} />
+          <RunAgain evaluationId={evaluationId} iteration={data} />
         </>
       )}
       <section aria-labelledby="iteration-fields-title">
@@ -118,14 +122,7 @@ function LabelsForm(props: { evaluationId: string; iteration: IterationSummary }
         separated by commas
       </p>
       {save.error && <p role="alert">{errorMessage(save.error)}</p>}
-      <p className="row">
-        <button type="submit" className="primary" disabled={save.isPending}>
-          Save
-        </button>
-        <button type="button" onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </p>
+      <FormButtons submit="Save" pending={save.isPending} onCancel={() => setOpen(false)} />
     </form>
   );
 }

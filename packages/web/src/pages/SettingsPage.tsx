@@ -1,17 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { PROVIDERS } from '@docevals/core/internal';
 import { useId, useState, type FormEvent } from 'react';
 import { errorMessage, httpStatus, useTRPC, type RouterInputs, type RouterOutputs } from '../trpc.js';
 
 type Provider = RouterInputs['secrets']['externalApiKeys']['create']['provider'];
 type ExternalApiKey = RouterOutputs['secrets']['externalApiKeys']['list'][number];
 
-/** What the provider select offers: the four providers, then the organization's own OpenAI-compatible endpoint. */
+/** What the provider select offers: the providers (core's table), then the organization's own OpenAI-compatible endpoint. */
 const CUSTOM = 'custom';
 const PROVIDER_CHOICES: ReadonlyArray<{ value: Provider | typeof CUSTOM; label: string }> = [
-  { value: 'OpenAI', label: 'OpenAI' },
-  { value: 'Anthropic', label: 'Anthropic' },
-  { value: 'Gemini', label: 'Gemini' },
-  { value: 'xAI', label: 'xAI' },
+  ...PROVIDERS.map((provider) => ({ value: provider, label: provider })),
   { value: CUSTOM, label: 'Custom OpenAI-compatible endpoint (vLLM, Ollama, LiteLLM, Azure)' },
 ];
 
@@ -199,28 +197,7 @@ function AddKeyForm() {
           </option>
         ))}
       </select>
-      {isCustom && (
-        <>
-          <label htmlFor={`${id}-base-url`}>Base URL</label>
-          <input
-            id={`${id}-base-url`}
-            type="url"
-            value={baseUrl}
-            onChange={(event) => setBaseUrl(event.target.value)}
-            required
-            placeholder="http://localhost:11434/v1"
-            aria-describedby={`${id}-base-url-hint`}
-          />
-          <p id={`${id}-base-url-hint`} className="field-hint">
-            The OpenAI-compatible base URL (the one that ends before <code>/chat/completions</code>).
-          </p>
-          <label htmlFor={`${id}-models`}>Models</label>
-          <input id={`${id}-models`} value={models} onChange={(event) => setModels(event.target.value)} required aria-describedby={`${id}-models-hint`} />
-          <p id={`${id}-models-hint`} className="field-hint">
-            The model names it serves, separated by commas; they run as <code>custom/&lt;name&gt;</code>.
-          </p>
-        </>
-      )}
+      {isCustom && <CustomEndpointFields id={id} baseUrl={baseUrl} onBaseUrl={setBaseUrl} models={models} onModels={setModels} />}
       <label htmlFor={`${id}-key`}>{isCustom ? 'API key (optional)' : 'API key'}</label>
       <input
         id={`${id}-key`}
@@ -239,5 +216,31 @@ function AddKeyForm() {
         </button>
       </div>
     </form>
+  );
+}
+
+/** A custom endpoint's base URL and model names. */
+function CustomEndpointFields(props: { id: string; baseUrl: string; onBaseUrl: (value: string) => void; models: string; onModels: (value: string) => void }) {
+  return (
+    <>
+      <label htmlFor={`${props.id}-base-url`}>Base URL</label>
+      <input
+        id={`${props.id}-base-url`}
+        type="url"
+        value={props.baseUrl}
+        onChange={(event) => props.onBaseUrl(event.target.value)}
+        required
+        placeholder="http://localhost:11434/v1"
+        aria-describedby={`${props.id}-base-url-hint`}
+      />
+      <p id={`${props.id}-base-url-hint`} className="field-hint">
+        The OpenAI-compatible base URL (the one that ends before <code>/chat/completions</code>).
+      </p>
+      <label htmlFor={`${props.id}-models`}>Models</label>
+      <input id={`${props.id}-models`} value={props.models} onChange={(event) => props.onModels(event.target.value)} required aria-describedby={`${props.id}-models-hint`} />
+      <p id={`${props.id}-models-hint`} className="field-hint">
+        The model names it serves, separated by commas; they run as <code>custom/&lt;name&gt;</code>.
+      </p>
+    </>
   );
 }
