@@ -2,6 +2,11 @@ import type { InferenceSettings, InferenceSettingsInput } from './schemas/infere
 import type { Metadata } from './schemas/metadata.js';
 import type { JsonObject } from './json/assert-json.js';
 import type { DocumentComparison } from './metrics/compare-documents.js';
+import type { JobCollection } from './storage-jobs.js';
+import type { RecordCollection, RecordPage, StoredRecordBase, Versioned } from './storage-records.js';
+
+export * from './storage-records.js';
+export * from './storage-jobs.js';
 
 /**
  * The storage contract of docevals. Small and domain-shaped: record collections with compare-and-set on a version,
@@ -35,7 +40,7 @@ export interface Storage {
    */
   readonly events: ChildCollection<IterationEventRecord>;
   /**
-   * One record per active job (queued or running iteration), all in the reserved organization {@link JOBS_SCOPE},
+   * One record per active job (queued or running iteration), all in the reserved organization `JOBS_SCOPE` (storage-jobs.ts),
    * so a runner finds the jobs to resume without knowing the organizations. Removed when the job ends. Its
    * {@link JobCollection.insertWithinCap} is how the per-organization cap on active iterations holds across servers.
    */
@@ -43,78 +48,6 @@ export interface Storage {
   readonly files: FileStore;
   /** Releases what the adapter opened itself (a host's own client or pool is left open). Idempotent. */
   close(): Promise<void>;
-}
-
-/** A record with the version that a later {@link RecordCollection.replace} must name. */
-export interface Versioned<T> {
-  readonly value: T;
-  /** Starts at 1 on insert and grows by one with every replace. */
-  readonly version: number;
-}
-
-/** What every stored record carries. Records are scoped by organization: another one's record does not exist. */
-export interface StoredRecordBase {
-  id: string;
-  organization_id: string;
-  /** ISO 8601 UTC with milliseconds (`toISOString()`), so it sorts as text. */
-  updated_at: string;
-}
-
-export interface RecordListQuery {
-  limit: number;
-  /** By `updated_at`, then `id`. */
-  order: 'asc' | 'desc';
-  /** The `limit` records just before this id in `order` (exclusive), returned in `order`. */
-  before?: string;
-  /** The `limit` records just after this id in `order` (exclusive). */
-  after?: string;
-  /** Exact match on top-level string fields of the record (`{ model: 'gpt-4o' }`); all must match. */
-  where?: Record<string, string>;
-}
-
-export interface RecordPage<T> {
-  items: T[];
-  /** More matching records exist beyond this page in the direction of travel. */
-  has_more: boolean;
-}
-
-/**
- * One collection of records. Every method is atomic on its own; `replace` is the compare-and-set that makes
- * read-modify-write safe.
- */
-export interface RecordCollection<T extends StoredRecordBase> {
-  get(organizationId: string, id: string): Promise<Versioned<T> | null>;
-  /** In the order of `ids`, null for each id that does not exist in the organization. */
-  getMany(organizationId: string, ids: readonly string[]): Promise<Array<Versioned<T> | null>>;
-  /** Stores a new record at version 1. A record with the same id in the organization: `DocevalsError('conflict')`. */
-  insert(record: T): Promise<Versioned<T>>;
-  /**
-   * Replaces the record if its stored version is still `expectedVersion`; returns the new version, or null when the
-   * record changed meanwhile or is gone (the caller re-reads and tries again).
-   */
-  replace(record: T, expectedVersion: number): Promise<Versioned<T> | null>;
-  /**
-   * Removes the record; false when there was none. With `expectedVersion`, removes it only if its stored version is
-   * still that one (false otherwise, nothing changed): the compare-and-set form, for a caller that must act on
-   * exactly what it deleted.
-   */
-  delete(organizationId: string, id: string, expectedVersion?: number): Promise<boolean>;
-  /** A page of records; null when a `before` / `after` cursor names no record of the organization. */
-  list(organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null>;
-}
-
-/**
- * The `jobs` collection: records as any other, plus the conditional insert that bounds an organization's active
- * jobs. Its job records are what the cap counts, so ending a job (deleting its record) frees its place, whatever
- * ended it.
- */
-export interface JobCollection extends RecordCollection<JobRecord> {
-  /**
-   * Stores `record` at version 1 only if fewer than `cap` job records of its `iteration_organization_id` exist, as
-   * one atomic step of the store (two callers racing for the last place: one gets it): null when the organization
-   * is at `cap` (nothing written). A record with the same id: `DocevalsError('conflict')`, as for `insert`.
-   */
-  insertWithinCap(record: JobRecord, cap: number): Promise<Versioned<JobRecord> | null>;
 }
 
 /** What every child record carries: it belongs to one parent record of the organization. */
@@ -366,21 +299,6 @@ export interface IterationJob {
   selection: JobSelection;
   /** When the job was asked for (create / process). */
   started_at: string;
-}
-
-/** The reserved organization id under which {@link Storage.jobs} records live: no caller may use it. */
-export const JOBS_SCOPE = 'docevals-jobs';
-
-/** An active job, for runners to find (org-independent): id = `${organization_id}.${iteration_id}`. */
-export interface JobRecord extends StoredRecordBase {
-  /** Always {@link JOBS_SCOPE}. */
-  organization_id: string;
-  /** The organization of the iteration. */
-  iteration_organization_id: string;
-  evaluation_id: string;
-  iteration_id: string;
-  job_id: string;
-  created_at: string;
 }
 
 export type IterationEventType = 'document' | 'completed' | 'failed' | 'cancelled';

@@ -12,6 +12,7 @@ export const jsonObject = () =>
     .superRefine((value, ctx) => {
       const problem = findJsonProblem(value, MAX_JSON_DEPTH);
       if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+      // The refinement proves what the type says (a JSON object, depth-bounded); zod cannot carry that into the type.
     }) as unknown as z.ZodType<JsonObject, Record<string, unknown>>;
 
 /** An id a client may choose for a new object (docs/spec/service.md: `^[A-Za-z0-9_-]{1,128}$`). */

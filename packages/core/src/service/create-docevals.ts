@@ -53,8 +53,9 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
   const jobOptions = { ...DEFAULT_JOB_OPTIONS, ...options.jobs };
   const onJobError = options.jobs?.onError ?? ((error: unknown) => console.error('[docevals/jobs]', error));
   // Built bottom up, each whole: the context, the job steps over it, the runner over them, then the operations.
+  const storage = tracedStorage(options.storage);
   const ctx: ServiceContext = {
-    storage: tracedStorage(options.storage),
+    storage,
     runner: createExtractionRunner({ extractors, ...extraction }),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     concurrency: extraction.concurrency,
@@ -68,7 +69,7 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
       waiting: new Map(),
     },
     heavyReads: new OrganizationGate(LIMITS.maxHeavyReadsPerOrganization),
-    secrets: secretOperations({ storage: options.storage, cipher: options.secrets?.cipher ?? null, extractors, now: () => now().toISOString() }),
+    secrets: secretOperations({ storage, cipher: options.secrets?.cipher ?? null, extractors, now: () => now().toISOString() }),
   };
   const work = createJobWork(ctx);
   const jobRunner: JobRunner = jobOptions.runner

@@ -108,6 +108,8 @@ export function assembleDocevals(
   };
   traceOperations(docevals.evals, 'evals.');
   traceOperations(docevals.processors, 'processors.');
+  traceOperations(docevals.secrets.externalApiKeys, 'secrets.externalApiKeys.');
+  traceOperations(docevals.secrets.customEndpoint, 'secrets.customEndpoint.');
   return docevals;
 }
 

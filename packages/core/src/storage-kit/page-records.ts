@@ -17,7 +17,7 @@ function compareKeys(aTime: string, aId: string, bTime: string, bId: string): nu
 /** True when every `where` entry equals the record's own top-level field of that name. */
 export function matchesWhere(record: StoredRecordBase, where: Record<string, string> | undefined): boolean {
   if (!where) return true;
-  const fields = record as unknown as Record<string, unknown>;
+  const fields = record as StoredRecordBase & Record<string, unknown>; // read by name: any top-level field
   for (const [field, value] of Object.entries(where)) {
     if (!Object.hasOwn(fields, field) || fields[field] !== value) return false;
   }
