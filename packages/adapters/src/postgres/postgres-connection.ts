@@ -79,6 +79,7 @@ export function openPostgresConnection(
     },
     transaction(operation, work) {
       return guarded(operation, async () => {
+        // The client as Queryable, by cast for the same reason as the pool's above.
         return inTransaction(pool, (client) => work(client as unknown as Queryable));
       });
     },
