@@ -21,8 +21,8 @@ import {
 } from '@docevals/core';
 import type { Provider } from '@docevals/core/internal';
 import { lowdbStorage } from '@docevals/adapters/lowdb';
-import { EventSource } from 'eventsource';
 import { CliError, EXIT, exitCodeOfApiError } from './errors.js';
+import { asSummary, type SendInit, sendRequest, sseEvents, textChunks } from './http-transport.js';
 
 /** An evaluation as the commands need it. */
 export type EvaluationInfo = Pick<EvaluationSummary, 'id' | 'name' | 'json_schema' | 'document_count'>;
@@ -114,38 +114,8 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
   const headers = (extra: Record<string, string> = {}): Record<string, string> =>
     options.apiKey ? { 'api-key': options.apiKey, ...extra } : extra;
 
-  async function send(method: string, path: string, init: { query?: Record<string, string | number | undefined>; body?: unknown } = {}): Promise<Response> {
-    const url = new URL(`${base}${path}`);
-    for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    let response: Response;
-    try {
-      response = await doFetch(url, {
-        method,
-        headers: headers(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        body: init.body === undefined ? undefined : JSON.stringify(init.body),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new CliError(`cannot reach ${base}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, EXIT.server, error);
-    }
-    if (response.ok) return response;
-    const text = await response.text().catch(() => '');
-    let body: { error?: { code?: string; message?: string; issues?: Array<{ path: string; message: string }> } } = {};
-    try {
-      body = JSON.parse(text) as typeof body;
-    } catch {
-      // not JSON: a proxy's page, say its status only
-    }
-    const e = body.error;
-    const issues = e?.issues?.map((i) => `  ${i.path || '(body)'}: ${i.message}`).join('\n');
-    const hint = response.status === 401 ? ' (set --api-key or DOCEVALS_API_KEY)' : '';
-    throw new CliError(
-      `${method} ${url.pathname} answered ${response.status}${e?.code ? ` ${e.code}` : ''}: ${e?.message ?? (text.slice(0, 200) || response.statusText)}${hint}${issues ? `\n${issues}` : ''}`,
-      exitCodeOfApiError(e?.code ?? '', response.status),
-      body,
-    );
-  }
-  const json = async <T>(method: string, path: string, init?: Parameters<typeof send>[2]): Promise<T> =>
+  const send = (method: string, path: string, init: SendInit = {}) => sendRequest(base, doFetch, headers, method, path, init);
+  const json = async <T>(method: string, path: string, init?: SendInit): Promise<T> =>
     (await (await send(method, path, init)).json()) as T;
   const ev = (id: string) => `/v1/evals/${encodeURIComponent(id)}`;
   const it = (e: string, i: string) => `${ev(e)}/iterations/${encodeURIComponent(i)}`;
@@ -176,9 +146,7 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     matrix: (id, after) => json('GET', `${ev(id)}/matrix`, { query: { limit: 1000, after } }),
     async exportIteration(e, i, format) {
       const response = await send('GET', `${it(e, i)}/export`, { query: { format } });
-      const body = response.body;
-      if (!body) return (async function* () {})();
-      return body.pipeThrough(new TextDecoderStream()) as unknown as AsyncIterable<string>;
+      return response.body ? textChunks(response.body) : (async function* () {})();
     },
     // GET /v1/models lists entries `{ id, extractor, pattern, modalities }` (plain names from older servers).
     models: async () => (await json<{ data: Array<string | { id: string }> }>('GET', '/v1/models')).data.map((m) => (typeof m === 'string' ? m : m.id)),
@@ -194,94 +162,6 @@ export function httpClient(options: HttpClientOptions): DocevalsClient {
     removeSecret: (name) =>
       json('DELETE', name === 'custom' ? '/v1/secrets/custom_endpoint' : `/v1/secrets/external_api_keys/${encodeURIComponent(name)}`),
     close: async () => undefined,
-  };
-}
-
-/**
- * A server from before background jobs answers the whole iteration without `status`, `progress` and `usage`: it
- * is done, and its predictions say how many documents it ran.
- */
-function asSummary(iteration: IterationSummary & { predictions?: unknown[] }): IterationSummary {
-  const total = iteration.predictions?.length ?? 0;
-  return {
-    ...iteration,
-    status: iteration.status ?? 'completed',
-    progress: iteration.progress ?? { total, succeeded: total, failed: 0, pending: 0 },
-    usage: iteration.usage ?? { input_tokens: 0, output_tokens: 0, cost: 0 },
-    error: iteration.error ?? null,
-  };
-}
-
-const EVENT_TYPES = ['document', 'progress', 'completed', 'failed', 'cancelled'] as const;
-const FINAL = new Set(['completed', 'failed', 'cancelled']);
-
-/**
- * An iteration's SSE stream as an async iterable. `eventsource` reconnects on its own and sends `Last-Event-ID`,
- * so a dropped connection loses and repeats nothing; the iterable ends after the final event or on `signal`.
- */
-function sseEvents(url: string, headers: Record<string, string>, doFetch: typeof fetch, signal: AbortSignal): AsyncIterable<IterationEvent> {
-  return {
-    [Symbol.asyncIterator]() {
-      const queue: IterationEvent[] = [];
-      let wake: (() => void) | null = null;
-      let failure: CliError | null = null;
-      let done = false;
-      const source = new EventSource(url, {
-        fetch: (input, init) => doFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
-      });
-      const notify = () => {
-        wake?.();
-        wake = null;
-      };
-      const finish = () => {
-        done = true;
-        source.close();
-        notify();
-      };
-      for (const type of EVENT_TYPES) {
-        source.addEventListener(type, (message) => {
-          queue.push({ id: message.lastEventId, type, data: JSON.parse(String(message.data)) as unknown } as IterationEvent);
-          if (FINAL.has(type)) finish();
-          else notify();
-        });
-      }
-      source.onerror = (event) => {
-        // The server's `error` event: the stream failed after it opened; its data is the REST error body.
-        const data = (event as unknown as { data?: unknown }).data;
-        if (typeof data === 'string' && !done) {
-          let body: { error?: { code?: string; message?: string } } = {};
-          try {
-            body = JSON.parse(data) as typeof body;
-          } catch {
-            // not JSON: said as it is below
-          }
-          failure = new CliError(`the events stream failed: ${body.error?.code ?? 'error'}: ${body.error?.message ?? data}`, exitCodeOfApiError(body.error?.code ?? 'internal_error'));
-          finish();
-          return;
-        }
-        // A closed source (4xx, wrong content type) does not reconnect: report it. Otherwise eventsource retries.
-        if (source.readyState === EventSource.CLOSED && !done) {
-          failure = new CliError(`the events stream of ${url} failed: ${event.message ?? `status ${event.code ?? '?'}`}`, event.code && event.code < 500 ? EXIT.refused : EXIT.server);
-          finish();
-        }
-      };
-      signal.addEventListener('abort', finish, { once: true });
-      return {
-        async next(): Promise<IteratorResult<IterationEvent>> {
-          for (;;) {
-            const event = queue.shift();
-            if (event) return { value: event, done: false };
-            if (failure) throw failure;
-            if (done) return { value: undefined, done: true };
-            await new Promise<void>((resolve) => (wake = resolve));
-          }
-        },
-        async return(): Promise<IteratorResult<IterationEvent>> {
-          finish();
-          return { value: undefined, done: true };
-        },
-      };
-    },
   };
 }
 

@@ -15,6 +15,11 @@ const doc = (id: string, size: number, parent = 'eval_1'): DocumentRecord => doc
 
 /** `putMany`: many compare-and-set writes of one parent's children as one all-or-nothing commit. */
 export function batchChildTests(ctx: ConformanceContext): void {
+  for (const group of [putManyTests, putManyScaleTests]) group(ctx);
+}
+
+/** putMany's modes, all or nothing, and what it refuses. */
+function putManyTests(ctx: ConformanceContext): void {
   const t = ctx.timeout;
 
   it('putMany writes every entry (replace at a version, insert-only, upsert) in one step, keeping order and totals', async () => {
@@ -87,6 +92,11 @@ export function batchChildTests(ctx: ConformanceContext): void {
     expect(await storage.documents.get(ORG_A, 'eval_2', 'file_b')).toBeNull();
     expectTotals(await storage.documents.totals(ORG_A, 'eval_1'), { count: 1, sums: { size: 1 } });
   }, t);
+}
+
+/** A large putMany, and two writers of overlapping batches. */
+function putManyScaleTests(ctx: ConformanceContext): void {
+  const t = ctx.timeout;
 
   it('putMany of 10,000 children is one batch (inserted, then replaced at their versions), totals exact', async () => {
     const storage = await ctx.open();

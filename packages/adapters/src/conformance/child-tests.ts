@@ -40,6 +40,11 @@ const ids = (records: readonly { id: string }[]) => records.map((r) => r.id);
 
 /** Documents and predictions: child collections with insertion order, batches, compare-and-set and totals. */
 export function childTests(ctx: ConformanceContext): void {
+  for (const group of [insertAndPutTests, deleteAndReadTests, totalsTests, isolationTests]) group(ctx);
+}
+
+/** insertMany (in order, all or nothing, a thousand at once) and put's three modes. */
+function insertAndPutTests(ctx: ConformanceContext): void {
   const t = ctx.timeout;
 
   it('insertMany stores children at version 1 in the order given, after those already there', async () => {
@@ -112,6 +117,11 @@ export function childTests(ctx: ConformanceContext): void {
     expect(ids(await listAll(predictions, ORG_A, 'iter_1'))).toEqual(['doc_a', 'doc_b']);
     expectTotals(await predictions.totals(ORG_A, 'iter_1'), expectedTotals([a2, b]));
   }, t);
+}
+
+/** delete, deleteAll, paging and getMany. */
+function deleteAndReadTests(ctx: ConformanceContext): void {
+  const t = ctx.timeout;
 
   it('delete removes one child (with a version: only that version); one inserted again goes last', async () => {
     const { documents } = await ctx.open();
@@ -176,6 +186,11 @@ export function childTests(ctx: ConformanceContext): void {
     expect(await predictions.getMany(ORG_B, 'iter_1', ['d1'])).toEqual([null]);
     expect(await predictions.getMany(ORG_A, 'iter_1', [])).toEqual([]);
   }, t);
+}
+
+/** Totals exact after every write and under concurrent writers; one winner among concurrent inserts. */
+function totalsTests(ctx: ConformanceContext): void {
+  const t = ctx.timeout;
 
   it('keeps totals exact after every kind of write: insertMany, put (insert, replace), delete, deleteAll', async () => {
     const { predictions } = await ctx.open();
@@ -249,6 +264,11 @@ export function childTests(ctx: ConformanceContext): void {
     expect(outcomes.filter((o) => o !== null)).toHaveLength(1);
     expectTotals(await documents.totals(ORG_A, 'eval_1'), { count: 1, sums: { size: outcomes.find((o) => o)!.value.size } });
   }, t);
+}
+
+/** Copies, and children scoped by organization and parent. */
+function isolationTests(ctx: ConformanceContext): void {
+  const t = ctx.timeout;
 
   it('hands out copies: changing a given or returned child does not change the stored one', async () => {
     const { documents } = await ctx.open();

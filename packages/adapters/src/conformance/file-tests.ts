@@ -20,6 +20,11 @@ async function read(get: Promise<StoredFile | null>): Promise<{ bytes: number[];
 
 /** The content-addressed, reference-counted file store. */
 export function fileTests(ctx: ConformanceContext): void {
+  for (const group of [fileContentTests, fileReferenceTests]) group(ctx);
+}
+
+/** What a file store keeps of the bytes it is given. */
+function fileContentTests(ctx: ConformanceContext): void {
   const t = ctx.timeout;
 
   it('stores a file on its first retain and gives back its bytes and media type', async () => {
@@ -59,6 +64,11 @@ export function fileTests(ctx: ConformanceContext): void {
     await files.release(ORG_A, 'file_unknown');
     expect(await files.get(ORG_A, 'file_unknown')).toBeNull();
   }, t);
+}
+
+/** Reference counts, copies and organizations. */
+function fileReferenceTests(ctx: ConformanceContext): void {
+  const t = ctx.timeout;
 
   it('keeps a file while references remain: retained twice, released once it stays, released again it is gone', async () => {
     const { files } = await ctx.open();

@@ -127,7 +127,7 @@ export interface CollectionCase {
 export const COLLECTION_CASES: CollectionCase[] = [
   {
     key: 'evaluations',
-    select: (s) => s.evaluations as unknown as RecordCollection<StoredRecordBase>,
+    select: (s) => s.evaluations,
     make: evaluationRecord,
     tagField: 'project_id',
     tag2Field: 'schema_id',
@@ -135,7 +135,7 @@ export const COLLECTION_CASES: CollectionCase[] = [
   },
   {
     key: 'iterations',
-    select: (s) => s.iterations as unknown as RecordCollection<StoredRecordBase>,
+    select: (s) => s.iterations,
     make: iterationRecord,
     tagField: 'model',
     tag2Field: 'evaluation_id',
@@ -146,7 +146,7 @@ export const COLLECTION_CASES: CollectionCase[] = [
   },
   {
     key: 'processors',
-    select: (s) => s.processors as unknown as RecordCollection<StoredRecordBase>,
+    select: (s) => s.processors,
     make: processorRecord,
     tagField: 'model',
     tag2Field: 'name',

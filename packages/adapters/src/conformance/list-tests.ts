@@ -28,6 +28,13 @@ async function seed(col: RecordCollection<StoredRecordBase>, c: CollectionCase):
   await col.insert(c.make(ORG_B, 'rec_x', at(3), 'alpha', 'x'));
 }
 
+/** A fresh store's collection of case `c`, seeded with ROWS. */
+async function seeded(ctx: ConformanceContext, c: CollectionCase): Promise<RecordCollection<StoredRecordBase>> {
+  const col = c.select(await ctx.open());
+  await seed(col, c);
+  return col;
+}
+
 async function ids(col: RecordCollection<StoredRecordBase>, query: RecordListQuery, org = ORG_A) {
   const page = await col.list(org, query);
   expect(page).not.toBeNull();
@@ -40,15 +47,15 @@ export function listTests(ctx: ConformanceContext): void {
 }
 
 function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
+  for (const group of [orderTests, cursorTests, filterTests]) group(ctx, c);
+}
+
+/** Order, limit and the two cursors. */
+function orderTests(ctx: ConformanceContext, c: CollectionCase): void {
   const t = ctx.timeout;
-  const open = async () => {
-    const col = c.select(await ctx.open());
-    await seed(col, c);
-    return col;
-  };
 
   it('orders by updated_at, then id, ascending and descending', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     expect(await ids(col, { limit: 100, order: 'asc' })).toEqual({ ids: ASC, has_more: false });
     expect(await ids(col, { limit: 100, order: 'desc' })).toEqual({ ids: DESC, has_more: false });
     const page = await col.list(ORG_A, { limit: 1, order: 'asc' });
@@ -56,7 +63,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }, t);
 
   it('cuts the page at limit and says whether more follow', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     expect(await ids(col, { limit: 3, order: 'asc' })).toEqual({ ids: ASC.slice(0, 3), has_more: true });
     expect(await ids(col, { limit: 3, order: 'desc' })).toEqual({ ids: DESC.slice(0, 3), has_more: true });
     expect(await ids(col, { limit: 6, order: 'asc' })).toEqual({ ids: ASC.slice(0, 6), has_more: true });
@@ -65,7 +72,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }, t);
 
   it('after returns the records just after the cursor (exclusive), in order', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     expect(await ids(col, { limit: 2, order: 'asc', after: 'rec_B' })).toEqual({ ids: ['rec_a', 'rec_c'], has_more: true });
     expect(await ids(col, { limit: 3, order: 'asc', after: 'rec_d' })).toEqual({ ids: ['rec_0', 'rec_f'], has_more: false });
     expect(await ids(col, { limit: 2, order: 'desc', after: 'rec_c' })).toEqual({ ids: ['rec_a', 'rec_B'], has_more: true });
@@ -74,7 +81,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }, t);
 
   it('before returns the records just before the cursor (exclusive), in the requested order', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     expect(await ids(col, { limit: 2, order: 'asc', before: 'rec_0' })).toEqual({ ids: ['rec_c', 'rec_d'], has_more: true });
     expect(await ids(col, { limit: 5, order: 'asc', before: 'rec_a' })).toEqual({ ids: ['rec_e', 'rec_B'], has_more: false });
     expect(await ids(col, { limit: 2, order: 'desc', before: 'rec_B' })).toEqual({ ids: ['rec_c', 'rec_a'], has_more: true });
@@ -82,12 +89,17 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
     expect(await ids(col, { limit: 2, order: 'asc', before: 'rec_e' })).toEqual({ ids: [], has_more: false });
     expect(await ids(col, { limit: 2, order: 'desc', before: 'rec_f' })).toEqual({ ids: [], has_more: false });
   }, t);
+}
+
+/** Both cursors at once, unknown cursors, organizations. */
+function cursorTests(ctx: ConformanceContext, c: CollectionCase): void {
+  const t = ctx.timeout;
 
   for (const order of ['asc', 'desc'] as const) {
     const all = order === 'asc' ? ASC : DESC;
 
     it(`walks every record once with after cursors (${order})`, async () => {
-      const col = await open();
+      const col = await seeded(ctx, c);
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let pages = 0; pages < 10; pages++) {
@@ -100,7 +112,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
     }, t);
 
     it(`walks back to the first record with before cursors (${order})`, async () => {
-      const col = await open();
+      const col = await seeded(ctx, c);
       const seen: string[] = [];
       let cursor = all[all.length - 1];
       for (let pages = 0; pages < 10; pages++) {
@@ -114,7 +126,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }
 
   it('returns null for a cursor that names no record of the organization', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     expect(await col.list(ORG_A, { limit: 2, order: 'asc', after: 'rec_unknown' })).toBeNull();
     expect(await col.list(ORG_A, { limit: 2, order: 'desc', before: 'rec_unknown' })).toBeNull();
     // rec_x exists, but only in the other organization.
@@ -124,15 +136,20 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }, t);
 
   it('lists only the organization\'s own records', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     expect(await ids(col, { limit: 10, order: 'asc' }, ORG_B)).toEqual({ ids: ['rec_a', 'rec_x'], has_more: false });
     expect(await ids(col, { limit: 10, order: 'desc', after: 'rec_x' }, ORG_B)).toEqual({ ids: ['rec_a'], has_more: false });
     const page = await col.list(ORG_B, { limit: 10, order: 'asc' });
     expect(page!.items[0]).toEqual(c.make(ORG_B, 'rec_a', at(0), 'alpha', 'y'));
   }, t);
+}
+
+/** where, alone and with cursors, and lists that follow writes. */
+function filterTests(ctx: ConformanceContext, c: CollectionCase): void {
+  const t = ctx.timeout;
 
   it('filters with where on exact values, every entry having to match', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     const tag = c.tagField;
     const tag2 = c.tag2Field;
     expect(await ids(col, { limit: 10, order: 'asc', where: { [tag]: 'alpha' } })).toEqual({
@@ -151,7 +168,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }, t);
 
   it('combines where with cursors, a cursor outside the filter still marking its place', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     const tag = c.tagField;
     expect(await ids(col, { limit: 2, order: 'asc', after: 'rec_a', where: { [tag]: 'alpha' } })).toEqual({
       ids: ['rec_c', 'rec_0'],
@@ -181,7 +198,7 @@ function listsOf(ctx: ConformanceContext, c: CollectionCase): void {
   }, t);
 
   it('follows replaces that move updated_at and drops deleted records', async () => {
-    const col = await open();
+    const col = await seeded(ctx, c);
     const current = await col.get(ORG_A, 'rec_e');
     await col.replace({ ...current!.value, updated_at: at(6) }, current!.version);
     await col.delete(ORG_A, 'rec_c');

@@ -23,16 +23,15 @@ export interface FolderLock {
 const HELD_KEY = Symbol.for('docevals.lowdb.heldLocks');
 type Held = Map<string, string>;
 function heldLocks(): Held {
-  const global = globalThis as unknown as Record<symbol, Held | undefined>;
-  let held = global[HELD_KEY];
-  if (!held) {
-    held = global[HELD_KEY] = new Map();
-    // A host that exits without close() leaves no lock behind. Only on exit: a crash or kill -9 leaves a stale
-    // lock, which the next opener takes over once it sees the pid is dead.
-    process.once('exit', () => {
-      for (const [path, content] of held!) removeIfOurs(path, content);
-    });
-  }
+  const existing = Reflect.get(globalThis, HELD_KEY) as Held | undefined;
+  if (existing) return existing;
+  const held: Held = new Map();
+  Reflect.set(globalThis, HELD_KEY, held);
+  // A host that exits without close() leaves no lock behind. Only on exit: a crash or kill -9 leaves a stale
+  // lock, which the next opener takes over once it sees the pid is dead.
+  process.once('exit', () => {
+    for (const [path, content] of held) removeIfOurs(path, content);
+  });
   return held;
 }
 

@@ -5,7 +5,7 @@ import type { ChildFamilies } from '@docevals/core/storage-kit';
 import { CHILD_COLLECTIONS, type ChildCollectionName, FORMAT, type Layout, RECORD_COLLECTIONS } from './layout.js';
 import { flushSync, type DiskLog, type JournalEntry } from './record-disk.js';
 import { migrateLegacyFile } from './migrate-v1.js';
-import { emptyState, getItem, type LowdbState, setItem } from './state.js';
+import { emptyState, type FileMeta, getItem, type LowdbState, setItem } from './state.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
 
 /** What an open found: the state, the highest `gen` on disk, and what the sweep reclaimed. */
@@ -35,6 +35,9 @@ interface DiskFile {
   seq?: number;
   value?: unknown;
 }
+
+/** A file of `refs/`: a DiskFile whose fields are the reference's (see lowdb-file-store.ts `refBody`). */
+type RefFile = DiskFile & FileMeta & { organization_id: string; file_id: string };
 
 /**
  * Opens the folder's records, blocking (once, while the folder lock is held, so no writer is mid-way):
@@ -104,7 +107,7 @@ export function loadStore(layout: Layout, sweepOrphans: boolean, log: DiskLog): 
   }
   for (const path of filesUnder(layout.refs, 1)) {
     visit(path, (file) => {
-      const meta = file as unknown as { organization_id: string; file_id: string; references: number; mime_type: string; size: number };
+      const meta = file as RefFile;
       setItem(state.refs, meta.organization_id, meta.file_id, { references: meta.references, mime_type: meta.mime_type, size: meta.size });
     });
   }

@@ -109,11 +109,17 @@ export function lowdbJobCollection(ctx: LowdbContext): JobCollection {
   };
 }
 
-/** Documents or predictions: one file per child (with its `seq`), a batch as one journal commit. */
-export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContext, name: ChildCollectionName): ChildCollection<T> {
-  const families = ctx.state[name] as unknown as ChildFamilies<T>;
+/**
+ * Documents or predictions: one file per child (with its `seq`), a batch as one journal commit. `families` is the
+ * collection's part of `ctx.state` (`ctx.state.documents` for `documents`).
+ */
+export function lowdbChildCollection<T extends ChildRecordBase>(
+  ctx: LowdbContext,
+  name: ChildCollectionName,
+  families: ChildFamilies<T>,
+): ChildCollection<T> {
   const pathOf = (organizationId: string, parentId: string, id: string) => ctx.layout.child(name, organizationId, parentId, id);
-  const bodyOf = (entry: ChildEntry<T>) => ({ version: entry.version, seq: entry.seq, value: entry.value });
+  const writeEntries = (entries: Array<ChildEntry<T>>) => writeChildren(ctx, name, families, entries);
 
   return {
     get: (organizationId, parentId, id) =>
@@ -134,10 +140,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContex
         if (values.length === 0) return [];
         const firstSeq = families.checkInsertMany(values);
         const entries = values.map((value, i): ChildEntry<T> => ({ value, version: 1, seq: firstSeq + i }));
-        const paths = entries.map((e) => pathOf(e.value.organization_id, e.value.parent_id, e.value.id));
-        if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, bodyOf(entries[0]!));
-        else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: bodyOf(e) })), []);
-        for (const entry of entries) families.set(entry);
+        await writeEntries(entries);
         return entries.map((e) => out<T>(e));
       });
     },
@@ -151,7 +154,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContex
           version: (current?.version ?? 0) + 1,
           seq: current?.seq ?? families.nextSeq(value.organization_id, value.parent_id),
         };
-        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.parent_id, value.id), bodyOf(entry));
+        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.parent_id, value.id), childBody(entry));
         families.set(entry);
         return out<T>(entry);
       });
@@ -163,11 +166,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContex
         if (conflicts.length > 0) return { ok: false as const, conflicts };
         if (copies.length === 0) return { ok: true as const, records: [] };
         const entries = families.putManyEntries(copies, (value) => value);
-        const paths = entries.map((e) => pathOf(e.value.organization_id, e.value.parent_id, e.value.id));
-        // One journal commit for the whole batch (one fsync), whatever its size; a single entry is a plain put.
-        if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, bodyOf(entries[0]!));
-        else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: bodyOf(e) })), []);
-        for (const entry of entries) families.set(entry);
+        await writeEntries(entries);
         return { ok: true as const, records: entries.map((e) => out<T>(e)) };
       });
     },
@@ -192,4 +191,22 @@ export function lowdbChildCollection<T extends ChildRecordBase>(ctx: LowdbContex
       ctx.read(`${name}.list`, () => families.page(organizationId, parentId, query.limit, query.after, (v) => structuredClone(v))),
     totals: (organizationId, parentId) => ctx.read(`${name}.totals`, () => families.totals(organizationId, parentId)),
   };
+}
+
+/** A child's file: its version, its place in the parent's order and the record. */
+function childBody<T>(entry: ChildEntry<T>) {
+  return { version: entry.version, seq: entry.seq, value: entry.value };
+}
+
+/** Writes new or changed children: one journal commit for a batch (one fsync) whatever its size, a single one as a plain put. */
+async function writeChildren<T extends ChildRecordBase>(
+  ctx: LowdbContext,
+  name: ChildCollectionName,
+  families: ChildFamilies<T>,
+  entries: Array<ChildEntry<T>>,
+): Promise<void> {
+  const paths = entries.map((e) => ctx.layout.child(name, e.value.organization_id, e.value.parent_id, e.value.id));
+  if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, childBody(entries[0]!));
+  else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: childBody(e) })), []);
+  for (const entry of entries) families.set(entry);
 }

@@ -6,6 +6,14 @@ import type { LowdbContext } from './lowdb-collections.js';
 import type { BatchMove, BatchWrite } from './record-disk.js';
 import { getItem, type FileMeta, setItem } from './state.js';
 
+/** What the batch operations of the file store need of it. */
+interface FileParts {
+  ctx: LowdbContext;
+  contents: ContentFolder;
+  metaOf: (organizationId: string, fileId: string) => FileMeta | undefined;
+  setMeta: (organizationId: string, fileId: string, meta: FileMeta | undefined) => void;
+}
+
 /**
  * The reference-counted file store of the lowdb adapter: bytes in `files/<org>/<file_id>` (written once, never
  * rewritten), the count, media type and size in `refs/<org>/<file_id>.json`. A batch is one journal commit; the
@@ -14,12 +22,12 @@ import { getItem, type FileMeta, setItem } from './state.js';
 export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: (message: string, cause: unknown) => void): FileStore {
   const refs = () => ctx.state.refs;
   const metaOf = (organizationId: string, fileId: string) => getItem(refs(), organizationId, fileId);
-  const refBody = (organizationId: string, fileId: string, meta: FileMeta) => ({ organization_id: organizationId, file_id: fileId, ...meta });
   const discardContent = async (organizationId: string, fileId: string) => {
     const path = contents.pathOf(organizationId, fileId);
     await ctx.disk.settled(path);
     await contents.discard(path).catch((error: unknown) => log('lowdb: removing a released file failed', error));
   };
+  const parts: FileParts = { ctx, contents, metaOf, setMeta: (organizationId, fileId, meta) => setItem(refs(), organizationId, fileId, meta) };
 
   return {
     async retain(organizationId, fileId, content?: StoredFile) {
@@ -90,94 +98,109 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         }
       }),
 
-    async retainMany(organizationId, entries) {
-      // Contents of files that look new are staged (plain writes) and flushed together before the commit, outside
-      // the write lock: a large batch of uploads does not hold up other writes while its bytes reach the disk.
-      const staged = new Map<number, string>();
-      const allStaged = () => [...staged.values()];
-      try {
-        await ctx.read('files.retainMany', async () => {
-          const seen = new Set<string>();
-          const limit = pLimit(32);
-          const stages: Array<Promise<void>> = [];
-          for (const [i, entry] of entries.entries()) {
-            const content = entry.content;
-            if (!content || seen.has(entry.fileId) || metaOf(organizationId, entry.fileId)) continue;
-            seen.add(entry.fileId);
-            stages.push(limit(async () => {
-              staged.set(i, await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(content.bytes)));
-            }));
-          }
-          await Promise.all(stages);
-          await ctx.disk.flush(allStaged());
-        });
-        return await ctx.exclusive('files.retainMany', async () => {
-          const next = new Map<string, FileMeta>();
-          const moves: BatchMove[] = [];
-          const answers: boolean[] = [];
-          for (const [i, entry] of entries.entries()) {
-            const meta = next.get(entry.fileId) ?? metaOf(organizationId, entry.fileId);
-            if (meta) {
-              next.set(entry.fileId, { ...meta, references: meta.references + 1 });
-              answers.push(true);
-              continue;
-            }
-            if (!entry.content) {
-              answers.push(false);
-              continue;
-            }
-            let temp = staged.get(i);
-            if (temp === undefined) {
-              // Released meanwhile (it looked stored before the lock): staged now, in the lock; rare.
-              temp = await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(entry.content.bytes));
-              await ctx.disk.flush([temp]);
-            }
-            staged.delete(i);
-            moves.push({ from: temp, to: contents.pathOf(organizationId, entry.fileId) });
-            next.set(entry.fileId, { references: 1, mime_type: entry.content.mime_type, size: entry.content.bytes.byteLength });
-            answers.push(true);
-          }
-          if (next.size === 0) return answers;
-          const writes: BatchWrite[] = Array.from(next, ([fileId, meta]) => ({
-            path: ctx.layout.ref(organizationId, fileId),
-            body: refBody(organizationId, fileId, meta),
-          }));
-          await ctx.disk.commitBatch('files', writes, [], moves);
-          for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
-          return answers;
-        });
-      } finally {
-        await Promise.all(allStaged().map((temp) => contents.discard(temp)));
-      }
-    },
+    retainMany: (organizationId, entries) => retainMany(parts, organizationId, entries),
 
-    releaseMany: (organizationId, fileIds) =>
-      ctx.exclusive('files.releaseMany', async () => {
-        const next = new Map<string, FileMeta | undefined>();
-        for (const fileId of fileIds) {
-          const meta = next.has(fileId) ? next.get(fileId) : metaOf(organizationId, fileId);
-          if (!meta) continue;
-          next.set(fileId, meta.references > 1 ? { ...meta, references: meta.references - 1 } : undefined);
-        }
-        if (next.size === 0) return;
-        const writes: BatchWrite[] = [];
-        const deletes: string[] = [];
-        for (const [fileId, meta] of next) {
-          const path = ctx.layout.ref(organizationId, fileId);
-          if (meta) writes.push({ path, body: refBody(organizationId, fileId, meta) });
-          else deletes.push(path);
-        }
-        await ctx.disk.commitBatch('files', writes, deletes);
-        for (const [fileId, meta] of next) setItem(refs(), organizationId, fileId, meta);
-        // The bytes of released files go in the background, after the batches before them (a retain of one of them
-        // waits for it): a crash first leaves unreferenced contents, which the next open removes.
-        const gone = [...next].filter(([, meta]) => !meta).map(([fileId]) => contents.pathOf(organizationId, fileId));
-        if (gone.length > 0) {
-          ctx.disk.afterBatches(gone, async () => {
-            const limit = pLimit(32);
-            await Promise.all(gone.map((path) => limit(() => contents.discard(path))));
-          });
-        }
-      }),
+    releaseMany: (organizationId, fileIds) => ctx.exclusive('files.releaseMany', () => releaseMany(parts, organizationId, fileIds)),
   };
+}
+
+/**
+ * Retains a batch: contents of files that look new are staged (plain writes) and flushed together before the commit,
+ * outside the write lock, so a large batch of uploads does not hold up other writes while its bytes reach the disk.
+ */
+async function retainMany(
+  f: FileParts,
+  organizationId: string,
+  entries: ReadonlyArray<{ fileId: string; content?: StoredFile }>,
+): Promise<boolean[]> {
+  const { ctx, contents, metaOf } = f;
+  const staged = new Map<number, string>();
+  const allStaged = () => [...staged.values()];
+  try {
+    await ctx.read('files.retainMany', async () => {
+      const seen = new Set<string>();
+      const limit = pLimit(32);
+      const stages: Array<Promise<void>> = [];
+      for (const [i, entry] of entries.entries()) {
+        const content = entry.content;
+        if (!content || seen.has(entry.fileId) || metaOf(organizationId, entry.fileId)) continue;
+        seen.add(entry.fileId);
+        stages.push(limit(async () => {
+          staged.set(i, await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(content.bytes)));
+        }));
+      }
+      await Promise.all(stages);
+      await ctx.disk.flush(allStaged());
+    });
+    return await ctx.exclusive('files.retainMany', async () => {
+      const next = new Map<string, FileMeta>();
+      const moves: BatchMove[] = [];
+      const answers: boolean[] = [];
+      for (const [i, entry] of entries.entries()) {
+        const meta = next.get(entry.fileId) ?? metaOf(organizationId, entry.fileId);
+        if (meta) {
+          next.set(entry.fileId, { ...meta, references: meta.references + 1 });
+          answers.push(true);
+          continue;
+        }
+        if (!entry.content) {
+          answers.push(false);
+          continue;
+        }
+        let temp = staged.get(i);
+        if (temp === undefined) {
+          // Released meanwhile (it looked stored before the lock): staged now, in the lock; rare.
+          temp = await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(entry.content.bytes));
+          await ctx.disk.flush([temp]);
+        }
+        staged.delete(i);
+        moves.push({ from: temp, to: contents.pathOf(organizationId, entry.fileId) });
+        next.set(entry.fileId, { references: 1, mime_type: entry.content.mime_type, size: entry.content.bytes.byteLength });
+        answers.push(true);
+      }
+      if (next.size === 0) return answers;
+      const writes: BatchWrite[] = Array.from(next, ([fileId, meta]) => ({
+        path: ctx.layout.ref(organizationId, fileId),
+        body: refBody(organizationId, fileId, meta),
+      }));
+      await ctx.disk.commitBatch('files', writes, [], moves);
+      for (const [fileId, meta] of next) f.setMeta(organizationId, fileId, meta);
+      return answers;
+    });
+  } finally {
+    await Promise.all(allStaged().map((temp) => contents.discard(temp)));
+  }
+}
+
+/** Releases a batch in one journal commit (run in the write lock); the contents of files that reach zero go after it. */
+async function releaseMany({ ctx, contents, metaOf, setMeta }: FileParts, organizationId: string, fileIds: readonly string[]): Promise<void> {
+  const next = new Map<string, FileMeta | undefined>();
+  for (const fileId of fileIds) {
+    const meta = next.has(fileId) ? next.get(fileId) : metaOf(organizationId, fileId);
+    if (!meta) continue;
+    next.set(fileId, meta.references > 1 ? { ...meta, references: meta.references - 1 } : undefined);
+  }
+  if (next.size === 0) return;
+  const writes: BatchWrite[] = [];
+  const deletes: string[] = [];
+  for (const [fileId, meta] of next) {
+    const path = ctx.layout.ref(organizationId, fileId);
+    if (meta) writes.push({ path, body: refBody(organizationId, fileId, meta) });
+    else deletes.push(path);
+  }
+  await ctx.disk.commitBatch('files', writes, deletes);
+  for (const [fileId, meta] of next) setMeta(organizationId, fileId, meta);
+  // The bytes of released files go in the background, after the batches before them (a retain of one of them
+  // waits for it): a crash first leaves unreferenced contents, which the next open removes.
+  const gone = [...next].filter(([, meta]) => !meta).map(([fileId]) => contents.pathOf(organizationId, fileId));
+  if (gone.length > 0) {
+    ctx.disk.afterBatches(gone, async () => {
+      const limit = pLimit(32);
+      await Promise.all(gone.map((path) => limit(() => contents.discard(path))));
+    });
+  }
+}
+
+function refBody(organizationId: string, fileId: string, meta: FileMeta) {
+  return { organization_id: organizationId, file_id: fileId, ...meta };
 }

@@ -2,12 +2,9 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   DocevalsError,
-  type DocumentRecord,
   type EvaluationRecord,
   type IterationRecord,
   isDocevalsError,
-  type PredictionRecord,
-  type IterationEventRecord,
   type ProcessorRecord,
   type Storage,
 } from '@docevals/core';
@@ -89,21 +86,7 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
   const log = options.log ?? ((message: string, cause: unknown) => console.error(message, cause ?? ''));
   const contents = new ContentFolder(join(dir, 'files'));
 
-  let folderLock: FolderLock;
-  try {
-    mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER });
-    // A folder made before (0755): its data is closed to other users too (nothing inside is reachable through it).
-    try {
-      chmodSync(dir, PRIVATE_FOLDER);
-    } catch {
-      // not ours to change (another owner): left as the host made it
-    }
-    folderLock = acquireFolderLock(dir, join(dir, '.lock'));
-  } catch (error) {
-    if (isDocevalsError(error)) throw error;
-    log(`lowdb: opening "${dir}" failed`, error);
-    throw new DocevalsError('storage_error', `The lowdb storage could not open its folder "${dir}" (${codeOf(error)}).`, { cause: error });
-  }
+  const folderLock = openFolder(dir, log);
   let loaded: LoadedStore;
   try {
     loaded = loadStore(layout, options.sweepOrphans ?? true, log);
@@ -158,11 +141,11 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     dir,
     swept: loaded.swept,
     evaluations: lowdbRecordCollection<EvaluationRecord>(ctx, 'evaluations'),
-    documents: lowdbChildCollection<DocumentRecord>(ctx, 'documents'),
+    documents: lowdbChildCollection(ctx, 'documents', ctx.state.documents),
     iterations: lowdbRecordCollection<IterationRecord>(ctx, 'iterations'),
-    predictions: lowdbChildCollection<PredictionRecord>(ctx, 'predictions'),
+    predictions: lowdbChildCollection(ctx, 'predictions', ctx.state.predictions),
     processors: lowdbRecordCollection<ProcessorRecord>(ctx, 'processors'),
-    events: lowdbChildCollection<IterationEventRecord>(ctx, 'events'),
+    events: lowdbChildCollection(ctx, 'events', ctx.state.events),
     jobs: lowdbJobCollection(ctx),
     files: lowdbFileStore(ctx, contents, log),
     settle: () => disk.settle(),
@@ -175,6 +158,24 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
       return closing;
     },
   };
+}
+
+/** Makes the store's folder (private to its owner) and takes its lock; a failure is a storage_error. */
+function openFolder(dir: string, log: (message: string, cause: unknown) => void): FolderLock {
+  try {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_FOLDER });
+    // A folder made before (0755): its data is closed to other users too (nothing inside is reachable through it).
+    try {
+      chmodSync(dir, PRIVATE_FOLDER);
+    } catch {
+      // not ours to change (another owner): left as the host made it
+    }
+    return acquireFolderLock(dir, join(dir, '.lock'));
+  } catch (error) {
+    if (isDocevalsError(error)) throw error;
+    log(`lowdb: opening "${dir}" failed`, error);
+    throw new DocevalsError('storage_error', `The lowdb storage could not open its folder "${dir}" (${codeOf(error)}).`, { cause: error });
+  }
 }
 
 /** A short, path-free reason: the errno code (`ENOSPC`, `EACCES`) or the error's name. */

@@ -1,4 +1,4 @@
-import type { ChildCollection, ChildRecordBase, ChildTotals } from '@docevals/core';
+import type { ChildCollection, ChildPageQuery, ChildPut, ChildRecordBase, ChildTotals, PutManyResult, RecordPage, Versioned } from '@docevals/core';
 import { addInto, checkPutManyShape, idRepeated, idTaken, mixedBatch, noTotals } from '@docevals/core/storage-kit';
 import { PARENT_KEY } from './migrations.js';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
@@ -18,6 +18,16 @@ interface ParentRow {
   sums: Record<string, number>;
 }
 
+/** The tables of one child collection and the connection that reaches them. */
+interface ChildTables {
+  connection: PostgresConnection;
+  /** `<schema>.<table>`: a row per child. */
+  c: string;
+  /** `<schema>.<table>_parents`: a row per parent. */
+  p: string;
+  label: string;
+}
+
 /**
  * One child collection as two tables: `<table>` holds a row per child (version, `position` in the parent's order,
  * its `totals`, the record as `json`), and `<table>_parents` a row per parent (the next position, the count and
@@ -31,299 +41,322 @@ export function postgresChildCollection<T extends ChildRecordBase>(
   table: string,
   label: string,
 ): ChildCollection<T> {
-  const c = `${schema}.${table}`;
-  const p = `${schema}.${table}_parents`;
-
-  /** Locks the parent's row, creating it when absent (an upsert locks the row it conflicts on). */
-  async function lockOrCreateParent(db: Queryable, organizationId: string, parentId: string): Promise<ParentRow> {
-    const { rows } = await db.query<ParentRow>(
-      `INSERT INTO ${p} (organization_id, parent_id) VALUES ($1, $2)
-       ON CONFLICT (organization_id, parent_id) DO UPDATE SET count = ${p}.count
-       RETURNING next_position, count, sums`,
-      [organizationId, parentId],
-    );
-    return rows[0];
-  }
-
-  /** Locks the parent's row when it exists; null means the parent has no children. */
-  async function lockParent(db: Queryable, organizationId: string, parentId: string): Promise<ParentRow | null> {
-    const { rows } = await db.query<ParentRow>(
-      `SELECT next_position, count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2 FOR UPDATE`,
-      [organizationId, parentId],
-    );
-    return rows[0] ?? null;
-  }
-
-  async function saveParent(
-    db: Queryable,
-    organizationId: string,
-    parentId: string,
-    change: { positions: number; count: number; sums: Record<string, number> },
-  ): Promise<void> {
-    await db.query(
-      `UPDATE ${p} SET next_position = next_position + $3, count = count + $4, sums = $5::jsonb
-       WHERE organization_id = $1 AND parent_id = $2`,
-      [organizationId, parentId, change.positions, change.count, JSON.stringify(change.sums)],
-    );
-  }
-
-  /**
-   * After a large insert (>= {@link ANALYZE_AFTER} rows, and >= a tenth of the rows the table had at its last
-   * ANALYZE), analyzes the table at once instead of leaving the planner without statistics until autovacuum comes
-   * (about a minute). SKIP_LOCKED: an ANALYZE already running on the table is enough. A failure (a role that does
-   * not own the table) leaves the committed insert as it is: statistics are an optimisation.
-   */
-  async function analyzeAfterBulkInsert(inserted: number): Promise<void> {
-    if (inserted < ANALYZE_AFTER) return;
-    await connection
-      .run(`${label}.analyze`, async (db) => {
-        const { rows } = await db.query<{ reltuples: number }>('SELECT reltuples FROM pg_class WHERE oid = $1::regclass', [c]);
-        const known = rows[0]?.reltuples ?? -1;
-        if (known > 0 && inserted * 10 < known) return;
-        await db.query(`ANALYZE (SKIP_LOCKED) ${c}`);
-      })
-      .catch(() => undefined);
-  }
-
+  const t: ChildTables = { connection, c: `${schema}.${table}`, p: `${schema}.${table}_parents`, label };
   return {
-    get(organizationId, parentId, id) {
-      return connection.run(`${label}.get`, async (db) => {
-        const { rows } = await db.query<ChildRow>(
-          `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
-          [organizationId, parentId, id],
-        );
-        return rows[0] ? { value: rows[0].body as T, version: rows[0].version } : null;
-      });
-    },
-
-    getMany(organizationId, parentId, ids) {
-      return connection.run(`${label}.getMany`, async (db) => {
-        if (ids.length === 0) return [];
-        const { rows } = await db.query<ChildRow>(
-          `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = ANY($3::text[])`,
-          [organizationId, parentId, [...new Set(ids)]],
-        );
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return ids.map((id) => {
-          const row = byId.get(id);
-          return row ? { value: structuredClone(row.body) as T, version: row.version } : null;
-        });
-      });
-    },
-
-    async insertMany(records) {
-      if (records.length === 0) return connection.run(`${label}.insertMany`, async () => []);
-      const written = await connection.transaction(`${label}.insertMany`, async (db) => {
-        const { organization_id: organizationId, parent_id: parentId } = records[0];
-        const seen = new Set<string>();
-        for (const record of records) {
-          if (record.organization_id !== organizationId || record.parent_id !== parentId) throw mixedBatch(label);
-          if (seen.has(record.id)) throw idRepeated(label, record.id);
-          seen.add(record.id);
-        }
-        const parent = await lockOrCreateParent(db, organizationId, parentId);
-        const sums = { ...parent.sums };
-        for (const record of records) addInto(sums, record.totals, 1);
-        const bodies = records.map((r) => JSON.stringify(r));
-        const { rows } = await db.query<ChildRow & { ord: string }>(
-          `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
-           SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
-           FROM unnest($4::text[], $5::jsonb[], $6::json[]) WITH ORDINALITY AS u(id, totals, body, ord)
-           ON CONFLICT (organization_id, parent_id, id) DO NOTHING
-           RETURNING id, version, body`,
-          [
-            organizationId,
-            parentId,
-            parent.next_position,
-            records.map((r) => r.id),
-            records.map((r) => JSON.stringify(r.totals ?? {})),
-            bodies,
-          ],
-        );
-        if (rows.length < records.length) {
-          const written = new Set(rows.map((row) => row.id));
-          throw idTaken(label, records.find((r) => !written.has(r.id))!.id); // rolls the whole batch back
-        }
-        await saveParent(db, organizationId, parentId, { positions: records.length, count: records.length, sums });
-        connection.reportWrite(label, bodies.reduce((n, body) => n + Buffer.byteLength(body), 0));
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return records.map((record) => {
-          const row = byId.get(record.id)!;
-          return { value: row.body as T, version: row.version };
-        });
-      });
-      await analyzeAfterBulkInsert(records.length);
-      return written;
-    },
-
-    put(record, expectedVersion) {
-      return connection.transaction(`${label}.put`, async (db) => {
-        const { organization_id: organizationId, parent_id: parentId, id } = record;
-        const replaceOnly = expectedVersion !== undefined && expectedVersion > 0;
-        const parent = replaceOnly
-          ? await lockParent(db, organizationId, parentId)
-          : await lockOrCreateParent(db, organizationId, parentId);
-        if (!parent) return null;
-        const { rows: existing } = await db.query<{ version: number; totals: Record<string, number> }>(
-          `SELECT version, totals FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
-          [organizationId, parentId, id],
-        );
-        const current = existing[0];
-        if (expectedVersion !== undefined && (current?.version ?? 0) !== expectedVersion) return null;
-        const sums = { ...parent.sums };
-        addInto(sums, record.totals, 1);
-        const body = JSON.stringify(record);
-        const totals = JSON.stringify(record.totals ?? {});
-        let rows: ChildRow[];
-        if (current) {
-          addInto(sums, current.totals, -1);
-          ({ rows } = await db.query<ChildRow>(
-            `UPDATE ${c} SET version = version + 1, totals = $4::jsonb, body = $5::json
-             WHERE organization_id = $1 AND parent_id = $2 AND id = $3
-             RETURNING id, version, body`,
-            [organizationId, parentId, id, totals, body],
-          ));
-          await saveParent(db, organizationId, parentId, { positions: 0, count: 0, sums });
-        } else {
-          ({ rows } = await db.query<ChildRow>(
-            `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
-             VALUES ($1, $2, $3, 1, $4, $5::jsonb, $6::json)
-             RETURNING id, version, body`,
-            [organizationId, parentId, id, parent.next_position, totals, body],
-          ));
-          await saveParent(db, organizationId, parentId, { positions: 1, count: 1, sums });
-        }
-        connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(totals));
-        return { value: rows[0].body as T, version: rows[0].version };
-      });
-    },
-
-    putMany(entries) {
-      if (entries.length === 0) return connection.run(`${label}.putMany`, async () => ({ ok: true as const, records: [] }));
-      return connection.transaction(`${label}.putMany`, async (db) => {
-        checkPutManyShape(label, entries);
-        const { organization_id: organizationId, parent_id: parentId } = entries[0]!.record;
-        const replaceOnly = entries.every((e) => e.expectedVersion !== undefined && e.expectedVersion > 0);
-        const parent = replaceOnly
-          ? await lockParent(db, organizationId, parentId)
-          : await lockOrCreateParent(db, organizationId, parentId);
-        if (!parent) return { ok: false as const, conflicts: entries.map((_, i) => i) };
-        const { rows: existing } = await db.query<{ id: string; version: number; totals: Record<string, number> }>(
-          `SELECT id, version, totals FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = ANY($3::text[])`,
-          [organizationId, parentId, entries.map((e) => e.record.id)],
-        );
-        const stored = new Map(existing.map((row) => [row.id, row]));
-        const conflicts: number[] = [];
-        entries.forEach(({ record, expectedVersion }, i) => {
-          if (expectedVersion !== undefined && (stored.get(record.id)?.version ?? 0) !== expectedVersion) conflicts.push(i);
-        });
-        if (conflicts.length > 0) return { ok: false as const, conflicts };
-        const sums = { ...parent.sums };
-        const updates = entries.filter((e) => stored.has(e.record.id)).map((e) => e.record);
-        const inserts = entries.filter((e) => !stored.has(e.record.id)).map((e) => e.record);
-        for (const record of updates) addInto(sums, stored.get(record.id)!.totals, -1);
-        for (const { record } of entries) addInto(sums, record.totals, 1);
-        const columns = (records: T[]) => [records.map((r) => r.id), records.map((r) => JSON.stringify(r.totals ?? {})), records.map((r) => JSON.stringify(r))];
-        const written: ChildRow[] = [];
-        if (updates.length > 0) {
-          const { rows } = await db.query<ChildRow>(
-            `UPDATE ${c} AS t SET version = t.version + 1, totals = u.totals, body = u.body
-             FROM unnest($3::text[], $4::jsonb[], $5::json[]) AS u(id, totals, body)
-             WHERE t.organization_id = $1 AND t.parent_id = $2 AND t.id = u.id
-             RETURNING t.id, t.version, t.body`,
-            [organizationId, parentId, ...columns(updates)],
-          );
-          written.push(...rows);
-        }
-        if (inserts.length > 0) {
-          const { rows } = await db.query<ChildRow>(
-            `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
-             SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
-             FROM unnest($4::text[], $5::jsonb[], $6::json[]) WITH ORDINALITY AS u(id, totals, body, ord)
-             RETURNING id, version, body`,
-            [organizationId, parentId, parent.next_position, ...columns(inserts)],
-          );
-          written.push(...rows);
-        }
-        await saveParent(db, organizationId, parentId, { positions: inserts.length, count: inserts.length, sums });
-        connection.reportWrite(label, entries.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.record)), 0));
-        const byId = new Map(written.map((row) => [row.id, row]));
-        return {
-          ok: true as const,
-          records: entries.map(({ record }) => {
-            const row = byId.get(record.id)!;
-            return { value: row.body as T, version: row.version };
-          }),
-        };
-      });
-    },
-
-    delete(organizationId, parentId, id, expectedVersion) {
-      return connection.transaction(`${label}.delete`, async (db) => {
-        const parent = await lockParent(db, organizationId, parentId);
-        if (!parent) return false;
-        const values: unknown[] = [organizationId, parentId, id];
-        if (expectedVersion !== undefined) values.push(expectedVersion);
-        const { rows } = await db.query<{ totals: Record<string, number> }>(
-          `DELETE FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3
-           ${expectedVersion !== undefined ? 'AND version = $4' : ''} RETURNING totals`,
-          values,
-        );
-        if (!rows[0]) return false;
-        const sums = { ...parent.sums };
-        addInto(sums, rows[0].totals, -1);
-        await saveParent(db, organizationId, parentId, {
-          positions: 0,
-          count: -1,
-          sums: Number(parent.count) === 1 ? {} : sums,
-        });
-        connection.reportWrite(label, Buffer.byteLength(id));
-        return true;
-      });
-    },
-
-    deleteAll(organizationId, parentId) {
-      return connection.transaction(`${label}.deleteAll`, async (db) => {
-        const parent = await lockParent(db, organizationId, parentId);
-        if (!parent) return 0;
-        const removed = await db.query(`DELETE FROM ${c} WHERE organization_id = $1 AND parent_id = $2`, [
-          organizationId,
-          parentId,
-        ]);
-        await db.query(`DELETE FROM ${p} WHERE organization_id = $1 AND parent_id = $2`, [organizationId, parentId]);
-        return removed.rowCount ?? 0;
-      });
-    },
-
-    list(organizationId, parentId, query) {
-      return connection.run(`${label}.list`, async (db) => {
-        const limit = Math.max(0, Math.floor(query.limit));
-        let from = '0';
-        if (query.after !== undefined) {
-          const { rows } = await db.query<{ position: string }>(
-            `SELECT position FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
-            [organizationId, parentId, query.after],
-          );
-          if (!rows[0]) return null;
-          from = rows[0].position;
-        }
-        const { rows } = await db.query<ChildRow>(
-          `SELECT id, version, body FROM ${c} WHERE ${PARENT_KEY} = ARRAY[$1, $2]::text[] AND position > $3
-           ORDER BY position LIMIT $4`,
-          [organizationId, parentId, from, limit + 1],
-        );
-        return { items: rows.slice(0, limit).map((row) => row.body as T), has_more: rows.length > limit };
-      });
-    },
-
-    totals(organizationId, parentId) {
-      return connection.run(`${label}.totals`, async (db): Promise<ChildTotals> => {
-        const { rows } = await db.query<{ count: string; sums: Record<string, number> }>(
-          `SELECT count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2`,
-          [organizationId, parentId],
-        );
-        return rows[0] ? { count: Number(rows[0].count), sums: rows[0].sums } : noTotals();
-      });
-    },
+    get: (organizationId, parentId, id) => getChild<T>(t, organizationId, parentId, id),
+    getMany: (organizationId, parentId, ids) => getManyChildren<T>(t, organizationId, parentId, ids),
+    insertMany: (records) => insertManyChildren(t, records),
+    put: (record, expectedVersion) => putChild(t, record, expectedVersion),
+    putMany: (entries) => putManyChildren(t, entries),
+    delete: (organizationId, parentId, id, expectedVersion) => deleteChild(t, organizationId, parentId, id, expectedVersion),
+    deleteAll: (organizationId, parentId) => deleteAllChildren(t, organizationId, parentId),
+    list: (organizationId, parentId, query) => listChildren<T>(t, organizationId, parentId, query),
+    totals: (organizationId, parentId) => childTotals(t, organizationId, parentId),
   };
+}
+
+/** Locks the parent's row, creating it when absent (an upsert locks the row it conflicts on). */
+async function lockOrCreateParent({ p }: ChildTables, db: Queryable, organizationId: string, parentId: string): Promise<ParentRow> {
+  const { rows } = await db.query<ParentRow>(
+    `INSERT INTO ${p} (organization_id, parent_id) VALUES ($1, $2)
+     ON CONFLICT (organization_id, parent_id) DO UPDATE SET count = ${p}.count
+     RETURNING next_position, count, sums`,
+    [organizationId, parentId],
+  );
+  return rows[0];
+}
+
+/** Locks the parent's row when it exists; null means the parent has no children. */
+async function lockParent({ p }: ChildTables, db: Queryable, organizationId: string, parentId: string): Promise<ParentRow | null> {
+  const { rows } = await db.query<ParentRow>(
+    `SELECT next_position, count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2 FOR UPDATE`,
+    [organizationId, parentId],
+  );
+  return rows[0] ?? null;
+}
+
+async function saveParent(
+  { p }: ChildTables,
+  db: Queryable,
+  organizationId: string,
+  parentId: string,
+  change: { positions: number; count: number; sums: Record<string, number> },
+): Promise<void> {
+  await db.query(
+    `UPDATE ${p} SET next_position = next_position + $3, count = count + $4, sums = $5::jsonb
+     WHERE organization_id = $1 AND parent_id = $2`,
+    [organizationId, parentId, change.positions, change.count, JSON.stringify(change.sums)],
+  );
+}
+
+/**
+ * After a large insert (>= {@link ANALYZE_AFTER} rows, and >= a tenth of the rows the table had at its last
+ * ANALYZE), analyzes the table at once instead of leaving the planner without statistics until autovacuum comes
+ * (about a minute). SKIP_LOCKED: an ANALYZE already running on the table is enough. A failure (a role that does
+ * not own the table) leaves the committed insert as it is: statistics are an optimisation.
+ */
+async function analyzeAfterBulkInsert({ connection, c, label }: ChildTables, inserted: number): Promise<void> {
+  if (inserted < ANALYZE_AFTER) return;
+  await connection
+    .run(`${label}.analyze`, async (db) => {
+      const { rows } = await db.query<{ reltuples: number }>('SELECT reltuples FROM pg_class WHERE oid = $1::regclass', [c]);
+      const known = rows[0]?.reltuples ?? -1;
+      if (known > 0 && inserted * 10 < known) return;
+      await db.query(`ANALYZE (SKIP_LOCKED) ${c}`);
+    })
+    .catch(() => undefined);
+}
+
+/** The rows' answers in the order of `records` (each id is among the rows). */
+function inOrderOf<T extends ChildRecordBase>(records: readonly T[], rows: ChildRow[]): Array<Versioned<T>> {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return records.map((record) => {
+    const row = byId.get(record.id)!;
+    return { value: row.body as T, version: row.version };
+  });
+}
+
+/** The id, totals and record columns of `records`, for an `unnest($n::text[], $n+1::jsonb[], $n+2::json[])`. */
+function columns(records: readonly ChildRecordBase[]): [string[], string[], string[]] {
+  return [records.map((r) => r.id), records.map((r) => JSON.stringify(r.totals ?? {})), records.map((r) => JSON.stringify(r))];
+}
+
+function getChild<T extends ChildRecordBase>({ connection, c, label }: ChildTables, organizationId: string, parentId: string, id: string): Promise<Versioned<T> | null> {
+  return connection.run(`${label}.get`, async (db) => {
+    const { rows } = await db.query<ChildRow>(
+      `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+      [organizationId, parentId, id],
+    );
+    return rows[0] ? { value: rows[0].body as T, version: rows[0].version } : null;
+  });
+}
+
+function getManyChildren<T extends ChildRecordBase>({ connection, c, label }: ChildTables, organizationId: string, parentId: string, ids: readonly string[]): Promise<Array<Versioned<T> | null>> {
+  return connection.run(`${label}.getMany`, async (db) => {
+    if (ids.length === 0) return [];
+    const { rows } = await db.query<ChildRow>(
+      `SELECT id, version, body FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = ANY($3::text[])`,
+      [organizationId, parentId, [...new Set(ids)]],
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => {
+      const row = byId.get(id);
+      return row ? { value: structuredClone(row.body) as T, version: row.version } : null;
+    });
+  });
+}
+
+async function insertManyChildren<T extends ChildRecordBase>(t: ChildTables, records: readonly T[]): Promise<Array<Versioned<T>>> {
+  const { connection, c, label } = t;
+  if (records.length === 0) return connection.run(`${label}.insertMany`, async (): Promise<Array<Versioned<T>>> => []);
+  const written = await connection.transaction(`${label}.insertMany`, async (db) => {
+    const { organization_id: organizationId, parent_id: parentId } = records[0];
+    const seen = new Set<string>();
+    for (const record of records) {
+      if (record.organization_id !== organizationId || record.parent_id !== parentId) throw mixedBatch(label);
+      if (seen.has(record.id)) throw idRepeated(label, record.id);
+      seen.add(record.id);
+    }
+    const parent = await lockOrCreateParent(t, db, organizationId, parentId);
+    const sums = { ...parent.sums };
+    for (const record of records) addInto(sums, record.totals, 1);
+    const [ids, totals, bodies] = columns(records);
+    const { rows } = await db.query<ChildRow>(
+      `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
+       SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
+       FROM unnest($4::text[], $5::jsonb[], $6::json[]) WITH ORDINALITY AS u(id, totals, body, ord)
+       ON CONFLICT (organization_id, parent_id, id) DO NOTHING
+       RETURNING id, version, body`,
+      [organizationId, parentId, parent.next_position, ids, totals, bodies],
+    );
+    if (rows.length < records.length) {
+      const inserted = new Set(rows.map((row) => row.id));
+      throw idTaken(label, records.find((r) => !inserted.has(r.id))!.id); // rolls the whole batch back
+    }
+    await saveParent(t, db, organizationId, parentId, { positions: records.length, count: records.length, sums });
+    connection.reportWrite(label, bodies.reduce((n, body) => n + Buffer.byteLength(body), 0));
+    return inOrderOf(records, rows);
+  });
+  await analyzeAfterBulkInsert(t, records.length);
+  return written;
+}
+
+function putChild<T extends ChildRecordBase>(t: ChildTables, record: T, expectedVersion: number | undefined): Promise<Versioned<T> | null> {
+  const { connection, c, label } = t;
+  return connection.transaction(`${label}.put`, async (db) => {
+    const { organization_id: organizationId, parent_id: parentId, id } = record;
+    const replaceOnly = expectedVersion !== undefined && expectedVersion > 0;
+    const parent = replaceOnly
+      ? await lockParent(t, db, organizationId, parentId)
+      : await lockOrCreateParent(t, db, organizationId, parentId);
+    if (!parent) return null;
+    const { rows: existing } = await db.query<{ version: number; totals: Record<string, number> }>(
+      `SELECT version, totals FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+      [organizationId, parentId, id],
+    );
+    const current = existing[0];
+    if (expectedVersion !== undefined && (current?.version ?? 0) !== expectedVersion) return null;
+    const sums = { ...parent.sums };
+    addInto(sums, record.totals, 1);
+    const body = JSON.stringify(record);
+    const totals = JSON.stringify(record.totals ?? {});
+    let rows: ChildRow[];
+    if (current) {
+      addInto(sums, current.totals, -1);
+      ({ rows } = await db.query<ChildRow>(
+        `UPDATE ${c} SET version = version + 1, totals = $4::jsonb, body = $5::json
+         WHERE organization_id = $1 AND parent_id = $2 AND id = $3
+         RETURNING id, version, body`,
+        [organizationId, parentId, id, totals, body],
+      ));
+      await saveParent(t, db, organizationId, parentId, { positions: 0, count: 0, sums });
+    } else {
+      ({ rows } = await db.query<ChildRow>(
+        `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
+         VALUES ($1, $2, $3, 1, $4, $5::jsonb, $6::json)
+         RETURNING id, version, body`,
+        [organizationId, parentId, id, parent.next_position, totals, body],
+      ));
+      await saveParent(t, db, organizationId, parentId, { positions: 1, count: 1, sums });
+    }
+    connection.reportWrite(label, Buffer.byteLength(body) + Buffer.byteLength(totals));
+    return { value: rows[0].body as T, version: rows[0].version };
+  });
+}
+
+function putManyChildren<T extends ChildRecordBase>(t: ChildTables, entries: ReadonlyArray<ChildPut<T>>): Promise<PutManyResult<T>> {
+  const { connection, c, label } = t;
+  if (entries.length === 0) return connection.run(`${label}.putMany`, async (): Promise<PutManyResult<T>> => ({ ok: true, records: [] }));
+  return connection.transaction(`${label}.putMany`, async (db): Promise<PutManyResult<T>> => {
+    checkPutManyShape(label, entries);
+    const { organization_id: organizationId, parent_id: parentId } = entries[0]!.record;
+    const replaceOnly = entries.every((e) => e.expectedVersion !== undefined && e.expectedVersion > 0);
+    const parent = replaceOnly
+      ? await lockParent(t, db, organizationId, parentId)
+      : await lockOrCreateParent(t, db, organizationId, parentId);
+    if (!parent) return { ok: false, conflicts: entries.map((_, i) => i) };
+    const { rows: existing } = await db.query<{ id: string; version: number; totals: Record<string, number> }>(
+      `SELECT id, version, totals FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = ANY($3::text[])`,
+      [organizationId, parentId, entries.map((e) => e.record.id)],
+    );
+    const stored = new Map(existing.map((row) => [row.id, row]));
+    const conflicts: number[] = [];
+    entries.forEach(({ record, expectedVersion }, i) => {
+      if (expectedVersion !== undefined && (stored.get(record.id)?.version ?? 0) !== expectedVersion) conflicts.push(i);
+    });
+    if (conflicts.length > 0) return { ok: false, conflicts };
+    const sums = { ...parent.sums };
+    const updates = entries.filter((e) => stored.has(e.record.id)).map((e) => e.record);
+    const inserts = entries.filter((e) => !stored.has(e.record.id)).map((e) => e.record);
+    for (const record of updates) addInto(sums, stored.get(record.id)!.totals, -1);
+    for (const { record } of entries) addInto(sums, record.totals, 1);
+    const written = await writeRows(t, db, { organizationId, parentId, nextPosition: parent.next_position }, updates, inserts);
+    await saveParent(t, db, organizationId, parentId, { positions: inserts.length, count: inserts.length, sums });
+    connection.reportWrite(label, entries.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.record)), 0));
+    return { ok: true, records: inOrderOf(entries.map((e) => e.record), written) };
+  });
+}
+
+/** putMany's writes: one UPDATE of the stored children, one INSERT of the new ones (positions from `nextPosition`). */
+async function writeRows(
+  { c }: ChildTables,
+  db: Queryable,
+  at: { organizationId: string; parentId: string; nextPosition: string },
+  updates: ChildRecordBase[],
+  inserts: ChildRecordBase[],
+): Promise<ChildRow[]> {
+  const written: ChildRow[] = [];
+  if (updates.length > 0) {
+    const { rows } = await db.query<ChildRow>(
+      `UPDATE ${c} AS t SET version = t.version + 1, totals = u.totals, body = u.body
+       FROM unnest($3::text[], $4::jsonb[], $5::json[]) AS u(id, totals, body)
+       WHERE t.organization_id = $1 AND t.parent_id = $2 AND t.id = u.id
+       RETURNING t.id, t.version, t.body`,
+      [at.organizationId, at.parentId, ...columns(updates)],
+    );
+    written.push(...rows);
+  }
+  if (inserts.length > 0) {
+    const { rows } = await db.query<ChildRow>(
+      `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
+       SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.body
+       FROM unnest($4::text[], $5::jsonb[], $6::json[]) WITH ORDINALITY AS u(id, totals, body, ord)
+       RETURNING id, version, body`,
+      [at.organizationId, at.parentId, at.nextPosition, ...columns(inserts)],
+    );
+    written.push(...rows);
+  }
+  return written;
+}
+
+function deleteChild(t: ChildTables, organizationId: string, parentId: string, id: string, expectedVersion: number | undefined): Promise<boolean> {
+  const { connection, c, label } = t;
+  return connection.transaction(`${label}.delete`, async (db) => {
+    const parent = await lockParent(t, db, organizationId, parentId);
+    if (!parent) return false;
+    const values: unknown[] = [organizationId, parentId, id];
+    if (expectedVersion !== undefined) values.push(expectedVersion);
+    const { rows } = await db.query<{ totals: Record<string, number> }>(
+      `DELETE FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3
+       ${expectedVersion !== undefined ? 'AND version = $4' : ''} RETURNING totals`,
+      values,
+    );
+    if (!rows[0]) return false;
+    const sums = { ...parent.sums };
+    addInto(sums, rows[0].totals, -1);
+    await saveParent(t, db, organizationId, parentId, {
+      positions: 0,
+      count: -1,
+      sums: Number(parent.count) === 1 ? {} : sums,
+    });
+    connection.reportWrite(label, Buffer.byteLength(id));
+    return true;
+  });
+}
+
+function deleteAllChildren(t: ChildTables, organizationId: string, parentId: string): Promise<number> {
+  const { connection, c, p, label } = t;
+  return connection.transaction(`${label}.deleteAll`, async (db) => {
+    const parent = await lockParent(t, db, organizationId, parentId);
+    if (!parent) return 0;
+    const removed = await db.query(`DELETE FROM ${c} WHERE organization_id = $1 AND parent_id = $2`, [organizationId, parentId]);
+    await db.query(`DELETE FROM ${p} WHERE organization_id = $1 AND parent_id = $2`, [organizationId, parentId]);
+    return removed.rowCount ?? 0;
+  });
+}
+
+function listChildren<T extends ChildRecordBase>(
+  { connection, c, label }: ChildTables,
+  organizationId: string,
+  parentId: string,
+  query: ChildPageQuery,
+): Promise<RecordPage<T> | null> {
+  return connection.run(`${label}.list`, async (db) => {
+    const limit = Math.max(0, Math.floor(query.limit));
+    let from = '0';
+    if (query.after !== undefined) {
+      const { rows } = await db.query<{ position: string }>(
+        `SELECT position FROM ${c} WHERE organization_id = $1 AND parent_id = $2 AND id = $3`,
+        [organizationId, parentId, query.after],
+      );
+      if (!rows[0]) return null;
+      from = rows[0].position;
+    }
+    const { rows } = await db.query<ChildRow>(
+      `SELECT id, version, body FROM ${c} WHERE ${PARENT_KEY} = ARRAY[$1, $2]::text[] AND position > $3
+       ORDER BY position LIMIT $4`,
+      [organizationId, parentId, from, limit + 1],
+    );
+    return { items: rows.slice(0, limit).map((row) => row.body as T), has_more: rows.length > limit };
+  });
+}
+
+function childTotals({ connection, p, label }: ChildTables, organizationId: string, parentId: string): Promise<ChildTotals> {
+  return connection.run(`${label}.totals`, async (db): Promise<ChildTotals> => {
+    const { rows } = await db.query<{ count: string; sums: Record<string, number> }>(
+      `SELECT count, sums FROM ${p} WHERE organization_id = $1 AND parent_id = $2`,
+      [organizationId, parentId],
+    );
+    return rows[0] ? { count: Number(rows[0].count), sums: rows[0].sums } : noTotals();
+  });
 }

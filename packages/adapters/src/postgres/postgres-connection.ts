@@ -73,10 +73,13 @@ export function openPostgresConnection(
   return {
     pool,
     run(operation, work) {
+      // The pool itself as Queryable (pg's overloaded query narrowed to the one form used): a wrapper object in its
+      // place made a test of two pools under load run out of connections (not understood yet), so the cast stays.
       return guarded(operation, () => work(pool as unknown as Queryable));
     },
     transaction(operation, work) {
       return guarded(operation, async () => {
+        // The client as Queryable, by cast for the same reason as the pool's above.
         return inTransaction(pool, (client) => work(client as unknown as Queryable));
       });
     },

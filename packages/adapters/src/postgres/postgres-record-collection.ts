@@ -38,19 +38,7 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
     },
 
     getMany(organizationId, ids) {
-      return connection.run(`${label}.getMany`, async (db) => {
-        if (ids.length === 0) return [];
-        const { rows } = await db.query<RecordRow>(
-          `SELECT id, version, body FROM ${t} WHERE organization_id = $1 AND id = ANY($2::text[])`,
-          [organizationId, [...new Set(ids)]],
-        );
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        // A fresh parse per position: an id asked twice gets two independent copies.
-        return ids.map((id) => {
-          const row = byId.get(id);
-          return row ? { value: structuredClone(row.body) as T, version: row.version } : null;
-        });
-      });
+      return connection.run(`${label}.getMany`, (db) => getManyRecords<T>(t, db, organizationId, ids));
     },
 
     insert(record) {
@@ -101,56 +89,81 @@ export function postgresRecordCollection<T extends StoredRecordBase>(
     },
 
     list(organizationId, query) {
-      return connection.run(`${label}.list`, (db) => list(db, organizationId, query));
+      return connection.run(`${label}.list`, (db) => listRecords<T>(t, db, organizationId, query));
     },
   };
+}
 
-  /**
-   * One keyset query on `(organization_id, updated_at, id)`: the cursor's key, then `limit + 1` rows past it in the
-   * direction of travel (the extra one only tells `has_more`). `before` walks backward from its cursor and the page
-   * is turned round. With `where`, `strings @> $filter` (GIN) narrows the rows.
-   */
-  async function list(db: Queryable, organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null> {
-    const limit = Math.max(0, Math.floor(query.limit));
-    const cursorIds = [query.after, query.before].filter((id): id is string => id !== undefined);
-    const keys = new Map<string, { updated_at: string; id: string }>();
-    if (cursorIds.length > 0) {
-      const { rows } = await db.query<{ updated_at: string; id: string }>(
-        `SELECT updated_at, id FROM ${t} WHERE organization_id = $1 AND id = ANY($2::text[])`,
-        [organizationId, cursorIds],
-      );
-      for (const row of rows) keys.set(row.id, row);
-      if (cursorIds.some((id) => !keys.has(id))) return null;
-    }
+/** The records of `ids` in their order, null where absent. */
+async function getManyRecords<T extends StoredRecordBase>(
+  t: string,
+  db: Queryable,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Array<Versioned<T> | null>> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<RecordRow>(`SELECT id, version, body FROM ${t} WHERE organization_id = $1 AND id = ANY($2::text[])`, [
+    organizationId,
+    [...new Set(ids)],
+  ]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  // A fresh parse per position: an id asked twice gets two independent copies.
+  return ids.map((id) => {
+    const row = byId.get(id);
+    return row ? { value: structuredClone(row.body) as T, version: row.version } : null;
+  });
+}
 
-    const backward = query.before !== undefined;
-    // "Later in the requested order" is > for asc and < for desc.
-    const later = query.order === 'asc' ? '>' : '<';
-    const earlier = query.order === 'asc' ? '<' : '>';
-    const values: unknown[] = [organizationId];
-    const conditions = ['organization_id = $1'];
-    const bound = (op: string, key: { updated_at: string; id: string }) => {
-      values.push(key.updated_at, key.id);
-      conditions.push(`(updated_at, id) ${op} ($${values.length - 1}, $${values.length})`);
-    };
-    if (query.after !== undefined) bound(later, keys.get(query.after)!);
-    if (query.before !== undefined) bound(earlier, keys.get(query.before)!);
-    if (query.where && Object.keys(query.where).length > 0) {
-      values.push(JSON.stringify(filterFields(query.where)));
-      conditions.push(`strings @> $${values.length}::jsonb`);
-    }
-    const ascending = (query.order === 'asc') !== backward;
-    const direction = ascending ? 'ASC' : 'DESC';
-    values.push(limit + 1);
-    const { rows } = await db.query<RecordRow>(
-      `SELECT id, version, body FROM ${t} WHERE ${conditions.join(' AND ')}
-       ORDER BY updated_at ${direction}, id ${direction} LIMIT $${values.length}`,
-      values,
+/**
+ * One keyset query on `(organization_id, updated_at, id)`: the cursor's key, then `limit + 1` rows past it in the
+ * direction of travel (the extra one only tells `has_more`). `before` walks backward from its cursor and the page
+ * is turned round. With `where`, `strings @> $filter` (GIN) narrows the rows.
+ */
+async function listRecords<T extends StoredRecordBase>(
+  t: string,
+  db: Queryable,
+  organizationId: string,
+  query: RecordListQuery,
+): Promise<RecordPage<T> | null> {
+  const limit = Math.max(0, Math.floor(query.limit));
+  const cursorIds = [query.after, query.before].filter((id): id is string => id !== undefined);
+  const keys = new Map<string, { updated_at: string; id: string }>();
+  if (cursorIds.length > 0) {
+    const { rows } = await db.query<{ updated_at: string; id: string }>(
+      `SELECT updated_at, id FROM ${t} WHERE organization_id = $1 AND id = ANY($2::text[])`,
+      [organizationId, cursorIds],
     );
-    const items = rows.slice(0, limit).map((row) => row.body as T);
-    if (backward) items.reverse();
-    return { items, has_more: rows.length > limit };
+    for (const row of rows) keys.set(row.id, row);
+    if (cursorIds.some((id) => !keys.has(id))) return null;
   }
+
+  const backward = query.before !== undefined;
+  // "Later in the requested order" is > for asc and < for desc.
+  const later = query.order === 'asc' ? '>' : '<';
+  const earlier = query.order === 'asc' ? '<' : '>';
+  const values: unknown[] = [organizationId];
+  const conditions = ['organization_id = $1'];
+  const bound = (op: string, key: { updated_at: string; id: string }) => {
+    values.push(key.updated_at, key.id);
+    conditions.push(`(updated_at, id) ${op} ($${values.length - 1}, $${values.length})`);
+  };
+  if (query.after !== undefined) bound(later, keys.get(query.after)!);
+  if (query.before !== undefined) bound(earlier, keys.get(query.before)!);
+  if (query.where && Object.keys(query.where).length > 0) {
+    values.push(JSON.stringify(filterFields(query.where)));
+    conditions.push(`strings @> $${values.length}::jsonb`);
+  }
+  const ascending = (query.order === 'asc') !== backward;
+  const direction = ascending ? 'ASC' : 'DESC';
+  values.push(limit + 1);
+  const { rows } = await db.query<RecordRow>(
+    `SELECT id, version, body FROM ${t} WHERE ${conditions.join(' AND ')}
+     ORDER BY updated_at ${direction}, id ${direction} LIMIT $${values.length}`,
+    values,
+  );
+  const items = rows.slice(0, limit).map((row) => row.body as T);
+  if (backward) items.reverse();
+  return { items, has_more: rows.length > limit };
 }
 
 /**

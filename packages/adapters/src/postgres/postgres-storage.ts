@@ -6,7 +6,6 @@ import type {
   IterationRecord,
   PredictionRecord,
   ProcessorRecord,
-  Storage,
 } from '@docevals/core';
 import { escapeIdentifier, type Pool, type PoolConfig } from 'pg';
 import { migrate } from './migrations.js';
@@ -16,6 +15,7 @@ import { postgresFileStore } from './postgres-file-store.js';
 import { postgresJobCollection, postgresRecordCollection } from './postgres-record-collection.js';
 import { sweepOrphans, type PostgresSweepOptions, type PostgresSweepReport } from './postgres-maintenance.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
+import { requireOneSource, type SweepingStorage } from '../shared/shared-store.js';
 
 /** Options of {@link postgresStorage}: exactly one of `pool` and `connectionString`. */
 export interface PostgresStorageOptions {
@@ -62,15 +62,7 @@ export interface PostgresStorageOptions {
 }
 
 /** The Postgres store: a {@link Storage}, plus the reclaiming of a crash's leftovers. */
-export interface PostgresStorage extends Storage {
-  /**
-   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
-   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
-   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
-   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
-   */
-  sweep(options?: PostgresSweepOptions): Promise<PostgresSweepReport>;
-}
+export type PostgresStorage = SweepingStorage<PostgresSweepOptions, PostgresSweepReport>;
 
 /**
  * A {@link Storage} on PostgreSQL, shared safely by any number of processes and servers: records are rows with a
@@ -94,12 +86,7 @@ export interface PostgresStorage extends Storage {
  */
 export function postgresStorage(options: PostgresStorageOptions): PostgresStorage {
   const { pool, connectionString, schema = 'docevals', poolConfig } = options;
-  if ((pool === undefined) === (connectionString === undefined)) {
-    throw new DocevalsError(
-      'validation_error',
-      'postgresStorage needs exactly one of `pool` (a node-postgres Pool) and `connectionString`.',
-    );
-  }
+  requireOneSource('postgresStorage', { name: 'pool', what: 'a node-postgres Pool', value: pool }, { name: 'connectionString', value: connectionString });
   if (typeof schema !== 'string' || schema.length === 0 || schema.length > 63) {
     throw new DocevalsError('validation_error', 'postgresStorage `schema` must be a name of 1 to 63 characters.');
   }

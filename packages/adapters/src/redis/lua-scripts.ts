@@ -56,14 +56,19 @@ return version
  * KEYS: record, index. ARGV: id, expected version ('' for any). Returns 1, or 0 when there was no record or its
  * version is not the expected one.
  */
-const DELETE = `
+const DELETE = `${deleteRecord('')}return 1
+`;
+
+/** The part DELETE and DELETE_JOB share: the version check, then the record and its index entry removed; `then` follows. */
+function deleteRecord(then: string): string {
+  return `
 local current = redis.call('HGET', KEYS[1], 'v')
 if not current then return 0 end
 if ARGV[2] ~= '' and tonumber(current) ~= tonumber(ARGV[2]) then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
-return 1
-`;
+${then}`;
+}
 
 /**
  * KEYS: index. ARGV: order ('asc' | 'desc'), cursor id ('' for none), fallback position ('' for none),
@@ -161,14 +166,7 @@ return 1
 `;
 
 /** KEYS: job record, jobs index, the organization's job set. ARGV: id, expected version ('' for any). As DELETE. */
-const DELETE_JOB = `
-local current = redis.call('HGET', KEYS[1], 'v')
-if not current then return 0 end
-if ARGV[2] ~= '' and tonumber(current) ~= tonumber(ARGV[2]) then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('SREM', KEYS[3], ARGV[1])
-return 1
+const DELETE_JOB = `${deleteRecord("redis.call('SREM', KEYS[3], ARGV[1])\n")}return 1
 `;
 
 /** The commands the scripts add to a client. Namespaced, so they cannot shadow a host's own defined commands. */

@@ -1,16 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import type { ChildCollection, ChildRecordBase, ChildTotals, Versioned } from '@docevals/core';
+import type { ChildCollection, ChildPageQuery, ChildPut, ChildRecordBase, ChildTotals, PutManyResult, RecordPage, Versioned } from '@docevals/core';
 import type { Redis } from 'ioredis';
-import { checkPutManyShape, idRepeated, idTaken, mixedBatch } from '@docevals/core/storage-kit';
+import { checkPutManyShape, idTaken } from '@docevals/core/storage-kit';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import type { ChildKind, KeyLayout } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
+import { readVersioned } from './read-records.js';
 
 type Client = Redis & DocevalsScripts;
 
 /** How many times deleteAll reads the order again when children come or go between its read and its script. */
 const DELETE_ALL_ATTEMPTS = 20;
+
+/** The keys of one child collection, its name and its write report. */
+interface ChildKeys {
+  record: (org: string, parent: string, id: string) => string;
+  order: (org: string, parent: string) => string;
+  totals: (org: string, parent: string) => string;
+  label: string;
+  report: (bytes: number) => void;
+}
 
 /**
  * Documents or predictions on Redis: each child a small hash (`v`, `json`, `w`, `t`), the parent's order a sorted
@@ -24,18 +34,16 @@ export function redisChildCollection<T extends ChildRecordBase>(
   label: string,
   onWrite: WriteObserver | undefined,
 ): ChildCollection<T> {
-  const recordKey = (org: string, parent: string, id: string) => keys.child(kind, org, parent, id);
-  const orderKey = (org: string, parent: string) => keys.childOrder(kind, org, parent);
-  const totalsKey = (org: string, parent: string) => keys.childTotals(kind, org, parent);
-  const report = (bytes: number) => onWrite?.({ collection: label, bytes });
-
-  async function fetch(client: Client, org: string, parent: string, ids: readonly string[]): Promise<Array<Versioned<T> | null>> {
-    if (ids.length === 0) return [];
-    const pipeline = client.pipeline();
-    for (const id of ids) pipeline.hmget(recordKey(org, parent, id), 'v', 'json');
-    const replies = await execPipeline<Array<string | null>>(pipeline);
-    return replies.map(([version, json]) => (version === null || json === null ? null : { value: JSON.parse(json) as T, version: Number(version) }));
-  }
+  const c: ChildKeys = {
+    record: (org, parent, id) => keys.child(kind, org, parent, id),
+    order: (org, parent) => keys.childOrder(kind, org, parent),
+    totals: (org, parent) => keys.childTotals(kind, org, parent),
+    label,
+    report: (bytes) => onWrite?.({ collection: label, bytes }),
+  };
+  const { record: recordKey, order: orderKey, totals: totalsKey, report } = c;
+  const fetch = (client: Client, org: string, parent: string, ids: readonly string[]) =>
+    readVersioned<T>(client, ids.map((id) => recordKey(org, parent, id)));
 
   return {
     get(org, parent, id) {
@@ -45,30 +53,7 @@ export function redisChildCollection<T extends ChildRecordBase>(
       return connection.run(`${label}.getMany`, (client) => fetch(client, org, parent, ids));
     },
     insertMany(records) {
-      return connection.run(`${label}.insertMany`, async (client) => {
-        if (records.length === 0) return [];
-        const { organization_id: org, parent_id: parent } = records[0]!;
-        const seen = new Set<string>();
-        for (const record of records) {
-          if (record.organization_id !== org || record.parent_id !== parent) throw mixedBatch(label);
-          if (seen.has(record.id)) throw idRepeated(label, record.id);
-          seen.add(record.id);
-        }
-        const jsons = records.map((record) => JSON.stringify(record));
-        const args: string[] = [randomUUID()];
-        records.forEach((record, i) => {
-          const pairs = totalsPairs(record.totals);
-          args.push(record.id, jsons[i]!, String(pairs.length / 2), ...pairs);
-        });
-        const recordKeys = records.map((r) => recordKey(org, parent, r.id));
-        const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, [orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...args]);
-        if (outcome < 0) throw idTaken(label, records[-outcome - 1]!.id);
-        report(jsons.reduce((n, json) => n + json.length, 0));
-        // The records as given (JSON values: what was stored reads back equal), not parsed back from their JSON: an
-        // import of 50,000 predictions spent a sixth of its CPU re-parsing records nobody read. The store keeps no
-        // reference to them.
-        return records.map((record) => ({ value: record, version: 1 }));
-      });
+      return connection.run(`${label}.insertMany`, (client) => insertMany(c, client, records));
     },
     put(record, expectedVersion) {
       return connection.run(`${label}.put`, async (client) => {
@@ -91,25 +76,7 @@ export function redisChildCollection<T extends ChildRecordBase>(
       });
     },
     putMany(entries) {
-      return connection.run(`${label}.putMany`, async (client) => {
-        checkPutManyShape(label, entries);
-        if (entries.length === 0) return { ok: true as const, records: [] };
-        const { organization_id: org, parent_id: parent } = entries[0]!.record;
-        const jsons = entries.map(({ record }) => JSON.stringify(record));
-        // Keys and arguments as one array: a batch of thousands has more arguments than a call may spread.
-        const keysAndArgs: string[] = [orderKey(org, parent), totalsKey(org, parent)];
-        for (const { record } of entries) keysAndArgs.push(recordKey(org, parent, record.id));
-        keysAndArgs.push(randomUUID());
-        entries.forEach(({ record, expectedVersion }, i) => {
-          const pairs = totalsPairs(record.totals);
-          keysAndArgs.push(record.id, jsons[i]!, expectedVersion === undefined ? '' : String(expectedVersion), String(pairs.length / 2));
-          for (const pair of pairs) keysAndArgs.push(pair);
-        });
-        const [written, ...rest] = await client.docevalsChildPutMany(2 + entries.length, keysAndArgs);
-        if (written !== 1) return { ok: false as const, conflicts: rest.map((i) => Number(i) - 1) };
-        report(jsons.reduce((n, json) => n + json.length, 0));
-        return { ok: true as const, records: jsons.map((json, i) => ({ value: JSON.parse(json) as T, version: Number(rest[i]) })) };
-      });
+      return connection.run(`${label}.putMany`, (client) => putMany(c, client, entries));
     },
     delete(org, parent, id, expectedVersion) {
       return connection.run(`${label}.delete`, async (client) => {
@@ -119,42 +86,86 @@ export function redisChildCollection<T extends ChildRecordBase>(
         return deleted === 1;
       });
     },
-    deleteAll(org, parent) {
-      return connection.run(`${label}.deleteAll`, async (client) => {
-        for (let attempt = 0; attempt < DELETE_ALL_ATTEMPTS; attempt++) {
-          const ids = await client.zrange(orderKey(org, parent), '0', '-1');
-          const recordKeys = ids.map((id) => recordKey(org, parent, id));
-          const count = await client.docevalsChildDeleteAll(2 + recordKeys.length, [orderKey(org, parent), totalsKey(org, parent), ...recordKeys, ...ids]);
-          if (count >= 0) {
-            report(0);
-            return count;
-          }
-        }
-        throw new Error(`children kept coming while deleting every child of a parent (${DELETE_ALL_ATTEMPTS} attempts)`);
-      });
-    },
-    list(org, parent, query) {
-      return connection.run(`${label}.list`, async (client) => {
-        const limit = Math.max(0, Math.floor(query.limit));
-        const reply = await client.docevalsRange(orderKey(org, parent), 'asc', query.after ?? '', '', 'after', limit + 1);
-        if (reply === null) return null;
-        const ids = reply.slice(1).map(String);
-        const records = await fetch(client, org, parent, ids.slice(0, limit));
-        // A child deleted between the two reads is left out of the page.
-        const items = records.filter((r): r is Versioned<T> => r !== null).map((r) => r.value);
-        return { items, has_more: ids.length > limit };
-      });
-    },
-    totals(org, parent) {
-      return connection.run(`${label}.totals`, async (client): Promise<ChildTotals> => {
-        const hash = await client.hgetall(totalsKey(org, parent));
-        const sums: Record<string, number> = {};
-        for (const [field, value] of Object.entries(hash)) if (field.startsWith('s:')) sums[field.slice(2)] = Number(value);
-        const count = Number(hash.count ?? 0);
-        return count > 0 ? { count, sums } : { count: 0, sums: {} };
-      });
-    },
+    deleteAll: (org, parent) => connection.run(`${label}.deleteAll`, (client) => deleteAll(c, client, org, parent)),
+    list: (org, parent, query) => connection.run(`${label}.list`, (client) => list(c, client, org, parent, query)),
+    totals: (org, parent) => connection.run(`${label}.totals`, (client) => readTotals(c, client, org, parent)),
   };
+}
+
+/** insertMany as one script: every record at version 1 at the end of the parent's order, or none (an id taken). */
+async function insertMany<T extends ChildRecordBase>(c: ChildKeys, client: Client, records: readonly T[]): Promise<Array<Versioned<T>>> {
+  if (records.length === 0) return [];
+  checkPutManyShape(c.label, records.map((record) => ({ record })));
+  const { organization_id: org, parent_id: parent } = records[0]!;
+  const jsons = records.map((record) => JSON.stringify(record));
+  const args: string[] = [randomUUID()];
+  records.forEach((record, i) => {
+    const pairs = totalsPairs(record.totals);
+    args.push(record.id, jsons[i]!, String(pairs.length / 2), ...pairs);
+  });
+  const recordKeys = records.map((r) => c.record(org, parent, r.id));
+  const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, [c.order(org, parent), c.totals(org, parent), ...recordKeys, ...args]);
+  if (outcome < 0) throw idTaken(c.label, records[-outcome - 1]!.id);
+  c.report(jsons.reduce((n, json) => n + json.length, 0));
+  // The records as given (JSON values: what was stored reads back equal), not parsed back from their JSON: an
+  // import of 50,000 predictions spent a sixth of its CPU re-parsing records nobody read. The store keeps no
+  // reference to them.
+  return records.map((record) => ({ value: record, version: 1 }));
+}
+
+/** putMany as one script: every expected version checked, then every record written, or none. */
+async function putMany<T extends ChildRecordBase>(c: ChildKeys, client: Client, entries: ReadonlyArray<ChildPut<T>>): Promise<PutManyResult<T>> {
+  checkPutManyShape(c.label, entries);
+  if (entries.length === 0) return { ok: true, records: [] };
+  const { organization_id: org, parent_id: parent } = entries[0]!.record;
+  const jsons = entries.map(({ record }) => JSON.stringify(record));
+  // Keys and arguments as one array: a batch of thousands has more arguments than a call may spread.
+  const keysAndArgs: string[] = [c.order(org, parent), c.totals(org, parent)];
+  for (const { record } of entries) keysAndArgs.push(c.record(org, parent, record.id));
+  keysAndArgs.push(randomUUID());
+  entries.forEach(({ record, expectedVersion }, i) => {
+    const pairs = totalsPairs(record.totals);
+    keysAndArgs.push(record.id, jsons[i]!, expectedVersion === undefined ? '' : String(expectedVersion), String(pairs.length / 2));
+    for (const pair of pairs) keysAndArgs.push(pair);
+  });
+  const [written, ...rest] = await client.docevalsChildPutMany(2 + entries.length, keysAndArgs);
+  if (written !== 1) return { ok: false, conflicts: rest.map((i) => Number(i) - 1) };
+  c.report(jsons.reduce((n, json) => n + json.length, 0));
+  return { ok: true, records: jsons.map((json, i) => ({ value: JSON.parse(json) as T, version: Number(rest[i]) })) };
+}
+
+/** deleteAll: the parent's order read, then every child of it removed in one script (read again if it moved). */
+async function deleteAll(c: ChildKeys, client: Client, org: string, parent: string): Promise<number> {
+  for (let attempt = 0; attempt < DELETE_ALL_ATTEMPTS; attempt++) {
+    const ids = await client.zrange(c.order(org, parent), '0', '-1');
+    const recordKeys = ids.map((id) => c.record(org, parent, id));
+    const count = await client.docevalsChildDeleteAll(2 + recordKeys.length, [c.order(org, parent), c.totals(org, parent), ...recordKeys, ...ids]);
+    if (count >= 0) {
+      c.report(0);
+      return count;
+    }
+  }
+  throw new Error(`children kept coming while deleting every child of a parent (${DELETE_ALL_ATTEMPTS} attempts)`);
+}
+
+/** A page in the parent's order: the ids from the sorted set, then the children. */
+async function list<T extends ChildRecordBase>(c: ChildKeys, client: Client, org: string, parent: string, query: ChildPageQuery): Promise<RecordPage<T> | null> {
+  const limit = Math.max(0, Math.floor(query.limit));
+  const reply = await client.docevalsRange(c.order(org, parent), 'asc', query.after ?? '', '', 'after', limit + 1);
+  if (reply === null) return null;
+  const ids = reply.slice(1).map(String);
+  const records = await readVersioned<T>(client, ids.slice(0, limit).map((id) => c.record(org, parent, id)));
+  // A child deleted between the two reads is left out of the page.
+  const items = records.filter((r): r is Versioned<T> => r !== null).map((r) => r.value);
+  return { items, has_more: ids.length > limit };
+}
+
+async function readTotals(c: ChildKeys, client: Client, org: string, parent: string): Promise<ChildTotals> {
+  const hash = await client.hgetall(c.totals(org, parent));
+  const sums: Record<string, number> = {};
+  for (const [field, value] of Object.entries(hash)) if (field.startsWith('s:')) sums[field.slice(2)] = Number(value);
+  const count = Number(hash.count ?? 0);
+  return count > 0 ? { count, sums } : { count: 0, sums: {} };
 }
 
 /** The finite numbers of a child's totals as key/value strings (`String` keeps every digit of a double). */
@@ -164,13 +175,4 @@ function totalsPairs(totals: Record<string, number> | undefined): string[] {
     if (typeof value === 'number' && Number.isFinite(value)) pairs.push(key, String(value));
   }
   return pairs;
-}
-
-async function execPipeline<R>(pipeline: ReturnType<Redis['pipeline']>): Promise<R[]> {
-  const results = await pipeline.exec();
-  if (!results) throw new Error('pipeline discarded');
-  return results.map(([error, reply]) => {
-    if (error) throw error;
-    return reply as R;
-  });
 }

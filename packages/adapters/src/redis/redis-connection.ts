@@ -97,39 +97,38 @@ export function openRedisConnection(
     run: (operation, work) => runWork(operation, work),
     close() {
       closed = true;
-      closing ??= owned ? quit() : Promise.resolve();
+      closing ??= owned ? quit(raw) : Promise.resolve();
       return closing;
     },
   };
   return connection;
 
   async function runWork<T>(operation: string, work: (client: Redis & DocevalsScripts) => Promise<T>): Promise<T> {
-    {
-      if (closed) throw storageClosed('redis');
-      try {
-        if (owned) await ensureReady();
-        return await work(client);
-      } catch (error) {
-        if (error instanceof DocevalsError) throw error;
-        // When the connection is down, what brought it down says more than "Connection is closed".
-        const cause = owned && raw.status !== 'ready' && lastConnectionError ? lastConnectionError : error;
-        throw redisFailure(operation, cause);
-      }
+    if (closed) throw storageClosed('redis');
+    try {
+      if (owned) await ensureReady();
+      return await work(client);
+    } catch (error) {
+      if (error instanceof DocevalsError) throw error;
+      // When the connection is down, what brought it down says more than "Connection is closed".
+      const cause = owned && raw.status !== 'ready' && lastConnectionError ? lastConnectionError : error;
+      throw redisFailure(operation, cause);
     }
   }
+}
 
-  async function quit(): Promise<void> {
-    if (raw.status === 'ready') {
-      // QUIT lets replies already on their way arrive; a failure there still ends in a closed socket.
-      try {
-        await raw.quit();
-        return;
-      } catch {
-        // fall through to disconnect
-      }
+/** Ends a connection the adapter owns. */
+async function quit(raw: Redis): Promise<void> {
+  if (raw.status === 'ready') {
+    // QUIT lets replies already on their way arrive; a failure there still ends in a closed socket.
+    try {
+      await raw.quit();
+      return;
+    } catch {
+      // fall through to disconnect
     }
-    raw.disconnect();
   }
+  raw.disconnect();
 }
 
 /**

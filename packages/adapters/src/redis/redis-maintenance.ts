@@ -1,5 +1,6 @@
 import type {
   ChildCollection,
+  ChildRecordBase,
   DocumentRecord,
   EvaluationRecord,
   IterationEventRecord,
@@ -188,7 +189,7 @@ export async function sweepOrphans(m: Maintenance, options: RedisSweepOptions = 
     }
   }
 
-  const sweepChildren = async (kind: 'docs' | 'preds' | 'events', collection: ChildCollection<DocumentRecord | PredictionRecord>, parentExists: (org: string, id: string) => Promise<boolean>) => {
+  const sweepChildren = async <T extends ChildRecordBase>(kind: 'docs' | 'preds' | 'events', collection: ChildCollection<T>, parentExists: (org: string, id: string) => Promise<boolean>) => {
     for await (const batch of scanKeys(m.client, `${glob}{*}:${kind}:*`, 'zset')) {
       for (const key of batch) {
         const parsed = parseKey(m.prefix, key, kind);
@@ -201,9 +202,9 @@ export async function sweepOrphans(m: Maintenance, options: RedisSweepOptions = 
       }
     }
   };
-  await sweepChildren('docs', m.documents as ChildCollection<DocumentRecord | PredictionRecord>, async (org, id) => (await m.evaluations.get(org, id)) !== null);
-  await sweepChildren('preds', m.predictions as ChildCollection<DocumentRecord | PredictionRecord>, async (org, id) => (await m.iterations.get(org, id)) !== null);
-  await sweepChildren('events', m.events as unknown as ChildCollection<DocumentRecord | PredictionRecord>, async (org, id) => (await m.iterations.get(org, id)) !== null);
+  await sweepChildren('docs', m.documents, async (org, id) => (await m.evaluations.get(org, id)) !== null);
+  await sweepChildren('preds', m.predictions, async (org, id) => (await m.iterations.get(org, id)) !== null);
+  await sweepChildren('events', m.events, async (org, id) => (await m.iterations.get(org, id)) !== null);
 
   // Documents are what hold file references (one each).
   const held = new Map<string, number>(); // `${org}\0${fileId}` -> documents holding it

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { stringFieldKey, type KeyLayout, type RecordKind } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
+import { execPipeline, readVersioned } from './read-records.js';
 import { idTaken } from '@docevals/core/storage-kit';
 import { matchesWhere } from '@docevals/core/storage-kit';
 import type { WriteObserver } from '@docevals/core/storage-kit';
@@ -31,30 +32,8 @@ export function redisRecordCollection<T extends StoredRecordBase>(
   const recordKey = (organizationId: string, id: string) => keys.record(kind, organizationId, id);
   const indexKey = (organizationId: string) => keys.index(kind, organizationId);
 
-  /** Reads records by id in one round trip (one HMGET, or a pipeline of them). */
-  async function fetch(client: Client, organizationId: string, ids: readonly string[]): Promise<Array<Versioned<T> | null>> {
-    if (ids.length === 0) return [];
-    let replies: Array<Array<string | null>>;
-    if (ids.length === 1) {
-      replies = [await client.hmget(recordKey(organizationId, ids[0]), 'v', 'json')];
-    } else {
-      const pipeline = client.pipeline();
-      for (const id of ids) pipeline.hmget(recordKey(organizationId, id), 'v', 'json');
-      replies = await execPipeline<Array<string | null>>(pipeline);
-    }
-    return replies.map(([version, json]) =>
-      version === null || json === null ? null : { value: JSON.parse(json) as T, version: Number(version) },
-    );
-  }
-
-  /** The ids among `ids` whose stored string fields match `where` (one round trip, no record bodies). */
-  async function filterIds(client: Client, organizationId: string, ids: string[], where: [string, string][]) {
-    const pipeline = client.pipeline();
-    const fields = where.map(([name]) => stringFieldKey(name));
-    for (const id of ids) pipeline.hmget(recordKey(organizationId, id), ...fields);
-    const replies = await execPipeline<Array<string | null>>(pipeline);
-    return ids.filter((_, i) => where.every(([, value], j) => replies[i][j] === value));
-  }
+  const fetch = (client: Client, organizationId: string, ids: readonly string[]) =>
+    readVersioned<T>(client, ids.map((id) => recordKey(organizationId, id)));
 
   return {
     get(organizationId, id) {
@@ -104,77 +83,90 @@ export function redisRecordCollection<T extends StoredRecordBase>(
     },
 
     list(organizationId, query) {
-      return connection.run(`${label}.list`, (client) => list(client, organizationId, query));
+      return connection.run(`${label}.list`, (client) => listRecords<T>(client, (id) => recordKey(organizationId, id), indexKey(organizationId), query));
     },
   };
+}
 
-  /**
-   * Walks the sorted set from the cursor in the direction of travel, a batch of ids per round trip, keeping the
-   * records that match until `limit + 1` did (the extra one only tells `has_more`) or the set is exhausted. Never
-   * scans the keyspace: ZRANK of the cursor, then ZRANGE by position (both inside one script, so a batch is
-   * consistent with its cursor).
-   */
-  async function list(client: Client, organizationId: string, query: RecordListQuery): Promise<RecordPage<T> | null> {
-    const limit = Math.max(0, Math.floor(query.limit));
-    const where = Object.entries(query.where ?? {});
-    // `before` walks backward from its cursor (the records just before it), also when `after` bounds the walk.
-    const backward = query.before !== undefined;
-    const side = backward ? 'before' : 'after';
-    const index = indexKey(organizationId);
-    const batchSize = where.length > 0 ? Math.max(limit + 1, FILTER_BATCH) : limit + 1;
+/**
+ * Walks the sorted set from the cursor in the direction of travel, a batch of ids per round trip, keeping the
+ * records that match until `limit + 1` did (the extra one only tells `has_more`) or the set is exhausted. Never
+ * scans the keyspace: ZRANK of the cursor, then ZRANGE by position (both inside one script, so a batch is
+ * consistent with its cursor).
+ */
+async function listRecords<T extends StoredRecordBase>(
+  client: Client,
+  recordKey: (id: string) => string,
+  index: string,
+  query: RecordListQuery,
+): Promise<RecordPage<T> | null> {
+  const limit = Math.max(0, Math.floor(query.limit));
+  const where = Object.entries(query.where ?? {});
+  // `before` walks backward from its cursor (the records just before it), also when `after` bounds the walk.
+  const backward = query.before !== undefined;
+  const side = backward ? 'before' : 'after';
+  const batchSize = where.length > 0 ? Math.max(limit + 1, FILTER_BATCH) : limit + 1;
 
-    // Both cursors: the records strictly between them nearest to `before`, walking back until `after`.
-    let stopAt: string | undefined;
-    if (query.before !== undefined && query.after !== undefined) {
-      const ranks = await execPipeline<number | null>(
-        client
-          .pipeline()
-          [query.order === 'desc' ? 'zrevrank' : 'zrank'](index, query.after)
-          [query.order === 'desc' ? 'zrevrank' : 'zrank'](index, query.before),
-      );
-      if (ranks[0] === null || ranks[1] === null) return null;
-      if (ranks[1] <= ranks[0]) return { items: [], has_more: false };
-      stopAt = query.after;
-    }
-
-    const found: Versioned<T>[] = [];
-    const seen = new Set<string>();
-    let cursor = (backward ? query.before : query.after) ?? '';
-    let fallback = '';
-    let exhausted = false;
-    while (found.length <= limit && !exhausted) {
-      const reply = await client.docevalsRange(index, query.order, cursor, fallback, side, batchSize);
-      if (reply === null) return null; // only the caller's cursor can be unknown: later ones have a fallback
-      const position = Number(reply[0]);
-      let ids = reply.slice(1).map(String);
-      if (backward) ids.reverse(); // nearest to the cursor first
-      exhausted = ids.length < batchSize;
-      if (ids.length === 0) break;
-      // The next batch continues from the last id of this one; if that record is deleted or moved meanwhile, from
-      // where it was (a moved record may then appear twice, hence `seen`).
-      cursor = ids[ids.length - 1];
-      fallback = String(backward ? position - ids.length : position + ids.length - 1);
-      if (stopAt !== undefined) {
-        const stop = ids.indexOf(stopAt);
-        if (stop !== -1) {
-          ids = ids.slice(0, stop);
-          exhausted = true;
-        }
-      }
-      const candidates = where.length > 0 ? await filterIds(client, organizationId, ids, where) : ids;
-      const records = await fetch(client, organizationId, candidates);
-      for (const record of records) {
-        // Re-checked on the body: the record may have changed between the filter read and this one.
-        if (!record || seen.has(record.value.id) || !matchesWhere(record.value, query.where)) continue;
-        seen.add(record.value.id);
-        found.push(record);
-        if (found.length > limit) break;
-      }
-    }
-    const items = found.slice(0, limit).map((record) => record.value);
-    if (backward) items.reverse();
-    return { items, has_more: found.length > limit };
+  // Both cursors: the records strictly between them nearest to `before`, walking back until `after`.
+  let stopAt: string | undefined;
+  if (query.before !== undefined && query.after !== undefined) {
+    const ranks = await execPipeline<number | null>(
+      client
+        .pipeline()
+        [query.order === 'desc' ? 'zrevrank' : 'zrank'](index, query.after)
+        [query.order === 'desc' ? 'zrevrank' : 'zrank'](index, query.before),
+    );
+    if (ranks[0] === null || ranks[1] === null) return null;
+    if (ranks[1] <= ranks[0]) return { items: [], has_more: false };
+    stopAt = query.after;
   }
+
+  const found: Versioned<T>[] = [];
+  const seen = new Set<string>();
+  let cursor = (backward ? query.before : query.after) ?? '';
+  let fallback = '';
+  let exhausted = false;
+  while (found.length <= limit && !exhausted) {
+    const reply = await client.docevalsRange(index, query.order, cursor, fallback, side, batchSize);
+    if (reply === null) return null; // only the caller's cursor can be unknown: later ones have a fallback
+    const position = Number(reply[0]);
+    let ids = reply.slice(1).map(String);
+    if (backward) ids.reverse(); // nearest to the cursor first
+    exhausted = ids.length < batchSize;
+    if (ids.length === 0) break;
+    // The next batch continues from the last id of this one; if that record is deleted or moved meanwhile, from
+    // where it was (a moved record may then appear twice, hence `seen`).
+    cursor = ids[ids.length - 1];
+    fallback = String(backward ? position - ids.length : position + ids.length - 1);
+    if (stopAt !== undefined) {
+      const stop = ids.indexOf(stopAt);
+      if (stop !== -1) {
+        ids = ids.slice(0, stop);
+        exhausted = true;
+      }
+    }
+    const candidates = where.length > 0 ? await filterIds(client, recordKey, ids, where) : ids;
+    const records = await readVersioned<T>(client, candidates.map(recordKey));
+    for (const record of records) {
+      // Re-checked on the body: the record may have changed between the filter read and this one.
+      if (!record || seen.has(record.value.id) || !matchesWhere(record.value, query.where)) continue;
+      seen.add(record.value.id);
+      found.push(record);
+      if (found.length > limit) break;
+    }
+  }
+  const items = found.slice(0, limit).map((record) => record.value);
+  if (backward) items.reverse();
+  return { items, has_more: found.length > limit };
+}
+
+/** The ids among `ids` whose stored string fields match `where` (one round trip, no record bodies). */
+async function filterIds(client: Client, recordKey: (id: string) => string, ids: string[], where: [string, string][]): Promise<string[]> {
+  const pipeline = client.pipeline();
+  const fields = where.map(([name]) => stringFieldKey(name));
+  for (const id of ids) pipeline.hmget(recordKey(id), ...fields);
+  const replies = await execPipeline<Array<string | null>>(pipeline);
+  return ids.filter((_, i) => where.every(([, value], j) => replies[i][j] === value));
 }
 
 /** The record as stored: its JSON, its score (`updated_at` in ms) and its string fields as `s:<field>` pairs. */
@@ -242,16 +234,6 @@ export function redisJobCollection(connection: RedisConnection, keys: KeyLayout,
       });
     },
   };
-}
-
-/** Runs a pipeline and returns its replies, throwing the first command error. */
-async function execPipeline<R>(pipeline: ReturnType<Redis['pipeline']>): Promise<R[]> {
-  const results = await pipeline.exec();
-  if (!results) throw new Error('pipeline discarded');
-  return results.map(([error, reply]) => {
-    if (error) throw error;
-    return reply as R;
-  });
 }
 
 /** A token unique to one write call (see lua-scripts.ts: a resent command recognises its own write). */

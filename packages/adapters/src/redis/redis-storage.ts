@@ -1,5 +1,4 @@
-import { DocevalsError } from '@docevals/core';
-import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, PredictionRecord, ProcessorRecord, Storage } from '@docevals/core';
+import type { DocumentRecord, EvaluationRecord, IterationEventRecord, IterationRecord, PredictionRecord, ProcessorRecord } from '@docevals/core';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { redisChildCollection } from './redis-child-collection.js';
 import type { Redis, RedisOptions } from 'ioredis';
@@ -8,6 +7,7 @@ import { openRedisConnection } from './redis-connection.js';
 import { redisFileStore } from './redis-file-store.js';
 import { redisJobCollection, redisRecordCollection } from './redis-record-collection.js';
 import { isLegacyEvaluation, isLegacyIteration } from '../shared/legacy-records.js';
+import { requireOneSource, type SweepingStorage } from '../shared/shared-store.js';
 import {
   convertingCollection,
   type Maintenance,
@@ -58,15 +58,7 @@ export interface RedisStorageOptions {
 }
 
 /** A Redis storage, with its maintenance call. */
-export interface RedisStorage extends Storage {
-  /**
-   * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
-   * lists, file reference counts no document holds) that have not changed for `olderThanMs` (default 10 minutes).
-   * Safe beside live writers; run it periodically (e.g. hourly) from one server, or by hand. docs/storage.md.
-   * @example setInterval(() => void storage.sweep().then((r) => console.log('swept', r)), 3_600_000).unref();
-   */
-  sweep(options?: RedisSweepOptions): Promise<RedisSweepReport>;
-}
+export type RedisStorage = SweepingStorage<RedisSweepOptions, RedisSweepReport>;
 
 /**
  * A {@link Storage} on Redis, shared safely by any number of processes and servers: every write is one Lua script
@@ -90,9 +82,7 @@ export interface RedisStorage extends Storage {
  */
 export function redisStorage(options: RedisStorageOptions): RedisStorage {
   const { client, url, keyPrefix = 'docevals:', redisOptions } = options;
-  if ((client === undefined) === (url === undefined)) {
-    throw new DocevalsError('validation_error', 'redisStorage needs exactly one of `client` (an ioredis client) and `url`.');
-  }
+  requireOneSource('redisStorage', { name: 'client', what: 'an ioredis client', value: client }, { name: 'url', value: url });
   const connection = openRedisConnection(client ? { client } : { url: url!, redisOptions });
   const keys = keyLayout(keyPrefix);
   const documents = redisChildCollection<DocumentRecord>(connection, keys, 'doc', 'documents', options.onWrite);

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import type { EvaluationComparison } from '@docevals/core';
+import type { EvaluationComparison, IterationSummary } from '@docevals/core';
 import type { DocevalsClient, EvaluationInfo } from '../client.js';
 import { CliError, EXIT } from '../errors.js';
 import { delta, pc, score, table } from '../output.js';
@@ -199,43 +199,53 @@ export async function gate(client: DocevalsClient, evaluation: EvaluationInfo, o
       message: passed ? `mean similarity ${detail} is at least ${options.minMean}` : `mean similarity ${detail} is below the minimum ${options.minMean}`,
     });
   }
-  if (options.maxRegression !== undefined) {
-    const base = pickIteration(iterations.filter((i) => i.id !== head.id || head.status === 'completed'), options.against, head);
-    if (!base) {
-      report.checks.push({ name: 'max-regression', passed: true, message: `no ${options.against} iteration to compare ${head.id} with: regression not checked` });
-    } else {
-      const baseCounts = base.metric_results.counts;
-      report.baseline = {
-        id: base.id,
-        model: base.inference_settings.model,
-        mean_similarity: baseCounts.succeeded + baseCounts.failed > 0 ? base.metric_results.mean_similarity : null,
-      };
-      const c = await client.compare(evaluation.id, base.id, head.id);
-      const drop = c.mean_similarity.delta ?? 0;
-      const paired = c.mean_similarity.paired ?? null;
-      report.regression = paired;
-      const tooLarge = drop < -options.maxRegression;
-      const passed = !tooLarge || (options.significant === true && paired !== null && !paired.significant);
-      report.regressed_documents = c.regressed.map((d) => ({ document_id: d.document_id, filename: d.filename, delta: d.delta }));
-      report.regressed_fields = c.fields
-        .filter((f) => f.delta !== null && f.delta < 0)
-        .map((f) => ({ field: f.field, delta: f.delta!, significant: f.paired?.significant ?? null }));
-      const over = `over ${c.compared_documents} documents in both, failures counting 0`;
-      const ci = paired ? `, ${interval(paired)}, ${paired.significant ? 'significant' : 'not significant'}` : '';
-      const moved = `${score(c.mean_similarity.base, 4)} → ${score(c.mean_similarity.head, 4)} ${over}${ci}`;
-      report.checks.push({
-        name: 'max-regression',
-        passed,
-        message: !tooLarge
-          ? `mean similarity moved ${delta(drop, 4)} against the ${options.against} iteration ${base.id} (${moved}), within the allowed ${options.maxRegression}`
-          : passed
-            ? `mean similarity dropped ${(-drop).toFixed(4)} against the ${options.against} iteration ${base.id} (${moved}): more than ${options.maxRegression}, but not significant (--significant)`
-            : `mean similarity dropped ${(-drop).toFixed(4)} against the ${options.against} iteration ${base.id} (${moved}), more than the allowed ${options.maxRegression}; ${c.regressed.length} documents regressed`,
-      });
-    }
-  }
+  if (options.maxRegression !== undefined) await checkRegression(client, evaluation, iterations, head, { ...options, maxRegression: options.maxRegression }, report);
   report.passed = report.checks.every((c) => c.passed);
   return report;
+}
+
+/** `--max-regression` (with `--against`, `--significant`): the head's mean against the baseline's, on the same documents. */
+async function checkRegression(
+  client: DocevalsClient,
+  evaluation: EvaluationInfo,
+  iterations: IterationSummary[],
+  head: IterationSummary,
+  options: GateOptions & { maxRegression: number },
+  report: GateReport,
+): Promise<void> {
+  const base = pickIteration(iterations.filter((i) => i.id !== head.id || head.status === 'completed'), options.against, head);
+  if (!base) {
+    report.checks.push({ name: 'max-regression', passed: true, message: `no ${options.against} iteration to compare ${head.id} with: regression not checked` });
+  } else {
+    const baseCounts = base.metric_results.counts;
+    report.baseline = {
+      id: base.id,
+      model: base.inference_settings.model,
+      mean_similarity: baseCounts.succeeded + baseCounts.failed > 0 ? base.metric_results.mean_similarity : null,
+    };
+    const c = await client.compare(evaluation.id, base.id, head.id);
+    const drop = c.mean_similarity.delta ?? 0;
+    const paired = c.mean_similarity.paired ?? null;
+    report.regression = paired;
+    const tooLarge = drop < -options.maxRegression;
+    const passed = !tooLarge || (options.significant === true && paired !== null && !paired.significant);
+    report.regressed_documents = c.regressed.map((d) => ({ document_id: d.document_id, filename: d.filename, delta: d.delta }));
+    report.regressed_fields = c.fields
+      .filter((f) => f.delta !== null && f.delta < 0)
+      .map((f) => ({ field: f.field, delta: f.delta!, significant: f.paired?.significant ?? null }));
+    const over = `over ${c.compared_documents} documents in both, failures counting 0`;
+    const ci = paired ? `, ${interval(paired)}, ${paired.significant ? 'significant' : 'not significant'}` : '';
+    const moved = `${score(c.mean_similarity.base, 4)} → ${score(c.mean_similarity.head, 4)} ${over}${ci}`;
+    report.checks.push({
+      name: 'max-regression',
+      passed,
+      message: !tooLarge
+        ? `mean similarity moved ${delta(drop, 4)} against the ${options.against} iteration ${base.id} (${moved}), within the allowed ${options.maxRegression}`
+        : passed
+          ? `mean similarity dropped ${(-drop).toFixed(4)} against the ${options.against} iteration ${base.id} (${moved}): more than ${options.maxRegression}, but not significant (--significant)`
+          : `mean similarity dropped ${(-drop).toFixed(4)} against the ${options.against} iteration ${base.id} (${moved}), more than the allowed ${options.maxRegression}; ${c.regressed.length} documents regressed`,
+    });
+  }
 }
 
 const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '');

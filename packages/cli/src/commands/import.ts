@@ -8,6 +8,8 @@ import { CliError, EXIT } from '../errors.js';
 import { listFolder, readAnnotations, readJsonFile, sniffMimeType } from '../files.js';
 import { pc, type Output } from '../output.js';
 
+type AnnotationRows = Awaited<ReturnType<typeof readAnnotations>>['rows'];
+
 export interface ImportOptions {
   schema?: string;
   annotations: string;
@@ -39,38 +41,13 @@ export async function findByName(client: DocevalsClient, name: string): Promise<
 export async function importFolder(client: DocevalsClient, folder: string, options: ImportOptions, out: Output): Promise<ImportReport> {
   let evaluation = await findByName(client, options.name);
   const schemaPath = options.schema ? resolve(options.schema) : undefined;
-  let schema: JsonObject;
-  if (evaluation) {
-    schema = evaluation.json_schema;
-  } else {
-    if (!schemaPath) throw new CliError(`no evaluation is named "${options.name}": pass --schema schema.json to create it`, EXIT.usage);
-    const read = await readJsonFile(schemaPath, 'schema');
-    if (read === null || typeof read !== 'object' || Array.isArray(read)) throw new CliError(`schema ${schemaPath} must be a JSON object`, EXIT.usage);
-    schema = read as JsonObject;
-  }
+  const schema = evaluation ? evaluation.json_schema : await readSchema(schemaPath, options.name);
   const annotationsPath = resolve(options.annotations);
   const annotations = await readAnnotations(annotationsPath, schema);
   const files = await listFolder(folder, [annotationsPath, ...(schemaPath ? [schemaPath] : []), ...(client.dataDir ? [client.dataDir] : [])]);
 
   const report: ImportReport = { evaluation: { id: '', name: options.name, created: false }, created: [], skipped: [], refused: [] };
-  // Annotation rows by filename (or document id); a row that cannot be read is refused with its issues.
-  const byName = new Map<string, JsonObject>();
-  const byId = new Map<string, JsonObject>();
-  const rowOf = new Map<string, number>();
-  for (const row of annotations.rows) {
-    if (row.issues.length > 0 || !row.annotation) {
-      report.refused.push({ filename: row.filename ?? null, row: row.row, reason: row.issues.map((i) => `${i.path}: ${i.message}`).join('; ') });
-      continue;
-    }
-    const key = row.filename ?? row.document_id!;
-    const target = row.filename ? byName : byId;
-    if (target.has(key)) {
-      report.refused.push({ filename: row.filename ?? null, row: row.row, reason: `a second annotation row for ${key} (row ${rowOf.get(key)} is used)` });
-      continue;
-    }
-    target.set(key, row.annotation);
-    rowOf.set(key, row.row);
-  }
+  const { byName, byId, rowOf } = indexAnnotations(annotations.rows, report);
 
   if (!evaluation) {
     evaluation = await client.createEvaluation({
@@ -137,6 +114,39 @@ export async function importFolder(client: DocevalsClient, folder: string, optio
   report.skipped.sort(byFilename);
   report.refused.sort(byFilename);
   return report;
+}
+
+/** The schema of a new evaluation, read from `--schema` (which a new evaluation needs). */
+async function readSchema(schemaPath: string | undefined, name: string): Promise<JsonObject> {
+  if (!schemaPath) throw new CliError(`no evaluation is named "${name}": pass --schema schema.json to create it`, EXIT.usage);
+  const read = await readJsonFile(schemaPath, 'schema');
+  if (read === null || typeof read !== 'object' || Array.isArray(read)) throw new CliError(`schema ${schemaPath} must be a JSON object`, EXIT.usage);
+  return read as JsonObject;
+}
+
+/**
+ * Annotation rows by filename (or document id), with the row each came from; a row that cannot be read, or a second
+ * row for the same file, is refused (in `report`) with the reason.
+ */
+function indexAnnotations(rows: AnnotationRows, report: ImportReport) {
+  const byName = new Map<string, JsonObject>();
+  const byId = new Map<string, JsonObject>();
+  const rowOf = new Map<string, number>();
+  for (const row of rows) {
+    if (row.issues.length > 0 || !row.annotation) {
+      report.refused.push({ filename: row.filename ?? null, row: row.row, reason: row.issues.map((i) => `${i.path}: ${i.message}`).join('; ') });
+      continue;
+    }
+    const key = row.filename ?? row.document_id!;
+    const target = row.filename ? byName : byId;
+    if (target.has(key)) {
+      report.refused.push({ filename: row.filename ?? null, row: row.row, reason: `a second annotation row for ${key} (row ${rowOf.get(key)} is used)` });
+      continue;
+    }
+    target.set(key, row.annotation);
+    rowOf.set(key, row.row);
+  }
+  return { byName, byId, rowOf };
 }
 
 export function formatImportReport(report: ImportReport): string {

@@ -34,6 +34,13 @@ async function askOnInterrupt(): Promise<'cancel' | 'leave'> {
   }
 }
 
+/** What a run knows so far: the iteration as last seen, how it ended, the documents that failed. */
+interface RunState {
+  iteration: IterationSummary;
+  outcome: RunReport['outcome'];
+  failures: RunReport['failures'];
+}
+
 /**
  * `docevals run <eval> --model M`: starts a background iteration and follows its events (bar, ETA, failures, cost),
  * then prints its leaderboard line and worst fields. A server that answers 200 (no background jobs) is followed
@@ -42,88 +49,105 @@ async function askOnInterrupt(): Promise<'cancel' | 'leave'> {
 export async function runIteration(client: DocevalsClient, evaluation: EvaluationInfo, options: RunOptions, out: Output): Promise<RunReport> {
   const settings = { model: options.model, ...(options.nConsensus ? { n_consensus: options.nConsensus } : {}) };
   const started = await client.createIteration(evaluation.id, settings);
-  let iteration = started.iteration;
-  const failures: RunReport['failures'] = [];
-  let outcome: RunReport['outcome'] = 'completed';
-  out.note(`iteration ${pc.bold(iteration.id)} (${options.model}) on ${evaluation.name}: ${iteration.progress.total} documents`);
+  const run: RunState = { iteration: started.iteration, outcome: 'completed', failures: [] };
+  out.note(`iteration ${pc.bold(run.iteration.id)} (${options.model}) on ${evaluation.name}: ${run.iteration.progress.total} documents`);
 
   if (started.background) {
-    const controller = new AbortController();
-    let interrupted: Promise<void> | null = null;
-    const bar = process.stderr.isTTY && !out.json
-      ? new cliProgress.SingleBar(
-          {
-            format: `${pc.cyan('{bar}')} {value}/{total} | {failed} failed | cost {cost} | ETA {eta_formatted}`,
-            hideCursor: true,
-            stream: process.stderr,
-            etaBuffer: 20,
-          },
-          cliProgress.Presets.shades_classic,
-        )
-      : null;
-    const payload = { failed: 0, cost: money(iteration.usage.cost) };
-    bar?.start(iteration.progress.total, iteration.progress.succeeded + iteration.progress.failed, payload);
-    // Cost is on the iteration, not on the events: read it now and then while the stream runs.
-    const costTimer = setInterval(() => {
-      void client.getIteration(evaluation.id, iteration.id).then(
-        (now) => bar?.update({ ...payload, cost: money(now.usage.cost) }),
-        () => undefined,
-      );
-    }, 2000);
-    const onSigint = () => {
-      if (interrupted) return;
-      bar?.stop();
-      interrupted = (async () => {
-        const choice = await askOnInterrupt();
-        controller.abort();
-        outcome = 'interrupted';
-        if (choice === 'cancel') {
-          iteration = await client.cancelIteration(evaluation.id, iteration.id);
-          out.note(
-            iteration.status === 'cancelled'
-              ? `cancelled iteration ${iteration.id}: ${iteration.progress.succeeded + iteration.progress.failed}/${iteration.progress.total} documents done are kept`
-              : `iteration ${iteration.id} was already ${iteration.status}: nothing to cancel`,
-          );
-        } else {
-          out.note(
-            `left iteration ${iteration.id} running. Follow or cancel it with:\n  ${options.commandPrefix} cancel ${evaluation.id} ${iteration.id}` +
-              (client.target.startsWith('lowdb') ? '\n(with --data-dir the run stops with this process and resumes the next time docevals opens the folder)' : ''),
-          );
-        }
-      })();
-    };
-    process.on('SIGINT', onSigint);
-    try {
-      for await (const event of client.events(evaluation.id, iteration.id, controller.signal)) {
-        if (event.type === 'document') {
-          if (event.data.error) {
-            failures.push({ document_id: event.data.document_id, error: event.data.error });
-            payload.failed = failures.length;
-            if (!bar) out.note(`${pc.red('failed')} ${event.data.document_id}: ${event.data.error}`);
-          }
-          bar?.increment(1, payload);
-        } else if (event.type === 'progress') {
-          bar?.update(event.data.succeeded + event.data.failed, payload);
-        } else {
-          iteration = event.data;
-          outcome = event.type;
-        }
-      }
-    } finally {
-      clearInterval(costTimer);
-      bar?.stop();
+    if (await follow(client, evaluation, run, options, out)) {
+      return { evaluation: { id: evaluation.id, name: evaluation.name }, iteration: run.iteration, outcome: 'interrupted', failures: run.failures, leaderboard: null, worst_fields: [] };
     }
-    if (interrupted) {
-      await Promise.resolve(interrupted);
-      process.off('SIGINT', onSigint);
-      return { evaluation: { id: evaluation.id, name: evaluation.name }, iteration, outcome: 'interrupted', failures, leaderboard: null, worst_fields: [] };
-    }
-    process.off('SIGINT', onSigint);
-    if (outcome === 'completed' && iteration.status !== 'completed') iteration = await client.getIteration(evaluation.id, iteration.id);
+    if (run.outcome === 'completed' && run.iteration.status !== 'completed') run.iteration = await client.getIteration(evaluation.id, run.iteration.id);
   } else {
-    outcome = iteration.status === 'failed' || iteration.status === 'cancelled' ? iteration.status : 'completed';
+    const { status } = run.iteration;
+    run.outcome = status === 'failed' || status === 'cancelled' ? status : 'completed';
   }
+  return finalReport(client, evaluation, run);
+}
 
+/** Follows a background iteration's events until it ends or Ctrl-C; true when interrupted. */
+async function follow(client: DocevalsClient, evaluation: EvaluationInfo, run: RunState, options: RunOptions, out: Output): Promise<boolean> {
+  const controller = new AbortController();
+  let interrupted: Promise<void> | null = null;
+  const bar = process.stderr.isTTY && !out.json
+    ? new cliProgress.SingleBar(
+        {
+          format: `${pc.cyan('{bar}')} {value}/{total} | {failed} failed | cost {cost} | ETA {eta_formatted}`,
+          hideCursor: true,
+          stream: process.stderr,
+          etaBuffer: 20,
+        },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+  const payload = { failed: 0, cost: money(run.iteration.usage.cost) };
+  bar?.start(run.iteration.progress.total, run.iteration.progress.succeeded + run.iteration.progress.failed, payload);
+  // Cost is on the iteration, not on the events: read it now and then while the stream runs.
+  const costTimer = setInterval(() => {
+    void client.getIteration(evaluation.id, run.iteration.id).then(
+      (now) => bar?.update({ ...payload, cost: money(now.usage.cost) }),
+      () => undefined,
+    );
+  }, 2000);
+  const onSigint = () => {
+    if (interrupted) return;
+    bar?.stop();
+    interrupted = interrupt(client, evaluation, run, options, out, controller);
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    for await (const event of client.events(evaluation.id, run.iteration.id, controller.signal)) {
+      if (event.type === 'document') {
+        if (event.data.error) {
+          run.failures.push({ document_id: event.data.document_id, error: event.data.error });
+          payload.failed = run.failures.length;
+          if (!bar) out.note(`${pc.red('failed')} ${event.data.document_id}: ${event.data.error}`);
+        }
+        bar?.increment(1, payload);
+      } else if (event.type === 'progress') {
+        bar?.update(event.data.succeeded + event.data.failed, payload);
+      } else {
+        run.iteration = event.data;
+        run.outcome = event.type;
+      }
+    }
+  } finally {
+    clearInterval(costTimer);
+    bar?.stop();
+  }
+  if (interrupted) await Promise.resolve(interrupted);
+  process.off('SIGINT', onSigint);
+  return interrupted !== null;
+}
+
+/** Ctrl-C: asks whether to cancel the iteration or leave it running, stops following, says what became of it. */
+async function interrupt(
+  client: DocevalsClient,
+  evaluation: EvaluationInfo,
+  run: RunState,
+  options: RunOptions,
+  out: Output,
+  controller: AbortController,
+): Promise<void> {
+  const choice = await askOnInterrupt();
+  controller.abort();
+  run.outcome = 'interrupted';
+  if (choice === 'cancel') {
+    const iteration = (run.iteration = await client.cancelIteration(evaluation.id, run.iteration.id));
+    out.note(
+      iteration.status === 'cancelled'
+        ? `cancelled iteration ${iteration.id}: ${iteration.progress.succeeded + iteration.progress.failed}/${iteration.progress.total} documents done are kept`
+        : `iteration ${iteration.id} was already ${iteration.status}: nothing to cancel`,
+    );
+  } else {
+    out.note(
+      `left iteration ${run.iteration.id} running. Follow or cancel it with:\n  ${options.commandPrefix} cancel ${evaluation.id} ${run.iteration.id}` +
+        (client.target.startsWith('lowdb') ? '\n(with --data-dir the run stops with this process and resumes the next time docevals opens the folder)' : ''),
+    );
+  }
+}
+
+/** The report of a run that ended: its leaderboard row and, when it completed, its worst fields. */
+async function finalReport(client: DocevalsClient, evaluation: EvaluationInfo, { iteration, outcome, failures }: RunState): Promise<RunReport> {
   const [board, fields] = await Promise.all([
     client.leaderboard(evaluation.id),
     outcome === 'completed' ? client.fields(evaluation.id, iteration.id) : Promise.resolve(null),
