@@ -4,9 +4,9 @@ import { RE2JS } from 're2js';
 import { validationError } from '../errors.js';
 import type { JsonObject } from '../json/assert-json.js';
 
-// ajv-formats is CJS with a default export; under some interop settings it arrives wrapped.
-const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
-  addFormatsImport) as typeof addFormatsImport;
+// ajv-formats is CJS with a default export; under some interop settings it arrives wrapped in `{ default }`.
+type AddFormats = typeof addFormatsImport;
+const addFormats: AddFormats = (addFormatsImport as AddFormats & { default?: AddFormats }).default ?? addFormatsImport;
 
 /**
  * `pattern` and `patternProperties` run on RE2 (re2js, pure JavaScript): matching is linear in the input, so no
