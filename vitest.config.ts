@@ -1,16 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from './scripts/workspace-aliases.js';
 
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 // Tests import the packages by name and run against their sources: no build step before `pnpm test`.
 // The aliases are tsconfig.json's `paths` (declared once there): each name exactly, to its source entry.
-const paths = (JSON.parse(readFileSync(src('./tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
-const alias = Object.entries(paths).map(([name, [target]]) => ({
-  find: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`),
-  replacement: src(`./${target!}`),
-}));
+const alias = workspaceAliases();
 
 const project = (name: string, dir: string, extra: Record<string, unknown> = {}) => ({
   resolve: { alias },
