@@ -9,7 +9,12 @@ import {
   type DocumentContent,
   type ExportStream,
 } from '@docevals/core';
-import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, StreamSlots } from '@docevals/core/internal';
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION,
+  StreamSlots,
+  type BodyReadOptions,
+} from '@docevals/core/internal';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
 import { errorResponse, isUnexpected, wwwAuthenticate } from './error-response.js';
@@ -115,25 +120,8 @@ type Env = { Variables: { organizationId: string }; Bindings: RestRequestContext
  * // Bun.serve({ fetch: handler }), Deno.serve(handler), or toNodeHandler(handler) from '@docevals/rest/node'.
  */
 export function createRestHandler(options: RestHandlerOptions): RestHandler {
-  const { docevals, authenticate } = options;
-  const basePath = normalizeBasePath(options.basePath);
-  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
-    throw new TypeError('createRestHandler: limits.maxBodyBytes must be a non-negative integer.');
-  }
-  const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
-  if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
-  const streams = new StreamSlots(options.limits?.maxEventStreamsPerOrganization ?? DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION);
-  const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
-  const heartbeatMs = options.sseHeartbeatMs ?? 15_000;
-
-  const fail = (error: unknown, request: Request): Response => {
-    if (isUnexpected(error)) onError(error, request);
-    return errorResponse(error);
-  };
-
-  /** The base path as a URL prefix: '' at the root. */
-  const mountPrefix = basePath === '/' ? '' : basePath;
+  const settings = settingsOf(options);
+  const { basePath, fail } = settings;
   const app = new Hono<Env>({ strict: true }).basePath(basePath);
   app.onError((error, c) => fail(error, c.req.raw));
   app.notFound((c) => {
@@ -143,20 +131,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     const shown = path.length > 200 ? `${path.slice(0, 200)}...` : path;
     return fail(new DocevalsError('not_found', `No endpoint at ${c.req.method} ${shown}.`), c.req.raw);
   });
-
-  /** The caller's organization, or the 401 to answer: the host's refusal, or the API-key one for `null`. */
-  const identify = async (request: Request, env: RestRequestContext | undefined): Promise<string | Response> => {
-    const nodeRequest = env?.nodeRequest;
-    const context: AuthenticateContext = nodeRequest === undefined ? { transport: 'rest' } : { transport: 'rest', nodeRequest };
-    const result = await authenticate(request, context);
-    if (typeof result === 'string' && result !== '') return result;
-    if (isAuthenticationRefusal(result)) {
-      const header = result.wwwAuthenticate ?? wwwAuthenticate(false);
-      return errorResponse(new DocevalsError('unauthorized', result.message), { 'www-authenticate': header });
-    }
-    const keySent = readApiKey(request) !== null;
-    return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
-  };
+  const identify = (request: Request, env: RestRequestContext | undefined) => identifyCaller(options.authenticate, request, env);
 
   // Before authentication: a probe needs no key. `?detail=true` adds, behind the key, the caller's organization's
   // queued and running iterations per model and the job runner's fleet totals, without another organization's names.
@@ -164,7 +139,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
     if (c.req.query('detail') !== 'true') return c.json({ status: 'ok' });
     const caller = await identify(c.req.raw, c.env);
     if (typeof caller !== 'string') return caller;
-    return c.json({ status: 'ok', jobs: await docevals.jobStats(caller) });
+    return c.json({ status: 'ok', jobs: await settings.docevals.jobStats(caller) });
   });
   app.all('/health', () => methodNotAllowed(['GET', 'HEAD']));
 
@@ -172,28 +147,7 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
   const openApi = () => (openApiJson ??= JSON.stringify(createOpenApiDocument({ basePath })));
 
   // The reference for people needs no key either: it holds the document, which holds no data.
-  if (options.docs !== false) {
-    let bundle: Promise<string | undefined> | undefined;
-    const renderer = async () => {
-      const code = await (bundle ??= loadRendererBundle(typeof options.docs === 'object' ? options.docs.redocBundle : undefined));
-      if (code === undefined) {
-        throw new DocevalsError('not_found', 'The API reference needs the "redoc" package: install it next to @docevals/rest.');
-      }
-      return code;
-    };
-    const asset = (body: string, type: string) =>
-      new Response(body, { status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
-    app.get('/docs', async () => {
-      await renderer();
-      return new Response(docsPage(mountPrefix), {
-        status: 200,
-        headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff' },
-      });
-    });
-    app.get('/docs/redoc.standalone.js', async () => asset(await renderer(), 'text/javascript; charset=utf-8'));
-    app.get('/docs/init.js', () => asset(docsInitScript(JSON.parse(openApi())), 'text/javascript; charset=utf-8'));
-    for (const path of DOCS_PATHS) app.all(path, () => methodNotAllowed(['GET', 'HEAD']));
-  }
+  if (options.docs !== false) mountDocs(app, options.docs, settings.mountPrefix, openApi);
 
   app.use('*', async (c, next) => {
     const caller = await identify(c.req.raw, c.env);
@@ -204,47 +158,8 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
 
   app.get('/v1/openapi.json', (c) => c.body(openApi(), 200, { 'content-type': 'application/json' }));
 
-  const queryLists = new Map(ENDPOINTS.map((endpoint) => [endpoint, listFields(endpoint.query)]));
   for (const endpoint of ENDPOINTS) {
-    app.on(endpoint.method.toUpperCase(), honoPath(endpoint.path), (c) => serve(c, endpoint));
-  }
-
-  async function serve(c: Context<Env>, endpoint: Endpoint): Promise<Response> {
-    const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies, bodyRead) : null;
-    // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` and
-    // `?dry_run=true` for its flags.
-    const body = text
-      ? { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false', dry_run: c.req.query('dry_run') === 'true' }
-      : !endpoint.body
-        ? {}
-        : endpoint.acceptsForm && isMultipart(c.req.raw)
-          ? await readFormBody(c.req.raw, maxBodyBytes, bodyRead)
-          : await readJsonBody(c.req.raw, maxBodyBytes, bodyRead);
-    // One string per field; a list field (`document_ids`) gets every value, comma-separated or repeated.
-    const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), queryLists.get(endpoint)!) } : {};
-    const input = { ...body, ...query, ...c.req.param() };
-    const result = await endpoint.call(docevals, c.get('organizationId'), input);
-    if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream | DocumentContent);
-    if (endpoint.sse) {
-      const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
-      // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
-      if (lastEventId?.endsWith('.final')) return c.body(null, 204);
-      const release = streams.take(c.get('organizationId'));
-      const events = docevals.evals.iterations.events(c.get('organizationId'), {
-        evaluation_id: c.req.param('evaluation_id')!,
-        iteration_id: c.req.param('iteration_id')!,
-        ...(lastEventId ? { last_event_id: lastEventId } : {}),
-      });
-      return streamEvents(c, events, heartbeatMs, (error) => fail(error, c.req.raw), release);
-    }
-    if (endpoint.background && (body as { background?: unknown }).background === true) {
-      const id = (result as { id: string }).id;
-      const location = `${mountPrefix}/v1/evals/${encodeURIComponent(c.req.param('evaluation_id')!)}/iterations/${encodeURIComponent(id)}`;
-      return c.json(result, 202, { location });
-    }
-    // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
-    const answer = endpoint.contentUrls ? endpoint.contentUrls(result, mountPrefix) : result;
-    return c.body(jsonBody(answer), 200, { 'content-type': 'application/json' });
+    app.on(endpoint.method.toUpperCase(), honoPath(endpoint.path), (c) => serve(settings, c, endpoint));
   }
 
   return async (request, context) => {
@@ -254,6 +169,130 @@ export function createRestHandler(options: RestHandlerOptions): RestHandler {
       return fail(error, request);
     }
   };
+}
+
+/** What serving a request needs of the options, checked and with their defaults. */
+interface Settings {
+  docevals: Docevals;
+  basePath: string;
+  /** The base path as a URL prefix: '' at the root. */
+  mountPrefix: string;
+  maxBodyBytes: number;
+  bodyRead: BodyReadOptions;
+  streams: StreamSlots;
+  heartbeatMs: number;
+  /** The response of a failure, after `onError` for an unexpected one. */
+  fail: (error: unknown, request: Request) => Response;
+}
+
+function settingsOf(options: RestHandlerOptions): Settings {
+  const basePath = normalizeBasePath(options.basePath);
+  const maxBodyBytes = options.limits?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new TypeError('createRestHandler: limits.maxBodyBytes must be a non-negative integer.');
+  }
+  const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
+  if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
+  const streams = new StreamSlots(options.limits?.maxEventStreamsPerOrganization ?? DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION);
+  const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
+  return {
+    docevals: options.docevals,
+    basePath,
+    mountPrefix: basePath === '/' ? '' : basePath,
+    maxBodyBytes,
+    bodyRead,
+    streams,
+    heartbeatMs: options.sseHeartbeatMs ?? 15_000,
+    fail: (error, request) => {
+      if (isUnexpected(error)) onError(error, request);
+      return errorResponse(error);
+    },
+  };
+}
+
+/** The caller's organization, or the 401 to answer: the host's refusal, or the API-key one for `null`. */
+async function identifyCaller(authenticate: Authenticate, request: Request, env: RestRequestContext | undefined): Promise<string | Response> {
+  const nodeRequest = env?.nodeRequest;
+  const context: AuthenticateContext = nodeRequest === undefined ? { transport: 'rest' } : { transport: 'rest', nodeRequest };
+  const result = await authenticate(request, context);
+  if (typeof result === 'string' && result !== '') return result;
+  if (isAuthenticationRefusal(result)) {
+    const header = result.wwwAuthenticate ?? wwwAuthenticate(false);
+    return errorResponse(new DocevalsError('unauthorized', result.message), { 'www-authenticate': header });
+  }
+  const keySent = readApiKey(request) !== null;
+  return errorResponse(unauthorizedError(keySent), { 'www-authenticate': wwwAuthenticate(keySent) });
+}
+
+/** `GET /docs` and its two scripts, the Redoc bundle loaded on first use (a 404 without the package). */
+function mountDocs(app: Hono<Env>, docs: RestHandlerOptions['docs'], mountPrefix: string, openApi: () => string): void {
+  let bundle: Promise<string | undefined> | undefined;
+  const renderer = async () => {
+    const code = await (bundle ??= loadRendererBundle(typeof docs === 'object' ? docs.redocBundle : undefined));
+    if (code === undefined) {
+      throw new DocevalsError('not_found', 'The API reference needs the "redoc" package: install it next to @docevals/rest.');
+    }
+    return code;
+  };
+  const asset = (body: string, type: string) =>
+    new Response(body, { status: 200, headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' } });
+  app.get('/docs', async () => {
+    await renderer();
+    return new Response(docsPage(mountPrefix), {
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'x-content-type-options': 'nosniff' },
+    });
+  });
+  app.get('/docs/redoc.standalone.js', async () => asset(await renderer(), 'text/javascript; charset=utf-8'));
+  app.get('/docs/init.js', () => asset(docsInitScript(JSON.parse(openApi())), 'text/javascript; charset=utf-8'));
+  for (const path of DOCS_PATHS) app.all(path, () => methodNotAllowed(['GET', 'HEAD']));
+}
+
+/** The list fields of each endpoint's query. */
+const QUERY_LISTS = new Map(ENDPOINTS.map((endpoint) => [endpoint, listFields(endpoint.query)]));
+
+/** One endpoint's request: its input read from body, query and path, the call, and the answer in its form. */
+async function serve(settings: Settings, c: Context<Env>, endpoint: Endpoint): Promise<Response> {
+  const { docevals, mountPrefix } = settings;
+  const body = await readBody(settings, c, endpoint);
+  // One string per field; a list field (`document_ids`) gets every value, comma-separated or repeated.
+  const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), QUERY_LISTS.get(endpoint)!) } : {};
+  const input = { ...body, ...query, ...c.req.param() };
+  const result = await endpoint.call(docevals, c.get('organizationId'), input);
+  if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream | DocumentContent);
+  if (endpoint.sse) {
+    const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
+    // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
+    if (lastEventId?.endsWith('.final')) return c.body(null, 204);
+    const release = settings.streams.take(c.get('organizationId'));
+    const events = docevals.evals.iterations.events(c.get('organizationId'), {
+      evaluation_id: c.req.param('evaluation_id')!,
+      iteration_id: c.req.param('iteration_id')!,
+      ...(lastEventId ? { last_event_id: lastEventId } : {}),
+    });
+    return streamEvents(c, events, settings.heartbeatMs, (error) => settings.fail(error, c.req.raw), release);
+  }
+  if (endpoint.background && (body as { background?: unknown }).background === true) {
+    const id = (result as { id: string }).id;
+    const location = `${mountPrefix}/v1/evals/${encodeURIComponent(c.req.param('evaluation_id')!)}/iterations/${encodeURIComponent(id)}`;
+    return c.json(result, 202, { location });
+  }
+  // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
+  const answer = endpoint.contentUrls ? endpoint.contentUrls(result, mountPrefix) : result;
+  return c.body(jsonBody(answer), 200, { 'content-type': 'application/json' });
+}
+
+/** The request's body as the call's input: a text body, a form, JSON, or nothing for an endpoint without one. */
+async function readBody(settings: Settings, c: Context<Env>, endpoint: Endpoint) {
+  const { maxBodyBytes, bodyRead } = settings;
+  const text = endpoint.textBodies ? await readTextBody(c.req.raw, maxBodyBytes, endpoint.textBodies, bodyRead) : null;
+  // A text body (a CSV file, say) stands for the JSON body's `{format, content}`; `?validate=false` and
+  // `?dry_run=true` for its flags.
+  if (text) return { format: text.kind, content: text.text, validate: c.req.query('validate') !== 'false', dry_run: c.req.query('dry_run') === 'true' };
+  if (!endpoint.body) return {};
+  return endpoint.acceptsForm && isMultipart(c.req.raw)
+    ? await readFormBody(c.req.raw, maxBodyBytes, bodyRead)
+    : await readJsonBody(c.req.raw, maxBodyBytes, bodyRead);
 }
 
 /** A file answer: its chunks streamed as UTF-8 as the client reads them, named by `Content-Disposition`. */

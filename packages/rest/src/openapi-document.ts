@@ -1,58 +1,14 @@
-import { INTERNAL_ERROR_MESSAGE, unauthorizedError } from '@docevals/core';
 import { operations } from '@docevals/core/internal';
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
+import { ERRORS, errorRef } from './openapi-errors.js';
 import { OPERATION_DOCS, type OperationDoc } from './openapi-operations.js';
 import { flattenAnnotatedRefs } from './openapi-refs.js';
-import {
-  HealthSchema,
-} from './openapi-bodies.js';
-import {
-  NAMED_SCHEMAS,
-  componentOf,
-} from './openapi-named.js';
-import {
-  IterationSummarySchema,
-} from './openapi-schemas.js';
+import { NAMED_SCHEMAS, componentOf } from './openapi-named.js';
+import { IterationSummarySchema } from './openapi-schemas.js';
+import { registerServiceRoutes } from './openapi-service.js';
 
-/** Every error status an operation may answer, with what it means and an example body. */
-const ERRORS: Record<number, { name: string; description: string; code: string; message: string }> = {
-  400: { name: 'BadRequest', description: 'The body is not JSON (`bad_request`).', code: 'bad_request', message: 'The request body is not valid JSON: Unexpected end of JSON input.' },
-  401: {
-    name: 'Unauthorized',
-    description: 'No key, or an unknown key (`unauthorized`). Send it as `Api-Key: <key>` or `Authorization: Bearer <key>`.',
-    code: 'unauthorized',
-    message: unauthorizedError(false).message,
-  },
-  404: { name: 'NotFound', description: 'No such object in this organization: another organization\'s object is answered the same (`not_found`).', code: 'not_found', message: 'No evaluation "eval_invoices".' },
-  408: { name: 'RequestTimeout', description: 'The body did not arrive within the host\'s body-read time, 60 s by default (`request_timeout`); the connection is closed.', code: 'request_timeout', message: 'The request body did not arrive within 60 s, this server\'s limit; send it faster or smaller.' },
-  409: { name: 'Conflict', description: 'The id is taken, or a json_schema changes the structure (schema_data_id) of an evaluation that has iterations (`conflict`).', code: 'conflict', message: 'The id "eval_invoices" is taken.' },
-  413: { name: 'PayloadTooLarge', description: 'The body is over the host\'s limit, 32 MiB by default (`payload_too_large`).', code: 'payload_too_large', message: 'The request body is larger than 33554432 bytes.' },
-  415: { name: 'UnsupportedMediaType', description: 'The body is not `application/json` (`unsupported_media_type`).', code: 'unsupported_media_type', message: 'The request body must be application/json.' },
-  422: {
-    name: 'ValidationError',
-    description: 'The input is invalid: `issues` lists every problem with its path (`validation_error`).',
-    code: 'validation_error',
-    message: 'Invalid request: name: name must not be empty.',
-  },
-  429: {
-    name: 'RateLimited',
-    description:
-      'Too many requests for this key, or the organization already has as many queued and running iterations as ' +
-      'the host allows (`rate_limited`); the `Retry-After` header and `retry_after` say when to retry.',
-    code: 'rate_limited',
-    message: 'This organization already has 20 queued or running iterations; retry once one has finished.',
-  },
-  500: { name: 'InternalError', description: 'An unexpected failure, logged by the host; the body says nothing more (`internal_error`).', code: 'internal_error', message: INTERNAL_ERROR_MESSAGE },
-  502: { name: 'ExtractorError', description: 'The extraction failed: the model\'s provider refused, timed out or answered invalid data (`extractor_error`).', code: 'extractor_error', message: 'The extraction failed: the provider answered 503.' },
-  501: {
-    name: 'NotConfigured',
-    description: 'A feature this server has not set up (`not_configured`): organization secrets without a master key. The message says how to configure it.',
-    code: 'not_configured',
-    message: 'Organization secrets are not configured on this server: it has no master key to encrypt them with. ...',
-  },
-  503: { name: 'StorageError', description: 'The store is unreachable or refused (`storage_error`); retry later.', code: 'storage_error', message: 'The store is unavailable; retry later.' },
-};
+type Registry = OpenAPIHono['openAPIRegistry'];
 
 const TAGS = [
   { name: 'Evaluations', description: 'Documents with ground-truth annotations and a JSON schema, and the iterations run over them.' },
@@ -95,6 +51,18 @@ export interface OpenApiDocumentOptions {
 export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Record<string, unknown> {
   const generator = new OpenAPIHono();
   const registry = generator.openAPIRegistry;
+  registerComponents(registry);
+  for (const endpoint of ENDPOINTS) {
+    const doc = docOf(endpoint);
+    registry.registerPath(routeOf(endpoint, doc));
+    if (endpoint.method === 'get') registry.registerPath(headRouteOf(endpoint, doc));
+  }
+  registerServiceRoutes(registry);
+  return documentOf(generator, options);
+}
+
+/** The shared components: the two security schemes, every named schema, every error response. */
+function registerComponents(registry: Registry): void {
   registry.registerComponent('securitySchemes', 'ApiKey', {
     type: 'apiKey',
     in: 'header',
@@ -128,115 +96,10 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
       },
     });
   }
+}
 
-  for (const endpoint of ENDPOINTS) {
-    const doc = docOf(endpoint);
-    registry.registerPath(routeOf(endpoint, doc));
-    if (endpoint.method === 'get') registry.registerPath(headRouteOf(endpoint, doc));
-  }
-
-  const service = [
-    {
-      path: '/health',
-      operationId: 'health',
-      summary: 'Liveness probe (no key needed)',
-      description:
-        'Answers 200 while the server runs. Needs no key; checks nothing else (not the store). With `?detail=true` ' +
-        'it needs a key (401 without) and adds `jobs`: the job runner\'s queues (docs/workers.md).',
-      security: [{}, { ApiKey: [] }, { Bearer: [] }],
-      request: {
-        query: z.object({
-          detail: z.enum(['true', 'false']).optional().meta({ description: '`true`: add the job runner\'s queues (`jobs`); needs a key.' }),
-        }),
-      },
-      response: {
-        description: 'The server is up',
-        content: {
-          'application/json': {
-            schema: HealthSchema,
-            // The detail form; a plain probe answers `{ "status": "ok" }`.
-            example: {
-              status: 'ok',
-              jobs: {
-                runner: 'bullmq',
-                workers: 3,
-                plans: { depth: 0, running: 0 },
-                models: { 'gpt-4o-mini': { depth: 120, running: 8, completed: 172, failed: 0 } },
-              },
-            },
-          },
-        },
-      },
-      errors: [401],
-    },
-    {
-      path: '/v1/openapi.json',
-      operationId: 'openApiDocument',
-      summary: 'This OpenAPI document',
-      description: 'This document (OpenAPI 3.1). Needs a key, like every endpoint of the API.',
-      response: {
-        description: 'The OpenAPI 3.1 document',
-        content: {
-          'application/json': {
-            schema: z.record(z.string(), z.unknown()).meta({ description: 'An OpenAPI 3.1 document.' }),
-            example: { openapi: '3.1.0', info: { title: 'docevals', version: '1' }, paths: {} },
-          },
-        },
-      },
-      errors: [401],
-    },
-    {
-      path: '/docs',
-      operationId: 'apiReference',
-      summary: 'This API\'s reference, for people (no key needed)',
-      description:
-        'An HTML page rendering this document with Redoc; its two scripts (`/docs/redoc.standalone.js`, ' +
-        '`/docs/init.js`) come from this server too, never from a CDN. Needs no key: it holds no data.',
-      security: [],
-      notFound: "The host serves no reference: the optional `redoc` package is not installed, or the handler's `docs` option is false.",
-      response: {
-        description: 'The HTML page',
-        content: { 'text/html': { schema: z.string().meta({ description: 'An HTML document.' }), example: '<!doctype html><html>...</html>' } },
-      },
-    },
-  ];
-  for (const route of service) {
-    const base = {
-      path: route.path,
-      tags: ['Service'],
-      ...(route.security ? { security: route.security } : {}),
-      ...(route.request ? { request: route.request } : {}),
-    };
-    // docevals answers these two no 4xx of its own; the host's server or a proxy may (431 for oversized headers).
-    const hostErrors = { '4XX': { description: "Not answered by docevals: the host's HTTP server or a proxy may refuse the request (431 for oversized headers)." } };
-    const errors = route.errors
-      ? Object.fromEntries(route.errors.map((status) => [status, errorRef(status)]))
-      : route.notFound
-        ? { 404: { description: route.notFound, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: { error: { code: 'not_found', message: 'The API reference needs the "redoc" package: install it next to @docevals/rest.' } } } } } }
-        : hostErrors;
-    const headErrors = route.errors
-      ? Object.fromEntries(route.errors.map((s) => [s, { description: ERRORS[s]!.description }]))
-      : route.notFound
-        ? { 404: { description: route.notFound } }
-        : hostErrors;
-    registry.registerPath({
-      ...base,
-      method: 'get',
-      operationId: route.operationId,
-      summary: route.summary,
-      description: route.description,
-      responses: { 200: route.response, ...errors },
-    } as RouteConfig);
-    registry.registerPath({
-      ...base,
-      method: 'head',
-      operationId: `${route.operationId}Head`,
-      summary: `${route.summary}: headers only`,
-      description: `The headers of \`GET ${route.path}\`, without the body.`,
-      responses: { 200: { description: 'The headers of the GET' }, ...headErrors },
-    } as RouteConfig);
-  }
-
+/** The generated document with the API's info, servers and tags, less what the generator writes empty. */
+function documentOf(generator: OpenAPIHono, options: OpenApiDocumentOptions): Record<string, unknown> {
   // `license.identifier` is OpenAPI 3.1 (SPDX), which the generator's 3.0-era types do not list.
   const config = {
     openapi: '3.1.0',
@@ -251,12 +114,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions = {}): Rec
     security: [{ ApiKey: [] }, { Bearer: [] }],
     tags: TAGS,
   } as Parameters<typeof generator.getOpenAPI31Document>[0];
-  const document = generator.getOpenAPI31Document(config) as unknown as Record<string, unknown>;
+  const document = { ...generator.getOpenAPI31Document(config) };
   flattenAnnotatedRefs(document);
   // The generator always writes `webhooks: {}`; the API has none.
   if (document.webhooks && Object.keys(document.webhooks).length === 0) delete document.webhooks;
-  const components = document.components as Record<string, unknown> | undefined;
-  if (components?.parameters && Object.keys(components.parameters).length === 0) delete components.parameters;
+  if (document.components?.parameters && Object.keys(document.components.parameters).length === 0) delete document.components.parameters;
   return document;
 }
 
@@ -388,8 +250,3 @@ function headRouteOf(endpoint: Endpoint, doc: OperationDoc) {
   });
 }
 
-function errorRef(status: number) {
-  const error = ERRORS[status];
-  if (!error) throw new Error(`createOpenApiDocument: no error response for status ${status}.`);
-  return { $ref: `#/components/responses/${error.name}` };
-}

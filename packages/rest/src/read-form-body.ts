@@ -19,7 +19,7 @@ export async function readFormBody(request: Request, maxBytes: number, options: 
   const bytes = await readBodyAtMost(request, maxBytes, options);
   let form: FormData;
   try {
-    form = await new Response(bytes as unknown as BodyInit, { headers: { 'content-type': request.headers.get('content-type')! } }).formData();
+    form = await new Response(streamOf(bytes), { headers: { 'content-type': request.headers.get('content-type')! } }).formData();
   } catch (error) {
     throw new DocevalsError(
       'bad_request',
@@ -36,6 +36,19 @@ export async function readFormBody(request: Request, maxBytes: number, options: 
   const type = document.type || 'application/octet-stream';
   const content = new Uint8Array(await document.arrayBuffer());
   return { document: { filename: document.name || 'document', url: `data:${type};base64,${toBase64(content)}` } };
+}
+
+/**
+ * The bytes as a one-chunk stream: a body without a copy (`BodyInit` takes only bytes over an `ArrayBuffer`, and the
+ * type of the bytes read does not say theirs is not shared).
+ */
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
 }
 
 /** Base64 of bytes, in chunks small enough for `String.fromCharCode`'s argument list. */
