@@ -4,14 +4,14 @@ import { apiKeyAuthenticator, createDocevals, type Docevals } from '@docevals/co
 import { createRestHandler, DEFAULT_MAX_BODY_BYTES } from '@docevals/rest';
 import { toNodeHandler } from '@docevals/rest/node';
 import { createWebHandler } from '@docevals/web';
-import { loadApiKeys } from './api-keys.js';
+import { loadApiKeys, type ApiKeys } from './api-keys.js';
 import { readConfig, type Env, type StandaloneConfig } from './config.js';
 import { configuredExtractors, queueRunner } from './queue.js';
 import { createLogger, loggerOptions, type Logger } from './observability/logger.js';
 import { checkReadiness, listenOperations, serveOperationsEndpoint } from './observability/operations-endpoints.js';
 import { startTelemetry, type Telemetry } from './observability/telemetry.js';
 import { observeRequests } from './request-log.js';
-import { loadSecretsKey } from './secrets-key.js';
+import { loadSecretsKey, type SecretsKey } from './secrets-key.js';
 import { describeStorage, openStorage } from './storage.js';
 import { openRateLimit } from './rate-limit.js';
 import { sampleEvaluation } from './sample/index.js';
@@ -47,25 +47,8 @@ export interface StandaloneOptions {
   logger?: Logger;
 }
 
-/**
- * The standalone docevals server: the REST API at `/v1`, the tRPC router at `/trpc` and the web app at `/`, over lowdb (or Redis), with
- * the `local-rules` model and, given `OPENAI_API_KEY` or `OPENAI_BASE_URL`, every other model through OpenAI.
- * `src/server.ts` runs it with `process.env` and closes it on SIGTERM / SIGINT.
- *
- * @example
- * const app = await createStandaloneServer({ PORT: '0', DATA_DIR: '/tmp/docevals' });
- * const url = await app.listen();
- * // ...
- * await app.close();
- */
-export async function createStandaloneServer(env: Env = process.env, options: StandaloneOptions = {}): Promise<StandaloneServer> {
-  const config = readConfig(env);
-  const logger = options.logger ?? createLogger(loggerOptions(env));
-  const log = options.log ?? ((line: string) => logger.info(line));
-  const telemetry = await startTelemetry(env, { serviceName: 'docevals-server' });
-  const apiKeys = await loadApiKeys({ dataDir: config.dataDir, fromEnv: config.apiKeys });
-  const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
-
+/** The service over the configured store and models, its organization secrets' master key checked. */
+async function openService(config: StandaloneConfig, logger: Logger, log: (line: string) => void) {
   const extractors = await configuredExtractors(config);
   const secretsKey = await loadSecretsKey(config);
 
@@ -84,13 +67,29 @@ export async function createStandaloneServer(env: Env = process.env, options: St
       onError: (error) => logger.error({ err: error }, 'background job failed'),
     },
   });
+  return { storage, docevals, secretsKey };
+}
 
-  if (config.queue) telemetry.metrics.watchQueue(docevals);
-  // A wrong master key stops the start here with what to do, rather than failing each organization's runs later.
-  const secretsCheck = await docevals.secrets.check().catch(async (error: unknown) => {
+/** A wrong master key stops the start here with what to do, rather than failing each organization's runs later. */
+async function checkSecrets(docevals: Docevals): Promise<SecretsCheck> {
+  return docevals.secrets.check().catch(async (error: unknown) => {
     await docevals.close().catch(() => undefined);
     throw new Error(`organization secrets: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
+}
+
+type SecretsCheck = Awaited<ReturnType<Docevals['secrets']['check']>>;
+
+interface RouteOptions {
+  docevals: Docevals;
+  authenticate: ReturnType<typeof apiKeyAuthenticator>;
+  config: StandaloneConfig;
+  env: Env;
+  logger: Logger;
+}
+
+/** The request router: REST at `/v1`, tRPC at {@link TRPC_ENDPOINT} (both behind the per-key rate limit), the web app. */
+async function createRoute({ docevals, authenticate, config, env, logger }: RouteOptions) {
   const reportError = (error: unknown) => logger.error({ err: error }, 'request failed');
   // DOCEVALS_REDOC_BUNDLE: the API reference's renderer (scripts/start.mjs sets it: the bundle cannot resolve redoc).
   const rest = createRestHandler({
@@ -128,6 +127,86 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     if (pathname.startsWith('/docs') || pathname === '/health') return rest(request);
     return web(request);
   };
+  return { route, rateLimit };
+}
+
+/** Listens on the configured `HOST:PORT`; a refusal rejects with what to do ({@link listenError}). */
+function listenOn(server: Server, config: StandaloneConfig): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
+    server.once('error', refused);
+    server.listen(config.port, config.host, () => {
+      server.off('error', refused);
+      resolve();
+    });
+  });
+}
+
+interface StartMessage {
+  config: StandaloneConfig;
+  docevals: Docevals;
+  apiKeys: ApiKeys;
+  secretsKey: SecretsKey;
+  secretsCheck: SecretsCheck;
+}
+
+/** The start-up message: where everything is served, the master key, the store and models, the key to try with. */
+async function printStart(log: (line: string) => void, url: string, { config, docevals, apiKeys, secretsKey, secretsCheck }: StartMessage) {
+  const key = apiKeys.generated ?? '<your key>';
+  log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
+  log(`API reference: ${url}/docs`);
+  log(`web app: ${url}/ (sign in with an API key)`);
+  log(
+    `organization secrets: AES-256-GCM, master key ${secretsCheck.key_id} from ${secretsKey.source}` +
+      (secretsCheck.reencrypted > 0 ? ` (${secretsCheck.reencrypted} secrets re-encrypted from the previous key)` : ''),
+  );
+  log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}${config.queue ? '; jobs: enqueued on BullMQ for workers (pnpm worker)' : ''}`);
+  if (apiKeys.generated) {
+    log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);
+    log(`  ${apiKeys.generated}`);
+    await apiKeys.markShown();
+  } else if (apiKeys.file) {
+    log(`API keys: ${apiKeys.file}`);
+  }
+  log(`try: curl -H 'Api-Key: ${key}' ${url}/v1/evals`);
+  log(`sample evaluation (32 invoices, receipts and forms, two iterations): "Load the sample" in the web app, or curl -X POST -H 'Api-Key: ${key}' ${url}/v1/evals/sample`);
+}
+
+/** Stops `server` if it listens: idle connections now, busy ones after their response, stragglers after `graceMs`. */
+async function stopServer(server: Server, graceMs: number): Promise<void> {
+  if (!server.listening) return;
+  // close() stops accepting and calls back once the last connection is gone; idle kept-alive ones go now,
+  // busy ones after their response (they answer with Connection: close), stragglers after the grace.
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+  timer.unref();
+  await stopped;
+  clearTimeout(timer);
+}
+
+/**
+ * The standalone docevals server: the REST API at `/v1`, the tRPC router at `/trpc` and the web app at `/`, over lowdb (or Redis), with
+ * the `local-rules` model and, given `OPENAI_API_KEY` or `OPENAI_BASE_URL`, every other model through OpenAI.
+ * `src/server.ts` runs it with `process.env` and closes it on SIGTERM / SIGINT.
+ *
+ * @example
+ * const app = await createStandaloneServer({ PORT: '0', DATA_DIR: '/tmp/docevals' });
+ * const url = await app.listen();
+ * // ...
+ * await app.close();
+ */
+export async function createStandaloneServer(env: Env = process.env, options: StandaloneOptions = {}): Promise<StandaloneServer> {
+  const config = readConfig(env);
+  const logger = options.logger ?? createLogger(loggerOptions(env));
+  const log = options.log ?? ((line: string) => logger.info(line));
+  const telemetry = await startTelemetry(env, { serviceName: 'docevals-server' });
+  const apiKeys = await loadApiKeys({ dataDir: config.dataDir, fromEnv: config.apiKeys });
+  const authenticate = apiKeyAuthenticator({ keys: apiKeys.keys });
+  const { storage, docevals, secretsKey } = await openService(config, logger, log);
+  if (config.queue) telemetry.metrics.watchQueue(docevals);
+  const secretsCheck = await checkSecrets(docevals);
+  const { route, rateLimit } = await createRoute({ docevals, authenticate, config, env, logger });
   const handler = toNodeHandler(route);
   let closing: Promise<void> | undefined;
   const readiness = () => checkReadiness({ storage, ...(config.queue ? { queue: docevals } : {}), closing: () => closing !== undefined });
@@ -153,34 +232,9 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     logger,
     telemetry,
     async listen() {
-      await new Promise<void>((resolve, reject) => {
-        const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
-        server.once('error', refused);
-        server.listen(config.port, config.host, () => {
-          server.off('error', refused);
-          resolve();
-        });
-      });
-      const { port } = server.address() as AddressInfo;
-      const url = baseUrl(config.host, port);
-      const key = apiKeys.generated ?? '<your key>';
-      log(`docevals listening on ${url} (REST at /v1, tRPC at ${TRPC_ENDPOINT}, OpenAPI at /v1/openapi.json)`);
-      log(`API reference: ${url}/docs`);
-      log(`web app: ${url}/ (sign in with an API key)`);
-      log(
-        `organization secrets: AES-256-GCM, master key ${secretsCheck.key_id} from ${secretsKey.source}` +
-          (secretsCheck.reencrypted > 0 ? ` (${secretsCheck.reencrypted} secrets re-encrypted from the previous key)` : ''),
-      );
-      log(`storage: ${describeStorage(config)}; models: ${docevals.models().join(', ')}${config.queue ? '; jobs: enqueued on BullMQ for workers (pnpm worker)' : ''}`);
-      if (apiKeys.generated) {
-        log(`generated API key for organization "default" (kept in ${apiKeys.file}, shown only this once):`);
-        log(`  ${apiKeys.generated}`);
-        await apiKeys.markShown();
-      } else if (apiKeys.file) {
-        log(`API keys: ${apiKeys.file}`);
-      }
-      log(`try: curl -H 'Api-Key: ${key}' ${url}/v1/evals`);
-      log(`sample evaluation (32 invoices, receipts and forms, two iterations): "Load the sample" in the web app, or curl -X POST -H 'Api-Key: ${key}' ${url}/v1/evals/sample`);
+      await listenOn(server, config);
+      const url = baseUrl(config.host, (server.address() as AddressInfo).port);
+      await printStart(log, url, { config, docevals, apiKeys, secretsKey, secretsCheck });
       if (config.metricsPort !== undefined) {
         metricsServer = await listenOperations({ ...endpoints, port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1' });
         app.metricsUrl = baseUrl(config.metricsHost ?? '127.0.0.1', (metricsServer.address() as AddressInfo).port);
@@ -190,16 +244,7 @@ export async function createStandaloneServer(env: Env = process.env, options: St
     },
     close(graceMs = 10_000) {
       closing ??= (async () => {
-        if (server.listening) {
-          // close() stops accepting and calls back once the last connection is gone; idle kept-alive ones go now,
-          // busy ones after their response (they answer with Connection: close), stragglers after the grace.
-          const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-          server.closeIdleConnections();
-          const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-          timer.unref();
-          await stopped;
-          clearTimeout(timer);
-        }
+        await stopServer(server, graceMs);
         if (metricsServer) await new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
         await docevals.close();
         rateLimit?.close();

@@ -31,7 +31,7 @@ describe('the standalone server', () => {
     const first = await start();
     const key = first.app.generatedKey!;
     expect(key).toMatch(/^dk_[A-Za-z0-9_-]{32}$/);
-    expect(first.lines.filter((l) => l.includes(key))).toHaveLength(2); // the key itself, and the curl example
+    expect(first.lines.filter((l) => l.includes(key))).toHaveLength(3); // the key itself, the curl example and the sample's curl example
     // Marked shown once printed: the next start does not print it again.
     const file = JSON.parse(await readFile(join(servers.dataDir, 'api-keys.json'), 'utf8'));
     expect(file).toEqual({ keys: { [key]: 'default' } });

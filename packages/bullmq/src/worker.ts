@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job, type Queue } from 'bullmq';
 import {
   createDocevalsWithJobs,
   type Docevals,
   type DocevalsOptions,
   type Extractor,
+  type JobPlan,
+  type JobWork,
   type Storage,
 } from '@docevals/core';
 import { activeTraceId, ATTR, SEMCONV, SPAN, startSpan, withTraceCarrier } from '@docevals/core/internal';
@@ -90,6 +92,232 @@ export function batchesOf(documentIds: readonly string[], positions: readonly nu
   });
   return batches;
 }
+/** What the processors of one worker process share. */
+interface WorkerContext {
+  readonly fleet: Fleet;
+  /** The job steps core answers (plan, run documents, finish). */
+  readonly jobs: JobWork;
+  readonly workerId: string;
+  /** Documents run at once by this process, per model. */
+  readonly concurrency: number;
+  readonly maxBatch: number;
+}
+
+const refOf = (data: JobData) => ({ organization_id: data.organization_id, evaluation_id: data.evaluation_id, iteration_id: data.iteration_id });
+
+/** Logs an error of a step nobody awaits (a channel message, a timer, a failed job's bookkeeping). */
+const logError = (fleet: Fleet) => (error: unknown) => fleet.log(`[docevals/worker] ${String(error)}`);
+
+/** Documents done (recorded, or given up after their attempts): each counted once; the last one records the outcome. */
+async function recorded(ctx: WorkerContext, data: DocumentJobData, done: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  const left = await ctx.fleet.record(data.job_id, data.model, done);
+  if (left <= 0) await ctx.jobs.finish(refOf(data), data.job_id);
+}
+
+/**
+ * The job's batch count, set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded
+ * stay counted; it also finds the batch count of the first run, so its batches get the same ids (BullMQ adds each once).
+ */
+async function batchCountOf(ctx: WorkerContext, queue: Queue<DocumentJobData>, planned: JobPlan): Promise<number> {
+  const { fleet } = ctx;
+  const slots = Math.min((await queue.getGlobalConcurrency()) ?? Infinity, Math.max(1, await fleet.plans.getWorkersCount()) * ctx.concurrency);
+  const batchesKey = fleet.key('batches', planned.job_id);
+  const written = await fleet.redis
+    .multi()
+    .set(fleet.key('remaining', planned.job_id), planned.document_ids.length, 'EX', KEY_TTL_SECONDS, 'NX')
+    .set(batchesKey, batchCount(planned.selected, slots, ctx.maxBatch), 'EX', KEY_TTL_SECONDS, 'NX')
+    .get(batchesKey)
+    .exec();
+  const count = Number(written?.[2]?.[1]);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`job ${planned.job_id}: no batch count in Redis`);
+  return count;
+}
+
+/** Adds a plan's batches to its model's queue, each listed first in the job's `queued` set (what a cancel removes). */
+async function enqueueBatches(fleet: Fleet, queue: Queue<DocumentJobData>, data: JobData, planned: JobPlan, batches: Array<[number, string[]]>): Promise<void> {
+  const { job_id: jobId, model } = planned;
+  // Fair turns between organizations (docs/workers.md): the batches' priorities follow the others' queued ones.
+  const first = await fleet.fairPriorities(queue, data.organization_id, batches.length);
+  for (let i = 0; i < batches.length; i += ADD_CHUNK) {
+    const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds], k) => ({
+      name: 'documents',
+      data: { ...refOf(data), job_id: jobId, document_ids: documentIds, model, ...(data.trace ? { trace: data.trace } : {}) },
+      opts: { jobId: documentJobId(jobId, batch), priority: Math.min(PRIORITY_LIMIT, first + i + k), ...JOB_OPTIONS },
+    }));
+    const queuedKey = fleet.key('queued', jobId);
+    await fleet.redis.multi().sadd(queuedKey, ...chunk.map((c) => c.opts.jobId)).expire(queuedKey, KEY_TTL_SECONDS).exec();
+    await queue.addBulk(chunk);
+  }
+}
+
+/** A plan job: plans the iteration's documents and enqueues them in batches on their model's queue. */
+async function plan(ctx: WorkerContext, job: Job<JobData>): Promise<string> {
+  const { fleet, jobs } = ctx;
+  await fleet.advance(PLANS_QUEUE, job.opts.priority);
+  const ref = refOf(job.data);
+  const planned = await jobs.plan(ref);
+  if (!planned) return 'nothing to run';
+  const { job_id: jobId, model } = planned;
+  if (planned.document_ids.length === 0) {
+    await jobs.finish(ref, jobId);
+    return 'finished';
+  }
+  await fleet.addModel(model);
+  const queue = await fleet.documents(model);
+  const count = await batchCountOf(ctx, queue, planned);
+  const batches = [...batchesOf(planned.document_ids, planned.document_positions, planned.selected, count)];
+  await enqueueBatches(fleet, queue, job.data, planned, batches);
+  // A cancel that read the queued set before these were added: remove them here.
+  if (await fleet.cancelled(jobId)) {
+    for (const [batch] of batches) await queue.remove(documentJobId(jobId, batch)).catch(() => 0);
+  }
+  return `${planned.document_ids.length} documents in ${batches.length} batches`;
+}
+
+/** The span of a batch job: a sibling of its documents' spans, it says how long the job waited in the queue. */
+function startBatchSpan(job: Job<DocumentJobData>, attempt: number): ReturnType<typeof startSpan> {
+  const data = job.data;
+  return startSpan(SPAN.queueBatch, {
+    attributes: {
+      [SEMCONV.genAiRequestModel]: data.model,
+      [ATTR.iteration]: data.iteration_id,
+      [ATTR.batchSize]: data.document_ids.length,
+      // The wait of the job's first attempt (a retry's includes its backoff).
+      ...(attempt === 1 ? { [ATTR.queueWaitMs]: Math.max(0, Date.now() - job.timestamp) } : {}),
+    },
+  });
+}
+
+/** A document's log line of a batch (written after the batch) and its fields. */
+function documentLine(data: DocumentJobData, attempt: number, traceId: string | undefined, documentId: string, outcome: { status: string; what: string }, ms: number): [string, Record<string, string | number>] {
+  return [
+    `[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} ${outcome.what} ${ms} ms (attempt ${attempt})`,
+    { model: data.model, iteration_id: data.iteration_id, document_id: documentId, outcome: outcome.status, duration_ms: ms, attempt, ...(traceId ? { trace_id: traceId } : {}) },
+  ];
+}
+
+/**
+ * A batch of documents, one after the other: before each call one fleet step leaves the previous call and enters
+ * the next unless the job was cancelled; a last step after the batch (its events written) records its documents.
+ */
+async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: AbortSignal | undefined): Promise<string> {
+  const { fleet, jobs } = ctx;
+  const data = job.data;
+  await fleet.advance(documentQueueName(data.model), job.opts.priority);
+  const attempt = job.attemptsMade + 1;
+  // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
+  const aborted = signal ?? new AbortController().signal;
+  let inCall: string | null = null;
+  let done: Array<readonly [string, string]> = [];
+  let finished = false;
+  const lines: Array<[string, Record<string, string | number>]> = [];
+  const batchStarted = performance.now();
+  const callStarted = new Map<string, number>();
+  const step = async (enter: string | null): Promise<boolean> => {
+    // Documents are recorded by the last step only: after the batch's events are written, so the job's final
+    // event (written by the step that records its last document) comes after every document's.
+    const records = enter === null ? done : [];
+    if (enter === null) done = [];
+    const { entered, left } = await fleet.step(data.job_id, data.model, inCall, records, enter);
+    inCall = entered ? enter : null;
+    if (records.length > 0 && left <= 0 && !finished) {
+      finished = true;
+      await jobs.finish(refOf(data), data.job_id);
+    }
+    return entered;
+  };
+  let cancelled = false;
+  // Under the iteration's trace context (from the API server): each document's span is a child of the iteration's.
+  let batchSpan: ReturnType<typeof startSpan> | undefined;
+  try {
+    const traceId = activeTraceId();
+    batchSpan = startBatchSpan(job, attempt);
+    await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
+      beforeCall: async (documentId) => {
+        callStarted.set(documentId, performance.now());
+        // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
+        // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
+        return step(`${ctx.workerId}:${job.id}:${attempt}:${documentId}`);
+      },
+      afterDocument: (documentId, outcome) => {
+        const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
+        if (outcome.status === 'skipped' && (aborted.aborted || outcome.error === 'cancelled')) {
+          cancelled = true;
+          lines.push(documentLine(data, attempt, traceId, documentId, { status: 'cancelled', what: 'skipped (cancelled)' }, ms));
+          return;
+        }
+        done.push([documentId, outcome.status]);
+        const what = outcome.status === 'failed' ? `failed: ${outcome.error}` : outcome.status;
+        lines.push(documentLine(data, attempt, traceId, documentId, { status: outcome.status, what }, ms));
+      },
+    });
+  } finally {
+    batchSpan?.end();
+    try {
+      // The step that records the last document records the outcome (its span, under the iteration's trace).
+      if (inCall !== null || done.length > 0) await step(null);
+    } finally {
+      for (const [line, fields] of lines) fleet.log(line, fields);
+    }
+  }
+  return cancelled ? 'cancelled' : `${data.document_ids.length} documents`;
+}
+
+// A dead worker's job is marked by the first stalled check after its last renewal and moved back by the first
+// check after its lock expired: within lockMs + stalledInterval of the death. Renewing every quarter of the lock
+// lets a live worker's event loop stall for three quarters of it (half with BullMQ's default) without losing it.
+function workerOptionsOf(fleet: Fleet, options: DocevalsWorkerOptions, workerId: string) {
+  const lockMs = options.lockMs ?? 5_000;
+  return {
+    connection: bullConnection(options.connection),
+    prefix: fleet.prefix,
+    lockDuration: lockMs,
+    lockRenewTime: Math.floor(lockMs / 4),
+    stalledInterval: Math.floor(lockMs / 2),
+    name: workerId,
+  };
+}
+
+const logFailure = (fleet: Fleet, kind: string, job: Job | undefined, error: Error) =>
+  fleet.log(`[docevals/worker] ${kind} ${job?.id ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`);
+
+type AnyWorker = Worker<JobData, string> | Worker<DocumentJobData, string>;
+
+/**
+ * The per-model document workers of this process: `discover` opens one for each model that got a queue (while not
+ * `closing`), `abortBatches` aborts this process's batches of a cancelled job. Each opened worker joins `workers`.
+ */
+function documentWorkers(ctx: WorkerContext, workerOptions: ReturnType<typeof workerOptionsOf>, workers: AnyWorker[], closing: () => boolean) {
+  const { fleet } = ctx;
+  const opened = new Set<string>();
+  const models: Array<Worker<DocumentJobData, string>> = [];
+  const documentFailed = (job: Job<DocumentJobData> | undefined, error: Error) => {
+    logFailure(fleet, 'document', job, error);
+    // After its last attempt a document is counted done (it stays without a prediction: pending), so the
+    // iteration still ends.
+    if (job && job.attemptsMade >= (job.opts.attempts ?? ATTEMPTS)) {
+      void recorded(ctx, job.data, job.data.document_ids.map((id) => [id, 'failed'] as const)).catch(logError(fleet));
+    }
+  };
+  return {
+    async discover(): Promise<void> {
+      for (const model of await fleet.models()) {
+        if (opened.has(model) || closing()) continue;
+        opened.add(model);
+        const worker = new Worker<DocumentJobData, string>(documentQueueName(model), (job, _token, signal) => withTraceCarrier(job.data.trace, () => runBatch(ctx, job, signal)), { ...workerOptions, concurrency: ctx.concurrency });
+        worker.on('failed', documentFailed);
+        models.push(worker);
+        worker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
+        workers.push(worker);
+      }
+    },
+    /** Aborts this worker's batches of a cancelled job: its batch ids are the job's `queued` set (BullMQ job ids). */
+    async abortBatches(jobId: string): Promise<void> {
+      const ids = await fleet.redis.smembers(fleet.key('queued', jobId));
+      for (const worker of models) for (const id of ids) worker.cancelJob(id, 'cancelled');
+    },
+  };
+}
 
 /**
  * A worker process of the queue mode (docs/workers.md): takes iterations' plan jobs and documents from BullMQ on
@@ -112,10 +340,6 @@ export function batchesOf(documentIds: readonly string[], positions: readonly nu
  */
 export async function createDocevalsWorker(options: DocevalsWorkerOptions): Promise<DocevalsWorker> {
   const fleet = new Fleet(options);
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 8));
-  const lockMs = options.lockMs ?? 5_000;
-  const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 4));
-  const connection = bullConnection(options.connection);
   // The service (its operations enqueue on this fleet) and the job steps this worker runs, both answered by core.
   const { docevals, work: jobs } = createDocevalsWithJobs({
     storage: options.storage,
@@ -124,205 +348,33 @@ export async function createDocevalsWorker(options: DocevalsWorkerOptions): Prom
     ...(options.secrets ? { secrets: options.secrets } : {}),
     jobs: { resume: false, runner: (work) => queueRunner(fleet, work) },
   });
-  const workerId = `worker_${randomUUID().slice(0, 8)}`;
+  const ctx: WorkerContext = {
+    fleet,
+    jobs,
+    workerId: `worker_${randomUUID().slice(0, 8)}`,
+    concurrency: Math.max(1, Math.floor(options.concurrency ?? 8)),
+    maxBatch: Math.max(1, Math.floor(options.maxBatch ?? 4)),
+  };
   let closing: Promise<void> | undefined;
-
-  const refOf = (data: JobData) => ({ organization_id: data.organization_id, evaluation_id: data.evaluation_id, iteration_id: data.iteration_id });
-
-  /** Documents done (recorded, or given up after their attempts): each counted once; the last one records the outcome. */
-  async function recorded(data: DocumentJobData, done: ReadonlyArray<readonly [string, string]>): Promise<void> {
-    const left = await fleet.record(data.job_id, data.model, done);
-    if (left <= 0) await jobs.finish(refOf(data), data.job_id);
-  }
-
-  async function plan(job: Job<JobData>): Promise<string> {
-    await fleet.advance(PLANS_QUEUE, job.opts.priority);
-    const ref = refOf(job.data);
-    const planned = await jobs.plan(ref);
-    if (!planned) return 'nothing to run';
-    const { job_id: jobId, model } = planned;
-    if (planned.document_ids.length === 0) {
-      await jobs.finish(ref, jobId);
-      return 'finished';
-    }
-    // Set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded stay counted; it
-    // also finds the batch count of the first run, so its batches get the same ids (BullMQ adds each once).
-    await fleet.addModel(model);
-    const queue = await fleet.documents(model);
-    const slots = Math.min((await queue.getGlobalConcurrency()) ?? Infinity, Math.max(1, await fleet.plans.getWorkersCount()) * concurrency);
-    const batchesKey = fleet.key('batches', jobId);
-    const written = await fleet.redis
-      .multi()
-      .set(fleet.key('remaining', jobId), planned.document_ids.length, 'EX', KEY_TTL_SECONDS, 'NX')
-      .set(batchesKey, batchCount(planned.selected, slots, maxBatch), 'EX', KEY_TTL_SECONDS, 'NX')
-      .get(batchesKey)
-      .exec();
-    const count = Number(written?.[2]?.[1]);
-    if (!Number.isInteger(count) || count < 1) throw new Error(`job ${jobId}: no batch count in Redis`);
-    const batches = [...batchesOf(planned.document_ids, planned.document_positions, planned.selected, count)];
-    // Fair turns between organizations (docs/workers.md): the batches' priorities follow the others' queued ones.
-    const first = await fleet.fairPriorities(queue, ref.organization_id, batches.length);
-    for (let i = 0; i < batches.length; i += ADD_CHUNK) {
-      const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds], k) => ({
-        name: 'documents',
-        data: { ...ref, job_id: jobId, document_ids: documentIds, model, ...(job.data.trace ? { trace: job.data.trace } : {}) },
-        opts: { jobId: documentJobId(jobId, batch), priority: Math.min(PRIORITY_LIMIT, first + i + k), ...JOB_OPTIONS },
-      }));
-      const queuedKey = fleet.key('queued', jobId);
-      await fleet.redis.multi().sadd(queuedKey, ...chunk.map((c) => c.opts.jobId)).expire(queuedKey, KEY_TTL_SECONDS).exec();
-      await queue.addBulk(chunk);
-    }
-    // A cancel that read the queued set before these were added: remove them here.
-    if (await fleet.cancelled(jobId)) {
-      for (const [batch] of batches) await queue.remove(documentJobId(jobId, batch)).catch(() => 0);
-    }
-    return `${planned.document_ids.length} documents in ${batches.length} batches`;
-  }
-
-  /**
-   * A batch of documents, one after the other: before each call one fleet step leaves the previous call and enters
-   * the next unless the job was cancelled; a last step after the batch (its events written) records its documents.
-   */
-  async function runBatch(job: Job<DocumentJobData>, _token: string | undefined, signal: AbortSignal | undefined): Promise<string> {
-    const data = job.data;
-    await fleet.advance(documentQueueName(data.model), job.opts.priority);
-    const attempt = job.attemptsMade + 1;
-    // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
-    const aborted = signal ?? new AbortController().signal;
-    let inCall: string | null = null;
-    let done: Array<readonly [string, string]> = [];
-    let finished = false;
-    const lines: Array<[string, Record<string, string | number>]> = [];
-    const batchStarted = performance.now();
-    const callStarted = new Map<string, number>();
-    const step = async (enter: string | null): Promise<boolean> => {
-      // Documents are recorded by the last step only: after the batch's events are written, so the job's final
-      // event (written by the step that records its last document) comes after every document's.
-      const records = enter === null ? done : [];
-      if (enter === null) done = [];
-      const { entered, left } = await fleet.step(data.job_id, data.model, inCall, records, enter);
-      inCall = entered ? enter : null;
-      if (records.length > 0 && left <= 0 && !finished) {
-        finished = true;
-        await jobs.finish(refOf(data), data.job_id);
-      }
-      return entered;
-    };
-    let cancelled = false;
-    // Under the iteration's trace context (from the API server): each document's span is a child of the iteration's.
-    // The batch's own span is their sibling: it says how long the job waited in the queue.
-    const lineFields = (documentId: string, outcome: string, ms: number) => ({
-      model: data.model,
-      iteration_id: data.iteration_id,
-      document_id: documentId,
-      outcome,
-      duration_ms: ms,
-      attempt,
-      ...(traceId ? { trace_id: traceId } : {}),
-    });
-    let traceId: string | undefined;
-    let batchSpan: ReturnType<typeof startSpan> | undefined;
-    try {
-      await (async () => {
-        traceId = activeTraceId();
-        batchSpan = startSpan(SPAN.queueBatch, {
-          attributes: {
-            [SEMCONV.genAiRequestModel]: data.model,
-            [ATTR.iteration]: data.iteration_id,
-            [ATTR.batchSize]: data.document_ids.length,
-            // The wait of the job's first attempt (a retry's includes its backoff).
-            ...(attempt === 1 ? { [ATTR.queueWaitMs]: Math.max(0, Date.now() - job.timestamp) } : {}),
-          },
-        });
-        await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
-          beforeCall: async (documentId) => {
-            callStarted.set(documentId, performance.now());
-            // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
-            // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
-            return step(`${workerId}:${job.id}:${attempt}:${documentId}`);
-          },
-          afterDocument: (documentId, outcome) => {
-            const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
-            if (outcome.status === 'skipped' && (aborted.aborted || outcome.error === 'cancelled')) {
-              cancelled = true;
-              lines.push([`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} skipped (cancelled) ${ms} ms (attempt ${attempt})`, lineFields(documentId, 'cancelled', ms)]);
-              return;
-            }
-            done.push([documentId, outcome.status]);
-            const what = outcome.status === 'failed' ? `failed: ${outcome.error}` : outcome.status;
-            lines.push([`[docevals/worker] ${data.model} ${data.iteration_id} ${documentId} ${what} ${ms} ms (attempt ${attempt})`, lineFields(documentId, outcome.status, ms)]);
-          },
-        });
-      })();
-    } finally {
-      batchSpan?.end();
-      try {
-        // The step that records the last document records the outcome (its span, under the iteration's trace).
-        if (inCall !== null || done.length > 0) await step(null);
-      } finally {
-        for (const [line, fields] of lines) fleet.log(line, fields);
-      }
-    }
-    return cancelled ? 'cancelled' : `${data.document_ids.length} documents`;
-  }
-
-  // A dead worker's job is marked by the first stalled check after its last renewal and moved back by the first
-  // check after its lock expired: within lockMs + stalledInterval of the death. Renewing every quarter of the lock
-  // lets a live worker's event loop stall for three quarters of it (half with BullMQ's default) without losing it.
-  const workerOptions = {
-    connection,
-    prefix: fleet.prefix,
-    lockDuration: lockMs,
-    lockRenewTime: Math.floor(lockMs / 4),
-    stalledInterval: Math.floor(lockMs / 2),
-    name: workerId,
-  };
-  const workers: Array<Worker<JobData, string> | Worker<DocumentJobData, string>> = [];
-  const logFailure = (kind: string, job: Job | undefined, error: Error) =>
-    fleet.log(`[docevals/worker] ${kind} ${job?.id ?? '?'} attempt ${job?.attemptsMade ?? '?'} failed: ${error.message}`);
-  const documentFailed = (job: Job<DocumentJobData> | undefined, error: Error) => {
-    logFailure('document', job, error);
-    // After its last attempt a document is counted done (it stays without a prediction: pending), so the
-    // iteration still ends.
-    if (job && job.attemptsMade >= (job.opts.attempts ?? ATTEMPTS)) {
-      void recorded(job.data, job.data.document_ids.map((id) => [id, 'failed'] as const)).catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
-    }
-  };
+  const workerOptions = workerOptionsOf(fleet, options, ctx.workerId);
+  const workers: AnyWorker[] = [];
   // Each processor runs under the iteration's trace context (from the API server): every span a job makes (its store
   // calls, its documents, the outcome) joins the iteration's trace instead of starting one of its own.
-  const planWorker = new Worker<JobData, string>(PLANS_QUEUE, (job) => withTraceCarrier(job.data.trace, () => plan(job)), { ...workerOptions, concurrency: PLAN_CONCURRENCY });
-  planWorker.on('failed', (job, error) => logFailure('plan', job, error));
+  const planWorker = new Worker<JobData, string>(PLANS_QUEUE, (job) => withTraceCarrier(job.data.trace, () => plan(ctx, job)), { ...workerOptions, concurrency: PLAN_CONCURRENCY });
+  planWorker.on('failed', (job, error) => logFailure(fleet, 'plan', job, error));
   planWorker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
   workers.push(planWorker);
 
-  const documentWorkers: Array<Worker<DocumentJobData, string>> = [];
-  /** Aborts this worker's batches of a cancelled job: its batch ids are the job's `queued` set (BullMQ job ids). */
-  async function abortBatches(jobId: string): Promise<void> {
-    const ids = await fleet.redis.smembers(fleet.key('queued', jobId));
-    for (const worker of documentWorkers) for (const id of ids) worker.cancelJob(id, 'cancelled');
-  }
-
-  const opened = new Set<string>();
-  async function discover(): Promise<void> {
-    for (const model of await fleet.models()) {
-      if (opened.has(model) || closing) continue;
-      opened.add(model);
-      const worker = new Worker<DocumentJobData, string>(documentQueueName(model), (job, token, signal) => withTraceCarrier(job.data.trace, () => runBatch(job, token, signal)), { ...workerOptions, concurrency });
-      worker.on('failed', documentFailed);
-      documentWorkers.push(worker);
-      worker.on('error', (error) => fleet.log(`[docevals/worker] ${error.message}`));
-      workers.push(worker);
-    }
-  }
+  const documents = documentWorkers(ctx, workerOptions, workers, () => closing !== undefined);
   // Cancels (abort the calls of a job) and new models (open their worker) are announced on two channels.
   const subscriber = fleet.redis.duplicate();
   subscriber.on('message', (channel: string, message: string) => {
-    if (channel === fleet.modelsChannel) void discover().catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
-    else void abortBatches(message).catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`));
+    if (channel === fleet.modelsChannel) void documents.discover().catch(logError(fleet));
+    else void documents.abortBatches(message).catch(logError(fleet));
   });
   await subscriber.subscribe(fleet.cancelChannel, fleet.modelsChannel);
-  await discover();
-  const timer = setInterval(() => void discover().catch((e: unknown) => fleet.log(`[docevals/worker] ${String(e)}`)), options.discoverMs ?? 5_000);
+  await documents.discover();
+  const timer = setInterval(() => void documents.discover().catch(logError(fleet)), options.discoverMs ?? 5_000);
   timer.unref();
 
   return {
