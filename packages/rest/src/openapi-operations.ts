@@ -305,6 +305,7 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
         {
           rank: 1,
           iteration_id: ITERATION.id,
+          name: 'Baseline',
           model: 'local-rules',
           settings: {},
           mean_similarity: 0.875,
@@ -325,7 +326,7 @@ export const OPERATION_DOCS: Readonly<Partial<Record<string, OperationDoc>>> = {
   },
   getMatrix: {
     responseExample: {
-      iterations: [{ id: ITERATION.id, model: 'local-rules', status: 'completed' }],
+      iterations: [{ id: ITERATION.id, name: 'Baseline', model: 'local-rules', status: 'completed' }],
       data: [{ document_id: DOCUMENT_ID, filename: 'invoice-1.txt', similarities: [0.875], statuses: ['succeeded'], labeled: true }],
       list_metadata: { before: null, after: null },
     },

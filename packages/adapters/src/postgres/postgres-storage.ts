@@ -61,11 +61,11 @@ export interface PostgresStorageOptions {
   onWrite?: WriteObserver;
 }
 
-/** The Postgres store: a {@link Storage}, plus the reclaiming of a crash's leftovers. */
+/** The Postgres store: a `Storage` (`@docevals/core`), plus the reclaiming of a crash's leftovers. */
 export type PostgresStorage = SweepingStorage<PostgresSweepOptions, PostgresSweepReport>;
 
 /**
- * A {@link Storage} on PostgreSQL, shared safely by any number of processes and servers: records are rows with a
+ * A `Storage` (`@docevals/core`) on PostgreSQL, shared safely by any number of processes and servers: records are rows with a
  * version (compare-and-set is one `UPDATE ... WHERE version = $n`), documents and predictions are rows with a
  * position in their parent's order and per-parent totals kept in the same transaction, files are content-addressed
  * `bytea` rows with a reference count, and every list is a keyset query on an index. The schema migrates itself

@@ -61,7 +61,7 @@ export interface RedisStorageOptions {
 export type RedisStorage = SweepingStorage<RedisSweepOptions, RedisSweepReport>;
 
 /**
- * A {@link Storage} on Redis, shared safely by any number of processes and servers: every write is one Lua script
+ * A `Storage` (`@docevals/core`) on Redis, shared safely by any number of processes and servers: every write is one Lua script
  * (insert, compare-and-set replace, delete, file retain/release), lists walk a sorted set per organization from the
  * cursor, and reads batch their keys into one round trip. Any failure of Redis (refused, dropped, timed out) is a
  * `DocevalsError` with code `storage_error` and the original error as `cause`.

@@ -1,6 +1,6 @@
 import { DocevalsError, type Storage } from '@docevals/core';
 
-/** A store shared by many processes (Redis, Postgres): a {@link Storage}, plus the reclaiming of a crash's leftovers. */
+/** A store shared by many processes (Redis, Postgres): a `Storage` (`@docevals/core`), plus the reclaiming of a crash's leftovers. */
 export interface SweepingStorage<Options, Report> extends Storage {
   /**
    * Reclaims orphans a crash left behind (documents or predictions whose parent is gone, iterations no evaluation
