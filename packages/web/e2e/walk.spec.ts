@@ -129,7 +129,10 @@ async function nameAnIteration(walk: Walk): Promise<void> {
     }, { timeout: 120_000 })
     .toMatch(/^(completed|failed)$/);
   await page.goto(new URL(`${evaluationPath}/iterations/${encodeURIComponent(third!.id)}`, page.url()).href);
-  await expect(page.getByRole('table', { name: 'Schema differences' }).getByRole('row')).toHaveText(['FieldChangeDetail', `${field}changeddescription: (none) → "As printed, without the legal form"`]);
+  // The sample's own description of the field (if it has one) is the diff's "before".
+  const before = original.properties[field]?.description;
+  const was = typeof before === 'string' ? JSON.stringify(before) : '(none)';
+  await expect(page.getByRole('table', { name: 'Schema differences' }).getByRole('row')).toHaveText(['FieldChangeDetail', `${field}changeddescription: ${was} → "As printed, without the legal form"`]);
 
   walk.third = third!;
 }
