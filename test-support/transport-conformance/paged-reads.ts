@@ -4,24 +4,29 @@ import type { Transport } from './transport.js';
 
 const SCHEMA = { type: 'object', properties: { n: { type: 'number' }, text: { type: 'string' } } };
 
-export function pagedReadsCases(transport: () => Transport): void {
-  /** An evaluation of `n` documents with one imported iteration whose predictions are right except every third. */
-  async function evaluationOf(n: number) {
-    const documents = Array.from({ length: n }, (_, i) => ({
-      mime_data: { filename: `d${i}.json`, url: dataUrl(JSON.stringify({ n: i }), 'application/json') },
-      annotation: { n: i, text: `document ${i}` },
-    }));
-    const predictions = documents.map((d, i) => ({ prediction: i % 3 === 0 ? { n: -1 } : d.annotation }));
-    return data(
-      transport().call('evals.create', { name: 'paged', json_schema: SCHEMA, documents, iterations: [{ inference_settings: { model: 'imported' }, predictions }] }),
-    );
-  }
-  const predictions = (evaluation: any, input: Record<string, unknown> = {}) =>
-    transport().call('evals.iterations.predictions', { evaluation_id: evaluation.id, iteration_id: evaluation.iterations[0].id, ...input });
+/** An evaluation of `n` documents with one imported iteration whose predictions are right except every third. */
+async function evaluationOf(transport: () => Transport, n: number) {
+  const documents = Array.from({ length: n }, (_, i) => ({
+    mime_data: { filename: `d${i}.json`, url: dataUrl(JSON.stringify({ n: i }), 'application/json') },
+    annotation: { n: i, text: `document ${i}` },
+  }));
+  const predictions = documents.map((d, i) => ({ prediction: i % 3 === 0 ? { n: -1 } : d.annotation }));
+  return data(
+    transport().call('evals.create', { name: 'paged', json_schema: SCHEMA, documents, iterations: [{ inference_settings: { model: 'imported' }, predictions }] }),
+  );
+}
+const predictionsOf = (transport: () => Transport, evaluation: any, input: Record<string, unknown> = {}) =>
+  transport().call('evals.iterations.predictions', { evaluation_id: evaluation.id, iteration_id: evaluation.iterations[0].id, ...input });
 
-  describe('summary and paged reads', () => {
+export function pagedReadsCases(transport: () => Transport): void {
+  summaryCases(transport);
+  pagingCases(transport);
+}
+
+function summaryCases(transport: () => Transport): void {
+  describe('summary reads', () => {
     it('gets and lists iteration summaries, without per-document arrays', async () => {
-      const evaluation = await evaluationOf(6);
+      const evaluation = await evaluationOf(transport, 6);
       const ref = { evaluation_id: evaluation.id, iteration_id: evaluation.iterations[0].id };
       const summary = await data(transport().call('evals.iterations.getSummary', ref));
       expect(summary).toMatchObject({
@@ -38,7 +43,7 @@ export function pagedReadsCases(transport: () => Transport): void {
     });
 
     it('gets an evaluation summary without its documents: their count and the iteration summaries', async () => {
-      const evaluation = await evaluationOf(4);
+      const evaluation = await evaluationOf(transport, 4);
       const summary = await data(transport().call('evals.getSummary', { evaluation_id: evaluation.id }));
       expect(summary).toMatchObject({ id: evaluation.id, name: 'paged', document_count: 4, schema_id: evaluation.schema_id });
       expect(summary).not.toHaveProperty('documents');
@@ -46,55 +51,59 @@ export function pagedReadsCases(transport: () => Transport): void {
       expect(summary.iterations).toEqual([iteration]);
       expect(await data(transport().call('evals.get', { evaluation_id: evaluation.id }))).toEqual(evaluation);
     });
+  });
+}
 
+function pagingCases(transport: () => Transport): void {
+  describe('paged predictions and lists', () => {
     it('pages predictions with their metrics in document order, by limit and after', async () => {
-      const evaluation = await evaluationOf(7);
+      const evaluation = await evaluationOf(transport, 7);
       const ids = evaluation.documents.map((d: { id: string }) => d.id);
-      const first = await data(predictions(evaluation, { limit: 3 }));
+      const first = await data(predictionsOf(transport, evaluation, { limit: 3 }));
       expect(first.data.map((p: any) => p.document_id)).toEqual(ids.slice(0, 3));
       expect(first.data[0]).toMatchObject({ status: 'succeeded', prediction: { n: -1 }, metrics: { id: ids[0], name: 'd0.json' } });
       expect(first.data[1].metrics.similarity).toBe(1);
       expect(first.list_metadata).toEqual({ before: null, after: ids[2] });
-      const second = await data(predictions(evaluation, { limit: 100, after: first.list_metadata.after }));
+      const second = await data(predictionsOf(transport, evaluation, { limit: 100, after: first.list_metadata.after }));
       expect(second.data.map((p: any) => p.document_id)).toEqual(ids.slice(3));
       expect(second.list_metadata).toEqual({ before: ids[3], after: null });
 
-      expect((await failure(predictions(evaluation, { limit: 0 }))).code).toBe('validation_error');
-      expect((await failure(predictions(evaluation, { after: 'nobody' }))).issues?.[0]?.path).toBe('after');
+      expect((await failure(predictionsOf(transport, evaluation, { limit: 0 }))).code).toBe('validation_error');
+      expect((await failure(predictionsOf(transport, evaluation, { after: 'nobody' }))).issues?.[0]?.path).toBe('after');
       const missing = transport().call('evals.iterations.predictions', { evaluation_id: evaluation.id, iteration_id: 'eval_iter_missing' });
       expect(await failure(missing)).toMatchObject({ status: 404, code: 'not_found' });
     });
 
     it('answers document_ids with those documents only, in that order, paged by limit and after', async () => {
-      const evaluation = await evaluationOf(7);
+      const evaluation = await evaluationOf(transport, 7);
       const ids: string[] = evaluation.documents.map((d: { id: string }) => d.id);
-      const all = (await data(predictions(evaluation, { limit: 10 }))).data;
-      expect(await data(predictions(evaluation, { document_ids: [ids[5], ids[0]] }))).toEqual({ data: [all[5], all[0]], list_metadata: { before: null, after: null } });
-      const twice = await data(predictions(evaluation, { document_ids: [ids[3], ids[6], ids[3], ids[1]] }));
+      const all = (await data(predictionsOf(transport, evaluation, { limit: 10 }))).data;
+      expect(await data(predictionsOf(transport, evaluation, { document_ids: [ids[5], ids[0]] }))).toEqual({ data: [all[5], all[0]], list_metadata: { before: null, after: null } });
+      const twice = await data(predictionsOf(transport, evaluation, { document_ids: [ids[3], ids[6], ids[3], ids[1]] }));
       expect(twice.data.map((p: any) => p.document_id)).toEqual([ids[3], ids[6], ids[1]]);
       const named = [ids[6], ids[2], ids[4]];
-      const first = await data(predictions(evaluation, { document_ids: named, limit: 2 }));
+      const first = await data(predictionsOf(transport, evaluation, { document_ids: named, limit: 2 }));
       expect(first).toEqual({ data: [all[6], all[2]], list_metadata: { before: null, after: ids[2] } });
-      expect(await data(predictions(evaluation, { document_ids: named, limit: 2, after: ids[2] }))).toEqual({ data: [all[4]], list_metadata: { before: ids[4], after: null } });
+      expect(await data(predictionsOf(transport, evaluation, { document_ids: named, limit: 2, after: ids[2] }))).toEqual({ data: [all[4]], list_metadata: { before: ids[4], after: null } });
     });
 
     it('refuses document_ids naming no document of the evaluation, at each index', async () => {
-      const evaluation = await evaluationOf(2);
+      const evaluation = await evaluationOf(transport, 2);
       const known = evaluation.documents[0].id;
-      const unknown = await failure(predictions(evaluation, { document_ids: [known, 'file_0000000000000000'] }));
+      const unknown = await failure(predictionsOf(transport, evaluation, { document_ids: [known, 'file_0000000000000000'] }));
       expect(unknown.code).toBe('validation_error');
       expect(unknown.issues).toEqual([{ path: 'document_ids.1', message: 'no document file_0000000000000000 in this evaluation' }]);
-      expect((await failure(predictions(evaluation, { document_ids: [''] }))).issues).toEqual([{ path: 'document_ids.0', message: 'an id is required' }]);
+      expect((await failure(predictionsOf(transport, evaluation, { document_ids: [''] }))).issues).toEqual([{ path: 'document_ids.0', message: 'an id is required' }]);
       // 200 unknown ids reach the core: the first 100 named, the rest counted.
       const many = Array.from({ length: 200 }, (_, i) => `file_${i.toString(16).padStart(16, '0')}`);
-      const long = await failure(predictions(evaluation, { document_ids: many }));
+      const long = await failure(predictionsOf(transport, evaluation, { document_ids: many }));
       expect(long.issues).toHaveLength(101);
       expect(long.issues?.[99]).toEqual({ path: 'document_ids.99', message: `no document ${many[99]} in this evaluation` });
       expect(long.issues?.[100]?.message).toBe('100 more issues not listed; fix these first');
     });
 
     it('lists documents and evaluations as summaries, whole with expand=documents (at most 10 a page)', async () => {
-      const evaluation = await evaluationOf(2);
+      const evaluation = await evaluationOf(transport, 2);
       const id = evaluation.documents[0].id;
       const documents = await data(transport().call('evals.documents.list', { evaluation_id: evaluation.id }));
       expect(documents.data[0]).toEqual({

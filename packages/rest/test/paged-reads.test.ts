@@ -65,7 +65,9 @@ describe('summary and paged reads over HTTP', () => {
     expect(long.body.error.issues).toHaveLength(101);
     expect(long.body.error.issues[100].message).toBe('500 more issues not listed; fix these first');
   });
+});
 
+describe('large answers over HTTP', () => {
   it('streams a large answer in pieces and it parses as the whole iteration', async () => {
     // About 4 MB of predictions: more than one chunk of the JSON stream.
     const evaluation = await evaluationOf(200, 10_000);
