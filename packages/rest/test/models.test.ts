@@ -3,6 +3,8 @@ import { openaiExtractor } from '@docevals/openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRestServer, type RestServer } from './support/rest-server.js';
 
+// The list and its key are shared cases (test-support/transport-conformance/); here, what REST alone has.
+
 let api: RestServer;
 beforeAll(async () => {
   api = await startRestServer({
@@ -12,24 +14,6 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('GET /v1/models', () => {
-  it("lists this host's models with their extractor and modalities, patterns flagged", async () => {
-    const r = await api.call('GET', '/v1/models');
-    expect(r.status).toBe(200);
-    expect(r.body).toEqual({
-      data: [
-        { id: 'local-rules', extractor: 'local-rules', pattern: false, modalities: ['text'], provider: null },
-        { id: 'o3-mini', extractor: 'openai', pattern: false, modalities: ['text'], provider: null },
-        { id: 'gpt-*', extractor: 'openai', pattern: true, modalities: ['text', 'image', 'native', 'image+text'], provider: null },
-      ],
-    });
-  });
-
-  it('needs a key like every other route', async () => {
-    const r = await api.call('GET', '/v1/models', { key: null });
-    expect(r.status).toBe(401);
-    expect(r.body.error.code).toBe('unauthorized');
-  });
-
   it('is in the OpenAPI document, its response schema naming the fields', async () => {
     const doc = (await api.call('GET', '/v1/openapi.json')).body;
     const operation = doc.paths['/v1/models'].get;

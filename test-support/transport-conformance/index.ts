@@ -1,0 +1,26 @@
+import { afterAll, beforeAll, describe } from 'vitest';
+import { analysesCases } from './analyses.js';
+import { modelsAndDuplicateCases } from './models-duplicate.js';
+import { pagedReadsCases } from './paged-reads.js';
+import type { MakeTransport, Transport } from './transport.js';
+
+export { VISION_EXTRACTOR, type Caller, type MakeTransport, type Outcome, type Transport } from './transport.js';
+
+/**
+ * The cases every transport of the API passes, through its own client (issue 29): `name` names the transport in
+ * the test titles, `makeTransport` serves a fresh service for the suite. Add a case to the area's file of this
+ * folder (or a new area here): it then runs for REST and tRPC both.
+ */
+export function transportConformance(name: string, makeTransport: MakeTransport): void {
+  describe(`transport conformance: ${name}`, () => {
+    let transport: Transport | undefined;
+    beforeAll(async () => {
+      transport = await makeTransport();
+    });
+    afterAll(() => transport?.close());
+    const get = () => transport!;
+    modelsAndDuplicateCases(get);
+    analysesCases(get);
+    pagedReadsCases(get);
+  });
+}
