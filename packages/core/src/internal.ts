@@ -18,3 +18,4 @@ export { DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, StreamSlots } from './servi
 export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './operations/index.js';
 export * from './telemetry/index.js';
+export { mulberry32 } from './analysis/paired-bootstrap.js';

@@ -1,6 +1,7 @@
 // What the sample's documents say: eight hand-written invoices (five formats and languages, a credit note, a café
 // receipt) and generated invoices, receipts and forms, each with the ground truth a person would type. Deterministic:
 // the same seed gives the same documents, so screenshots and tests can name them.
+import { mulberry32 } from '@docevals/core/internal';
 
 /** The sample's JSON schema: one shape for invoices, credit notes, receipts and expense forms. */
 export const SAMPLE_SCHEMA = {
@@ -97,18 +98,6 @@ export const HAND_WRITTEN: readonly SampleSpec[] = [
   },
 ];
 
-/** mulberry32: a small seeded generator, so the generated documents are the same at every start. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SELLERS = ['Northwind Traders', 'Contoso Ltd', 'Fabrikam Inc.', 'Tailspin Toys', 'Adventure Works', 'Litware Systems'];
 const CUSTOMERS = ['Blue Yonder Airlines', 'Coho Winery', 'Wide World Importers', 'Proseware GmbH', 'Lucerne Publishing', 'Alpine Ski House'];
 const SERVICES = ['Consulting (day rate)', 'Software licence', 'Hardware maintenance', 'Training session', 'Cloud hosting (month)', 'Design review', 'Data migration', 'Support plan'];
@@ -134,7 +123,7 @@ export const GENERATED_FORMATS: Readonly<Record<'invoice' | 'receipt' | 'form', 
 
 /** The generated documents' truths (deterministic from `seed`), with file names that say what they are. */
 export function generatedSpecs(seed = 28): SampleSpec[] {
-  const random = seeded(seed);
+  const random = mulberry32(seed); // seeded: the same documents at every start
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const cents = (min: number, max: number) => Math.round((min + random() * (max - min)) * 100) / 100;
   const day = () => `2026-${String(1 + Math.floor(random() * 11)).padStart(2, '0')}-${String(1 + Math.floor(random() * 28)).padStart(2, '0')}`;

@@ -8,7 +8,7 @@ export const BOOTSTRAP_RESAMPLES = 2000;
 export const BOOTSTRAP_SEED = 0x5eed2025;
 
 /** mulberry32: a small, fast, seeded PRNG with a 2^32 period (plenty for 2,000 × n draws). */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
