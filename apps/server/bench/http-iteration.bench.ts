@@ -7,9 +7,9 @@
 // iteration (`POST .../iterations/create` with `background: true`) read over its event stream to the final event, as a
 // client does; progress and events are durable per document as always. Per store: each round's wall time, its ratio to
 // the bound (median and best of BENCH_ROUNDS, default 5) and the server process's CPU per document (Linux /proc).
-// BENCH_STORES: which (default lowdb,redis,postgres). Redis and PostgreSQL are throwaway servers on free ports.
+// BENCH_STORES: which (default lowdb,redis,postgres). CPU_PROF_DIR: a V8 CPU profile of the server per store. Redis and PostgreSQL are throwaway servers on free ports.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,19 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** CPU ms per thread of a process (Linux /proc/PID/task), keyed by "tid name". */
+async function threadCpuMs(pid: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`)) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.split(') ')[1]!.split(' ');
+    out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) * 10);
+  }
+  return out;
+}
+
 async function fakeProvider(): Promise<{ baseURL: string; child: ChildProcess }> {
   const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), [String(DELAY_MS)]);
   const baseURL = await new Promise<string>((resolve) => child.on('message', (m: { type?: string; baseURL?: string }) => m.type === 'ready' && resolve(m.baseURL!)));
@@ -46,7 +59,9 @@ async function fakeProvider(): Promise<{ baseURL: string; child: ChildProcess }>
 async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   // The root tsconfig (its `paths` map @docevals/* to the sources), named absolutely: this process's may be relative.
   const tsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  // CPU_PROF_DIR: the server writes a V8 CPU profile there when it exits (open it in Chrome's DevTools).
+  const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
     cwd: here,
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -75,16 +90,33 @@ async function call(url: string, method: string, path: string, body?: unknown): 
   return (await response.json()) as Record<string, unknown>;
 }
 
-/** One background iteration, from its POST to its final event on the event stream: wall ms. */
-async function iterate(url: string, evaluationId: string): Promise<number> {
+/** When a round's steps came, in ms from its POST: the POST's answer, the first and last document events, the final. */
+interface Phases { answered: number; first: number; last: number; final: number }
+
+/** One background iteration, from its POST to its final event on the event stream: wall ms, and its phases. */
+async function iterate(url: string, evaluationId: string): Promise<{ wall: number; phases: Phases }> {
   const started = performance.now();
   const { id } = (await call(url, 'POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })) as { id: string };
+  const answered = performance.now() - started;
   const response = await fetch(`${url}/v1/evals/${evaluationId}/iterations/${id}/events`, { headers: { 'api-key': KEY, accept: 'text/event-stream' } });
-  const text = await response.text(); // the stream closes after the final event
+  let text = '';
+  let first = 0;
+  let last = 0;
+  const decoder = new TextDecoder();
+  // Read as it comes (the stream closes after the final event), noting when document events arrive.
+  const reader = response.body!.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    const part = decoder.decode(read.value, { stream: true });
+    if (part.includes('event: document')) {
+      last = performance.now() - started;
+      first ||= last;
+    }
+    text += part;
+  }
   const wall = performance.now() - started;
   const final = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]).pop();
   if (final !== 'completed') throw new Error(`the iteration ended ${final}`);
-  return wall;
+  return { wall, phases: { answered, first, last, final: wall } };
 }
 
 async function storeEnv(store: string): Promise<{ env: Record<string, string>; stop: () => Promise<void> }> {
@@ -124,11 +156,25 @@ async function measure(store: string, baseURL: string): Promise<void> {
     for (let i = 0; i < WARMUP; i++) await iterate(server.url, evaluation.id as string);
     const walls: number[] = [];
     const cpus: number[] = [];
+    const phases: Phases[] = [];
+    const threadsBefore = await threadCpuMs(server.child.pid!);
     for (let i = 0; i < ROUNDS; i++) {
       const cpu = await cpuMs(server.child.pid!);
-      walls.push(await iterate(server.url, evaluation.id as string));
+      const round = await iterate(server.url, evaluation.id as string);
+      walls.push(round.wall);
+      phases.push(round.phases);
       cpus.push(((await cpuMs(server.child.pid!)) - cpu) / DOCUMENTS);
     }
+    // Which threads the server's CPU went to over the timed rounds (the main thread, V8's and libuv's helpers).
+    const threads = [...(await threadCpuMs(server.child.pid!))]
+      .map(([thread, ms]) => [thread.replace(/^\d+ /, ''), (ms - (threadsBefore.get(thread) ?? 0)) / (ROUNDS * DOCUMENTS)] as const)
+      .filter(([, ms]) => ms > 0.005);
+    console.log(`${store}: server CPU per document by thread: ${threads.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ms`);
+    const phase = (key: keyof Phases) => median(phases.map((p) => p[key])).toFixed(0);
+    console.log(
+      `${store}: median ms from the POST: answered ${phase('answered')}, first document event ${phase('first')}, ` +
+        `last ${phase('last')}, final event ${phase('final')}`,
+    );
     console.log(
       `${store}: wall median ${median(walls).toFixed(0)} ms = ${(median(walls) / BOUND_MS).toFixed(3)}x the bound ${BOUND_MS} ms ` +
         `(best ${(Math.min(...walls) / BOUND_MS).toFixed(3)}x; rounds ${walls.map((w) => w.toFixed(0)).join(' ')}); ` +

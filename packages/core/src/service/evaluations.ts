@@ -209,12 +209,18 @@ async function createEvaluation(ctx: OperationContext, organizationId: string, r
       await ctx.storage.documents.insertMany(documents);
       documentsInserted = true;
     }
-    // Iterations before the evaluation: they are invisible until the evaluation that lists them exists.
-    for (const iteration of iterations) {
-      await ctx.storage.iterations.insert(iteration.record);
-      inserted.push(iteration.record);
-      if (iteration.predictions.length > 0) await ctx.storage.predictions.insertMany(iteration.predictions);
-    }
+    // Iterations before the evaluation: they are invisible until the evaluation that lists them exists. Each is its
+    // own parent, so they are written side by side (a store with several connections writes them at once); every
+    // write is over before a failure undoes them.
+    const written = await Promise.allSettled(
+      iterations.map(async (iteration) => {
+        await ctx.storage.iterations.insert(iteration.record);
+        inserted.push(iteration.record);
+        if (iteration.predictions.length > 0) await ctx.storage.predictions.insertMany(iteration.predictions);
+      }),
+    );
+    const failed = written.find((w) => w.status === 'rejected');
+    if (failed) throw failed.reason;
     const record: EvaluationRecord = {
       id,
       organization_id: organizationId,
@@ -232,7 +238,7 @@ async function createEvaluation(ctx: OperationContext, organizationId: string, r
     const contents = new Map<string, StoredFile>();
     for (const d of prepared) if (d.content) contents.set(d.file_id, d.content);
     const predictions = new Map(iterations.map((it) => [it.record.id, new Map(it.predictions.map((p) => [p.id, p]))]));
-    return await renderEvaluation(ctx, stored.value, { documents, iterations: inserted, contents, predictions });
+    return await renderEvaluation(ctx, stored.value, { documents, iterations: iterations.map((it) => it.record), contents, predictions });
   } catch (error) {
     for (const iteration of inserted) {
       await ctx.storage.predictions.deleteAll(organizationId, iteration.id).catch(() => undefined);
