@@ -17,7 +17,11 @@ export const leaseLive = (iteration: IterationRecord, now = Date.now()) =>
   iteration.lease !== null && Date.parse(iteration.lease.expires_at) > now;
 
 /** Takes the lease by compare-and-set when the job is active and the lease is absent, expired or ours. */
-export async function takeLease(ctx: ServiceContext, jobs: JobContext, ref: IterationRef): Promise<IterationRecord | null> {
+export async function takeLease(
+  ctx: ServiceContext,
+  jobs: JobContext,
+  ref: IterationRef,
+): Promise<{ iteration: IterationRecord; fresh: boolean } | null> {
   const taken = await updateRecord(ctx.storage.iterations, ref.organization_id, ref.iteration_id, (current) => {
     if (!current.job || !isActive(current.status)) return { skip: true, result: null };
     if (leaseLive(current) && current.lease!.owner !== jobs.owner) return { skip: true, result: null };
@@ -29,7 +33,8 @@ export async function takeLease(ctx: ServiceContext, jobs: JobContext, ref: Iter
       lease: { owner: jobs.owner, expires_at: leaseUntil(jobs.leaseMs) },
       updated_at: current.status === 'queued' ? now : current.updated_at,
     };
-    return { write: next, result: next };
+    // `queued`: no runner has taken this job before, so it has written nothing yet.
+    return { write: next, result: { iteration: next, fresh: current.status === 'queued' } };
   });
   return taken?.result ?? null;
 }

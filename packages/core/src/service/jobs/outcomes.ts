@@ -31,7 +31,8 @@ function traceOutcome(iteration: IterationRecord): void {
 /**
  * The documents the job still has to run: those of its selection whose prediction was not written by this job
  * (`missing`: and that have no successful prediction). Documents the job already wrote get their event if a crash
- * came between the prediction and its event.
+ * came between the prediction and its event. `fresh`: no runner has taken the job before (it was `queued`), so it
+ * wrote nothing: unless the selection is `missing`, no prediction is read (the run starts sooner).
  */
 export async function pendingDocuments(
   ctx: ServiceContext,
@@ -39,6 +40,7 @@ export async function pendingDocuments(
   iteration: IterationRecord,
   job: IterationJob,
   placed?: { positions: number[]; selected: number },
+  fresh = false,
 ): Promise<DocumentRecord[]> {
   let documents = await readAllDocuments(ctx, iteration.organization_id, iteration.evaluation_id);
   const selection: JobSelection = job.selection;
@@ -47,6 +49,10 @@ export async function pendingDocuments(
     documents = documents.filter((d) => wanted.has(d.id));
   }
   if (placed) placed.selected = documents.length;
+  if (fresh && selection !== 'missing') {
+    placed?.positions.push(...documents.keys());
+    return documents;
+  }
   const pending: DocumentRecord[] = [];
   for (let start = 0; start < documents.length; start += READ_PAGE) {
     const page = documents.slice(start, start + READ_PAGE);

@@ -12,8 +12,9 @@ import { PredictionWrites } from './prediction-writes.js';
 
 /** {@link JobWork.run}. */
 export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef, signal: AbortSignal): Promise<void> {
-  const iteration = await takeLease(ctx, jobs, ref);
-  if (!iteration) return;
+  const taken = await takeLease(ctx, jobs, ref);
+  if (!taken) return;
+  const { iteration } = taken;
   const job = iteration.job!;
   const controller = new AbortController();
   const stop = () => controller.abort(signal.reason);
@@ -29,7 +30,7 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
   const events = new EventBatch(ctx, jobs, iteration.id);
   const predictions = new PredictionWrites(ctx);
   try {
-    const documents = await pendingDocuments(ctx, jobs, iteration, job);
+    const documents = await pendingDocuments(ctx, jobs, iteration, job, undefined, taken.fresh);
     const outcome = await runDocuments(ctx, iteration, documents, 'replace', {
       signal: controller.signal,
       save: (record) => predictions.save(record),
