@@ -1,4 +1,5 @@
 import type { Storage } from '@docevals/core';
+import { proxyCollections } from './storage-proxy.js';
 
 /**
  * A real store whose calls are counted by `collection.method` (`events.list`...), for tests that assert how much a
@@ -11,28 +12,12 @@ import type { Storage } from '@docevals/core';
  */
 export function countingStorage(inner: Storage): Storage & { calls: Map<string, number>; reset(): void; reads(...names: string[]): number } {
   const calls = new Map<string, number>();
-  const wrap = <T extends object>(target: T, collection: string): T =>
-    new Proxy(target, {
-      get(object, property, receiver) {
-        const value: unknown = Reflect.get(object, property, receiver);
-        if (typeof value !== 'function') return value;
-        const name = `${collection}.${String(property)}`;
-        return (...args: unknown[]): unknown => {
-          calls.set(name, (calls.get(name) ?? 0) + 1);
-          return (value as (...a: unknown[]) => unknown).apply(object, args);
-        };
-      },
-    });
   return {
     name: inner.name,
-    evaluations: wrap(inner.evaluations, 'evaluations'),
-    documents: wrap(inner.documents, 'documents'),
-    iterations: wrap(inner.iterations, 'iterations'),
-    predictions: wrap(inner.predictions, 'predictions'),
-    events: wrap(inner.events, 'events'),
-    jobs: wrap(inner.jobs, 'jobs'),
-    processors: wrap(inner.processors, 'processors'),
-    files: wrap(inner.files, 'files'),
+    ...proxyCollections(inner, (name, run) => {
+      calls.set(name, (calls.get(name) ?? 0) + 1);
+      return run();
+    }),
     close: () => inner.close(),
     calls,
     reset: () => calls.clear(),

@@ -1,4 +1,5 @@
 import { storageError, type Storage } from '@docevals/core';
+import { proxyCollections } from './storage-proxy.js';
 
 /** What the wrapped store does on every call: its job, refuse as unreachable, or fail like a bug would. */
 export type Fault = 'none' | 'unreachable' | 'bug';
@@ -18,31 +19,13 @@ export const SECRET_DETAIL = 'SECRET internal detail at /srv/app/storage.ts:42 (
  */
 export function faultyStorage(inner: Storage): Storage & { fault: Fault } {
   let fault: Fault = 'none';
-  const wrap = <T extends object>(target: T, collection: string): T =>
-    new Proxy(target, {
-      get(object, property, receiver) {
-        const value: unknown = Reflect.get(object, property, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]): unknown => {
-          if (fault === 'unreachable') {
-            const operation = `${collection}.${String(property)}`;
-            return Promise.reject(storageError(inner.name, operation, new Error('connect ECONNREFUSED 10.0.0.7:6379')));
-          }
-          if (fault === 'bug') return Promise.reject(new TypeError(`Cannot read properties of undefined (${SECRET_DETAIL})`));
-          return (value as (...a: unknown[]) => unknown).apply(object, args);
-        };
-      },
-    });
   return {
     name: `faulty-${inner.name}`,
-    evaluations: wrap(inner.evaluations, 'evaluations'),
-    documents: wrap(inner.documents, 'documents'),
-    iterations: wrap(inner.iterations, 'iterations'),
-    predictions: wrap(inner.predictions, 'predictions'),
-    events: wrap(inner.events, 'events'),
-    jobs: wrap(inner.jobs, 'jobs'),
-    processors: wrap(inner.processors, 'processors'),
-    files: wrap(inner.files, 'files'),
+    ...proxyCollections(inner, (operation, run) => {
+      if (fault === 'unreachable') return Promise.reject(storageError(inner.name, operation, new Error('connect ECONNREFUSED 10.0.0.7:6379')));
+      if (fault === 'bug') return Promise.reject(new TypeError(`Cannot read properties of undefined (${SECRET_DETAIL})`));
+      return run();
+    }),
     close: () => inner.close(),
     get fault() {
       return fault;
