@@ -1,9 +1,9 @@
 /**
  * Issue 26, "1,000 SSE subscribers on one running iteration take others' p99 from 38 ms to 2.3 s": a child process
  * (the attacker, support/sse-flood.ts, outside the server's event loop) starts 1,000 subscribers of organization A's
- * running iteration within a second, over REST and over tRPC's SSE subscriptions; each refused one tries again after
- * the `Retry-After` (5 s) until 6 s have passed. Meanwhile organization B lists its evaluations in a loop. The service's
- * one cap holds A to 20 open streams and answers the rest 429 (counted); every request of A gets its answer; B's p99
+ * running iteration within a second, over REST and over tRPC's SSE subscriptions; the open ones read for 6 s. Meanwhile
+ * organization B lists its evaluations in a loop. The service's one cap holds A to 20 open streams and answers the
+ * other 980 with 429 (counted: most by the stream cap, some by the key's rate limit); every request of A gets its answer; B's p99
  * stays within 500 ms, or a ratio of its idle p99 on a loaded machine (times DOCEVALS_TEST_SLACK, as the other server
  * tests). How long A's own requests wait is printed, not asserted (docs/benchmarks.md).
  */
@@ -76,6 +76,8 @@ describe.each(['rest', 'trpc'] as const)('1,000 event subscribers of one running
         ITERATION_ID: a.iteration_id,
         SUBSCRIBERS: String(SUBSCRIBERS),
         DURATION_MS: String(DURATION_MS),
+        // One request per subscriber: a refused one does not come back within the flood.
+        RETRY_MS: String(10 * DURATION_MS),
       },
       /flood ready/,
     );
@@ -97,8 +99,8 @@ describe.each(['rest', 'trpc'] as const)('1,000 event subscribers of one running
     expect(report.events).toBeGreaterThan(0);
     // Every request of A got its answer (none left waiting when the flood stopped): a stream, or a 429 (most).
     expect([report.other, report.errors, report.opened + report.refused]).toEqual([0, 0, report.requests]);
-    expect(report.refused).toBeGreaterThan(report.opened);
+    expect(report.refused).toBeGreaterThanOrEqual(SUBSCRIBERS - CAP);
     expect(report.refusedByStreamCap).toBeGreaterThan(0);
     expect(p99(busy)).toBeLessThanOrEqual(Math.max(PROBE_BOUND_MS, IDLE_RATIO * p99(idle) * SLACK));
-  }, 90_000);
+  }, 150_000);
 });

@@ -4,7 +4,8 @@
  * (`iterations.events` over SSE), with `KEY`, each on its own connection. They start spread over `RAMP_MS` (1,000
  * connections opened in one tick wait seconds in the kernel and in this process's own loop on a loaded machine,
  * whatever the server). A refused client (429, or tRPC's TOO_MANY_REQUESTS) tries again `RETRY_MS` later (the
- * `Retry-After` of 5 s) until `DURATION_MS` has passed, when the streams still open are closed. Prints `flood ready`
+ * `Retry-After` of 5 s) while `DURATION_MS` has not passed; past it, once every other request has its answer, the
+ * streams still open are closed (they hold their places until then). Prints `flood ready`
  * once the clients are started, and one JSON line (`flood {...}`) when every request has its answer: streams opened,
  * refusals (those of the stream cap apart), other answers, transport errors, events read, answer times (p50, p90,
  * slowest: from sending to the status or, tRPC, the first event or error), the most streams open at once, this
@@ -32,9 +33,19 @@ const tally = { requests: 0, opened: 0, refused: 0, refusedByStreamCap: 0, other
 let open = 0;
 const answers: number[] = [];
 const deadline = performance.now() + durationMs;
+/** Open streams, and every request not ended yet (the open streams included). */
 const streams = new Set<ReturnType<typeof request>>();
-// At the deadline every stream still open (waiting for its next event) is closed; requests not yet answered are not.
-setTimeout(() => streams.forEach((req) => req.destroy()), durationMs).unref();
+const waiting = new Set<ReturnType<typeof request>>();
+/**
+ * Past the deadline, once every request but the open streams has its answer, the streams are closed: they hold
+ * their places until then, so a request still queued is answered as it would be while they are open.
+ */
+const closeStreamsWhenAnswered = () => {
+  if (performance.now() >= deadline && waiting.size === streams.size) for (const req of streams) req.destroy();
+};
+setTimeout(closeStreamsWhenAnswered, durationMs).unref();
+// A minute later, what still waits for its answer is given up (a transport error in the tally).
+setTimeout(() => waiting.forEach((req) => req.destroy()), durationMs + 60_000).unref();
 
 /** One request: resolves when its answer ended (a refusal at once, an open stream when it closes). */
 function subscribe(): Promise<void> {
@@ -42,6 +53,7 @@ function subscribe(): Promise<void> {
     const sent = performance.now();
     tally.requests += 1;
     const req = request({ host: url.hostname, port: url.port, path, agent: false, headers: { 'api-key': env.KEY!, accept: 'text/event-stream' } });
+    waiting.add(req);
     let counted = false;
     let ended = false;
     let tallyOpen = false;
@@ -54,14 +66,16 @@ function subscribe(): Promise<void> {
       tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
       if (what === 'opened') {
         tally.mostOpen = Math.max(tally.mostOpen, ++open);
-        if (performance.now() > deadline) req.destroy();
-        else streams.add(req);
+        streams.add(req);
+        closeStreamsWhenAnswered();
       }
     };
     const end = () => {
       if (ended) return;
       ended = true;
       streams.delete(req);
+      waiting.delete(req);
+      closeStreamsWhenAnswered();
       if (tallyOpen) open -= 1;
       resolve();
     };
