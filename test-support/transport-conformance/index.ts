@@ -2,9 +2,19 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { analysesCases } from './analyses.js';
 import { modelsAndDuplicateCases } from './models-duplicate.js';
 import { pagedReadsCases } from './paged-reads.js';
+import { eventStreamCases } from './event-streams.js';
 import type { MakeTransport, Transport } from './transport.js';
 
-export { VISION_EXTRACTOR, type Caller, type MakeTransport, type Outcome, type Transport } from './transport.js';
+export {
+  CONFORMANCE_EVENT_STREAMS,
+  VISION_EXTRACTOR,
+  type Caller,
+  type IterationRef,
+  type MakeTransport,
+  type Outcome,
+  type Subscription,
+  type Transport,
+} from './transport.js';
 
 /**
  * The cases every transport of the API passes, through its own client (issue 29): `name` names the transport in
@@ -22,5 +32,6 @@ export function transportConformance(name: string, makeTransport: MakeTransport)
     modelsAndDuplicateCases(get);
     analysesCases(get);
     pagedReadsCases(get);
+    eventStreamCases(get);
   });
 }

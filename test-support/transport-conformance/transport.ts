@@ -25,7 +25,40 @@ export interface Transport {
    * `input` as `caller` (default org A).
    */
   call(operation: string, input?: unknown, caller?: Caller): Promise<Outcome>;
+  /**
+   * Opens the iteration's event stream (REST `GET .../events`, tRPC `iterations.events` over SSE) as `caller`
+   * (default org A): `ok` (data null) once it is open and has sent an event of the iteration, or the error it was
+   * refused with. `close()` leaves it.
+   */
+  subscribe(iteration: IterationRef, caller?: Caller): Promise<Subscription>;
   close(): Promise<void>;
+}
+
+export interface IterationRef {
+  evaluation_id: string;
+  iteration_id: string;
+}
+
+export interface Subscription {
+  outcome: Outcome;
+  close(): void;
+}
+
+/**
+ * The event cap of every conformance service (`createDocevals({ limits: { maxEventStreamsPerOrganization } })`):
+ * REST and tRPC take their places from the service's one count.
+ */
+export const CONFORMANCE_EVENT_STREAMS = 2;
+
+/** A document with this file name waits in {@link VISION_EXTRACTOR} until {@link releaseHeldExtractions}. */
+export const HELD_FILENAME = 'held.txt';
+let releaseHeld = () => {};
+let held = new Promise<void>((resolve) => (releaseHeld = resolve));
+
+/** Ends the extractions of {@link HELD_FILENAME} documents waiting now (their iterations then complete). */
+export function releaseHeldExtractions(): void {
+  releaseHeld();
+  held = new Promise<void>((resolve) => (releaseHeld = resolve));
 }
 
 /**
@@ -34,10 +67,18 @@ export interface Transport {
  */
 export type MakeTransport = () => Promise<Transport>;
 
-/** An extractor of models matching /^vision-/ that answers `{}`: the second extractor of every conformance service. */
+/**
+ * An extractor of models matching /^vision-/ that answers `{}`: the second extractor of every conformance service. A
+ * {@link HELD_FILENAME} document waits first (until released or the call's signal aborts): its iteration stays running.
+ */
 export const VISION_EXTRACTOR = {
   name: 'vision',
   models: [/^vision-/],
   modalities: ['image', 'text'] as Array<'image' | 'text'>,
-  extract: async () => ({ data: {} }),
+  extract: async (request: { document: { filename: string }; signal: AbortSignal }) => {
+    if (request.document.filename === HELD_FILENAME) {
+      await Promise.race([held, new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }))]);
+    }
+    return { data: {} };
+  },
 };

@@ -130,12 +130,17 @@ async function createRoute({ docevals, authenticate, config, env, logger }: Rout
   return { route, rateLimit };
 }
 
+/** Connections waiting to be accepted (the listen backlog). */
+const LISTEN_BACKLOG = 4_096;
+
 /** Listens on the configured `HOST:PORT`; a refusal rejects with what to do ({@link listenError}). */
 function listenOn(server: Server, config: StandaloneConfig): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, config));
     server.once('error', refused);
-    server.listen(config.port, config.host, () => {
+    // A backlog past Node's 511 (the kernel caps it at net.core.somaxconn): 1,000 clients connecting at once (issue 26)
+    // would otherwise see their SYNs dropped and retried a second or more later, an unbounded wait before any answer.
+    server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', refused);
       resolve();
     });

@@ -1,7 +1,8 @@
 /**
  * Fair scheduling over HTTP (issue 26): the standalone server in process mode, two organizations' keys, a loopback
  * OpenAI-compatible model with latency. A posts 200 background iterations (20 accepted, the rest 429), then B one:
- * B's first document starts at once and B completes within 2x its time on an idle server.
+ * B's first document starts at once and B completes within 2x its time on an idle server (the mean of two runs).
+ * On Redis (`REDIS_URL`) and on lowdb (`DATA_DIR` alone, every write of every organization through one queue).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-describe('fair scheduling between organizations (standalone server, in process)', () => {
+describe.each(['redis', 'lowdb'] as const)('fair scheduling between organizations (standalone server, in process, %s)', (store) => {
   it("200 background iterations from A, then one from B: A's 21st is 429, B starts at once and ends within 2x its idle time", async () => {
     const model = await invoiceModel(20);
     cleanups.push(() => model.fake.stop());
@@ -43,8 +44,9 @@ describe('fair scheduling between organizations (standalone server, in process)'
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: model.fake.baseURL,
         DOCEVALS_RATE_LIMIT: '0',
-        REDIS_URL: inject('redisUrl'),
-        REDIS_KEY_PREFIX: `fair${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}:`,
+        ...(store === 'redis'
+          ? { REDIS_URL: inject('redisUrl'), REDIS_KEY_PREFIX: `fair${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}:` }
+          : {}),
         DOCEVALS_CONCURRENCY: '2',
         DOCEVALS_MAX_RUNNING_ITERATIONS: '2',
       },
@@ -67,7 +69,8 @@ describe('fair scheduling between organizations (standalone server, in process)'
       return { ms: performance.now() - started, firstMs: first.at - started };
     };
     await runB();
-    const idle = await runB();
+    const idleRuns = [await runB(), await runB()];
+    const idle = { ms: (idleRuns[0]!.ms + idleRuns[1]!.ms) / 2, firstMs: (idleRuns[0]!.firstMs + idleRuns[1]!.firstMs) / 2 };
 
     holding = true;
     const statuses: number[] = [];
@@ -88,7 +91,7 @@ describe('fair scheduling between organizations (standalone server, in process)'
     const busy = await runB();
     const aLeft = 20 * 20 - calls.filter((c) => c.n < 1000).length;
     console.log(
-      `[fair] B idle: ${Math.round(idle.ms)} ms (first call ${Math.round(idle.firstMs)} ms); beside A's 20 iterations: ${Math.round(busy.ms)} ms (first call ${Math.round(busy.firstMs)} ms); A's calls left ${aLeft}`,
+      `[fair ${store}] B idle: ${Math.round(idle.ms)} ms (first call ${Math.round(idle.firstMs)} ms); beside A's 20 iterations: ${Math.round(busy.ms)} ms (first call ${Math.round(busy.firstMs)} ms); A's calls left ${aLeft}`,
     );
     expect(aLeft).toBeGreaterThan(100);
     expect(busy.firstMs).toBeLessThanOrEqual(2_000 * SLACK);

@@ -14,7 +14,7 @@ export { JOBS_SCOPE } from './storage.js';
 export { CUSTOM_MODEL_PREFIX, CUSTOM_PROVIDER, PROVIDER_INFO, PROVIDERS, isProvider, providerOfModel, type Provider, type ProviderInfo } from './secrets/providers.js';
 export { NO_MASTER_KEY_MESSAGE, SECRETS_SCOPE, type SecretRecord } from './service/secrets.js';
 export * from './service/update-record.js';
-export { DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, StreamSlots } from './service/stream-slots.js';
+export { DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, eventStreamSlots, StreamSlots } from './service/stream-slots.js';
 export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './operations/index.js';
 export * from './telemetry/index.js';

@@ -12,8 +12,9 @@ import {
 import {
   DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION,
-  StreamSlots,
+  eventStreamSlots,
   type BodyReadOptions,
+  type StreamSlots,
 } from '@docevals/core/internal';
 import { Hono, type Context } from 'hono';
 import { ENDPOINTS, type Endpoint } from './endpoints.js';
@@ -50,9 +51,11 @@ export interface RestLimits {
    */
   bodyTimeoutMs: number;
   /**
-   * Event streams (`GET .../events`) one organization may hold open at once in this process, counted by what
-   * `authenticate` answered (not by a header it may not have used: a client could name new keys for new places);
-   * one more is a 429 `rate_limited`. `0`: no limit. @default 20
+   * Event streams one organization may hold open at once, counted by what `authenticate` answered (not by a header
+   * it may not have used: a client could name new keys for new places); one more is a 429 `rate_limited`. `0`: no
+   * limit. The cap is the service's (`createDocevals({ limits: { maxEventStreamsPerOrganization } })`), shared with
+   * the tRPC `iterations.events` subscriptions of the same service: this option sets that one cap, and a different
+   * value set elsewhere for the same service is a TypeError here. @default the service's (20)
    */
   maxEventStreamsPerOrganization: number;
 }
@@ -193,7 +196,9 @@ function settingsOf(options: RestHandlerOptions): Settings {
   }
   const bodyRead = { timeoutMs: options.limits?.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS };
   if (!(bodyRead.timeoutMs >= 0)) throw new TypeError('createRestHandler: limits.bodyTimeoutMs must be a non-negative number.');
-  const streams = new StreamSlots(options.limits?.maxEventStreamsPerOrganization ?? DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION);
+  const streams = eventStreamSlots(options.docevals);
+  const maxStreams = options.limits?.maxEventStreamsPerOrganization;
+  if (maxStreams !== undefined) streams.configure(maxStreams, 'createRestHandler({ limits })');
   const onError = options.onError ?? ((error: unknown) => console.error('[docevals/rest]', error));
   return {
     docevals: options.docevals,

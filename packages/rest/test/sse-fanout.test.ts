@@ -1,8 +1,8 @@
 /**
  * Issue 26, SSE fan-out over REST: 200 event streams of organization A on one running iteration are served by ONE
  * storage reader (store calls counted through a wrapper over a real memory store), each stream gets every event in
- * order. (Organization B's p99 meanwhile is not asserted yet: 2.6 s against an idle 89 ms at load 26, with the 200
- * clients in the test's own process; see the #26 notes.)
+ * order. Organization B's p99 under such a crowd, with the clients in another process, is asserted by
+ * apps/server/test/event-stream-flood.test.ts.
  */
 import { memoryStorage } from '@docevals/adapters/memory';
 import type { Extractor } from '@docevals/core';

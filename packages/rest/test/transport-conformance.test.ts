@@ -1,13 +1,20 @@
 import { localRulesExtractor, type Extractor } from '@docevals/core';
 import { operations, type RestRoute } from '@docevals/core/internal';
-import { transportConformance, VISION_EXTRACTOR, type Caller, type Outcome, type Transport } from '../../../test-support/transport-conformance/index.js';
+import {
+  CONFORMANCE_EVENT_STREAMS,
+  transportConformance,
+  VISION_EXTRACTOR,
+  type Caller,
+  type Outcome,
+  type Transport,
+} from '../../../test-support/transport-conformance/index.js';
 import { KEY_A, KEY_B, startRestServer, type RestServer } from './support/rest-server.js';
 
 // The shared cases of issue 29 (test-support/transport-conformance/), each operation called over fetch at the
 // route its row of the core's table declares.
 
 /** Operations REST serves through their `…Any` row, with the field that picks the shape. */
-const VIA: Record<string, [string, Record<string, string>]> = {
+const VIA: Record<string, [string, Record<string, string | boolean>]> = {
   'evals.get': ['evals.getAny', {}],
   'evals.getSummary': ['evals.getAny', { view: 'summary' }],
   'evals.iterations.get': ['evals.iterations.getAny', {}],
@@ -15,6 +22,7 @@ const VIA: Record<string, [string, Record<string, string>]> = {
   'evals.iterations.list': ['evals.iterations.listAny', {}],
   'evals.iterations.listSummaries': ['evals.iterations.listAny', { view: 'summary' }],
   'evals.iterations.create': ['evals.iterations.createAny', {}],
+  'evals.iterations.createInBackground': ['evals.iterations.createAny', { background: true }],
 };
 
 const KEYS: Record<Caller, string | null> = { org_a: KEY_A, org_b: KEY_B, anonymous: null };
@@ -49,10 +57,30 @@ async function restTransport(api: RestServer): Promise<Transport> {
       const { code, message, issues } = response.body.error;
       return { ok: false, status: response.status, code, message, ...(issues ? { issues } : {}) };
     },
+    async subscribe(ref, caller = 'org_a') {
+      const controller = new AbortController();
+      const key = KEYS[caller];
+      const path = `/v1/evals/${ref.evaluation_id}/iterations/${ref.iteration_id}/events`;
+      const response = await fetch(`${api.url}${path}`, { headers: key ? { 'api-key': key } : {}, signal: controller.signal });
+      const close = () => controller.abort();
+      if (response.status !== 200) {
+        const { code, message } = (await response.json()).error;
+        return { outcome: { ok: false, status: response.status, code, message }, close };
+      }
+      await response.body!.getReader().read();
+      return { outcome: { ok: true, data: null }, close };
+    },
     close: () => api.close(),
   };
 }
 
 transportConformance('REST', async () =>
-  restTransport(await startRestServer({ docevals: { extractors: [localRulesExtractor(), VISION_EXTRACTOR as Extractor] } })),
+  restTransport(
+    await startRestServer({
+      docevals: {
+        extractors: [localRulesExtractor(), VISION_EXTRACTOR as Extractor],
+        limits: { maxEventStreamsPerOrganization: CONFORMANCE_EVENT_STREAMS },
+      },
+    }),
+  ),
 );

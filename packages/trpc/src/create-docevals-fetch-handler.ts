@@ -20,7 +20,10 @@ export interface DocevalsFetchHandlerLimits {
   maxBatchAnswerBytes: number;
   /** Milliseconds the whole body may take to arrive (408 `TIMEOUT` past it, as REST); `0`: no limit. @default 60_000 */
   bodyTimeoutMs: number;
-  /** `iterations.events` subscriptions one organization may hold open at once (429 past it); `0`: none. @default 20 */
+  /**
+   * Event streams one organization may hold open at once, these subscriptions and REST's streams of the same service
+   * together (the service's one cap: `createDocevalsRouter`'s option); 429 past it; `0`: none. @default the service's (20)
+   */
   maxEventStreamsPerOrganization: number;
 }
 

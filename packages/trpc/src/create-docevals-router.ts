@@ -1,5 +1,5 @@
 import { DocevalsError, unauthorizedError, type Docevals } from '@docevals/core';
-import { assertNoForbiddenKey, DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, operations, StreamSlots, type Operation } from '@docevals/core/internal';
+import { assertNoForbiddenKey, eventStreamSlots, operations, type Operation } from '@docevals/core/internal';
 import { initTRPC, tracked } from '@trpc/server';
 import { z } from 'zod';
 import type { DocevalsContext } from './create-docevals-context.js';
@@ -62,10 +62,12 @@ export interface CreateDocevalsRouterOptions {
   /** The service the procedures call, from `createDocevals({ storage, extractors })` of `@docevals/core`. */
   docevals: Docevals;
   /**
-   * `iterations.events` subscriptions one organization may hold open at once through this router (as REST's
-   * `limits.maxEventStreamsPerOrganization`, counted apart): one more is a `TOO_MANY_REQUESTS` (docevals code
-   * `rate_limited`, `data.retry_after` 5); a subscription's place is freed as soon as it ends. `0`: no cap.
-   * @default 20
+   * Event streams one organization may hold open at once: `iterations.events` subscriptions and REST's
+   * `GET .../events` of the same service counted together (the service's one cap, as REST's
+   * `limits.maxEventStreamsPerOrganization`): one more is a `TOO_MANY_REQUESTS` (docevals code `rate_limited`,
+   * `data.retry_after` 5); a subscription's place is freed as soon as it ends. `0`: no cap. This option sets the
+   * service's cap; a different value set elsewhere for the same service is a TypeError here.
+   * @default the service's (`createDocevals({ limits: { maxEventStreamsPerOrganization } })`, 20)
    */
   maxEventStreamsPerOrganization?: number;
 }
@@ -83,7 +85,8 @@ export interface CreateDocevalsRouterOptions {
  */
 export function createDocevalsRouter(options: CreateDocevalsRouterOptions) {
   const { docevals } = options;
-  const streams = new StreamSlots(options.maxEventStreamsPerOrganization ?? DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION);
+  const streams = eventStreamSlots(docevals);
+  if (options.maxEventStreamsPerOrganization !== undefined) streams.configure(options.maxEventStreamsPerOrganization, 'createDocevalsRouter');
   const procedure = organizationProcedure;
   const op = operations;
   const table = tableProcedures(docevals);

@@ -2,7 +2,16 @@ import { memoryStorage } from '@docevals/adapters/memory';
 import { createDocevals, localRulesExtractor, type Extractor } from '@docevals/core';
 import { operations } from '@docevals/core/internal';
 import { TRPCClientError } from '@trpc/client';
-import { transportConformance, VISION_EXTRACTOR, type Caller, type Outcome, type Transport } from '../../../test-support/transport-conformance/index.js';
+import {
+  CONFORMANCE_EVENT_STREAMS,
+  transportConformance,
+  VISION_EXTRACTOR,
+  type Caller,
+  type IterationRef,
+  type Outcome,
+  type Subscription,
+  type Transport,
+} from '../../../test-support/transport-conformance/index.js';
 import type { DocevalsErrorData } from '../src/index.js';
 import { serveRouter } from './serve-router.js';
 
@@ -12,7 +21,11 @@ import { serveRouter } from './serve-router.js';
 const KEYS: Record<Caller, string | undefined> = { org_a: 'key_org_a', org_b: 'key_org_b', anonymous: undefined };
 
 transportConformance('tRPC', async (): Promise<Transport> => {
-  const docevals = createDocevals({ storage: memoryStorage(), extractors: [localRulesExtractor(), VISION_EXTRACTOR as Extractor] });
+  const docevals = createDocevals({
+    storage: memoryStorage(),
+    extractors: [localRulesExtractor(), VISION_EXTRACTOR as Extractor],
+    limits: { maxEventStreamsPerOrganization: CONFORMANCE_EVENT_STREAMS },
+  });
   const served = await serveRouter(docevals);
   return {
     async call(operation, input, caller = 'org_a'): Promise<Outcome> {
@@ -28,9 +41,41 @@ transportConformance('tRPC', async (): Promise<Transport> => {
         return { ok: false, status: data.httpStatus, code: data.docevalsCode, message: error.message, ...(data.issues ? { issues: data.issues } : {}) };
       }
     },
+    subscribe: (ref, caller = 'org_a') => subscribe(served.url, ref, KEYS[caller]),
     async close() {
       await served.close();
       await docevals.close();
     },
   };
 });
+
+/**
+ * `iterations.events` as httpSubscriptionLink opens it (SSE): open at its first event of the iteration (tracked, with an
+ * `id`), refused at a `serialized-error` (tRPC sends `connected` before the procedure runs: not yet an answer).
+ */
+async function subscribe(url: string, ref: IterationRef, key: string | undefined): Promise<Subscription> {
+  const controller = new AbortController();
+  const close = () => controller.abort();
+  const response = await fetch(`${url}/evals.iterations.events?input=${encodeURIComponent(JSON.stringify(ref))}`, {
+    headers: key ? { 'Api-Key': key } : {},
+    signal: controller.signal,
+  });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the subscription ended without an answer: ${text}`);
+    text += value;
+    const blocks = text.split('\n\n');
+    text = blocks.pop()!;
+    for (const block of blocks) {
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      const payload = /^data: (.*)$/m.exec(block)?.[1];
+      if (event === 'serialized-error' && payload) {
+        const error = JSON.parse(payload) as { message: string; data: DocevalsErrorData };
+        return { outcome: { ok: false, status: error.data.httpStatus, code: error.data.docevalsCode, message: error.message }, close };
+      }
+      if (/^id: /m.test(block)) return { outcome: { ok: true, data: null }, close };
+    }
+  }
+}

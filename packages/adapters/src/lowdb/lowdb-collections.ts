@@ -11,8 +11,11 @@ export interface LowdbContext {
   layout: Layout;
   disk: RecordDisk;
   state: LowdbState;
-  /** Runs a write alone (the store's write lock), after the open check, wrapping failures as storage_error. */
-  exclusive<R>(operation: string, task: () => Promise<R>): Promise<R>;
+  /**
+   * Runs a write alone (the store's write lock), after the open check, wrapping failures as storage_error. Waiting
+   * writes take turns by `organizationId` (the organization the write is for).
+   */
+  exclusive<R>(operation: string, task: () => Promise<R>, organizationId?: string): Promise<R>;
   /** Runs a read after the open check, wrapping failures as storage_error. */
   read<R>(operation: string, task: () => R | Promise<R>): Promise<R>;
 }
@@ -24,6 +27,9 @@ export interface LowdbContext {
 function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
+
+/** Whose turn a write of `record` takes in the write lock: its organization's (a job's: the iteration's organization). */
+const turnOf = (record: StoredRecordBase): string => (record as Partial<JobRecord>).iteration_organization_id ?? record.organization_id;
 
 const out = <T>(entry: { value: unknown; version: number }): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
 
@@ -47,7 +53,7 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
       ),
     insert(record) {
       const value = jsonCopy(record);
-      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, value));
+      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, value), turnOf(value));
     },
     replace(record, expectedVersion) {
       const value = jsonCopy(record);
@@ -58,7 +64,7 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
         await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), entry);
         setItem(items(), value.organization_id, value.id, entry);
         return out<T>(entry);
-      });
+      }, turnOf(value));
     },
     delete: (organizationId, id, expectedVersion) =>
       ctx.exclusive(`${name}.delete`, async () => {
@@ -68,7 +74,7 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
         await ctx.disk.deleteOne(name, pathOf(organizationId, id));
         setItem(items(), organizationId, id, undefined);
         return true;
-      }),
+      }, organizationId),
     list: (organizationId, query) =>
       ctx.read(`${name}.list`, () => {
         const entries = items().get(organizationId);
@@ -104,7 +110,7 @@ export function lowdbJobCollection(ctx: LowdbContext): JobCollection {
           if ((entry.value as JobRecord).iteration_organization_id === value.iteration_organization_id) count++;
         }
         return count < cap ? insertEntry<JobRecord>(ctx, 'jobs', value) : null;
-      });
+      }, turnOf(value));
     },
   };
 }
@@ -142,7 +148,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         const entries = values.map((value, i): ChildEntry<T> => ({ value, version: 1, seq: firstSeq + i }));
         await writeEntries(entries);
         return entries.map((e) => out<T>(e));
-      });
+      }, values[0]?.organization_id);
     },
     put(record, expectedVersion) {
       const value = jsonCopy(record);
@@ -157,7 +163,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         await ctx.disk.writeOne(name, pathOf(value.organization_id, value.parent_id, value.id), childBody(entry));
         families.set(entry);
         return out<T>(entry);
-      });
+      }, value.organization_id);
     },
     putMany(batch) {
       const copies = batch.map((entry) => ({ ...entry, record: jsonCopy(entry.record) }));
@@ -168,7 +174,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         const entries = families.putManyEntries(copies, (value) => value);
         await writeEntries(entries);
         return { ok: true as const, records: entries.map((e) => out<T>(e)) };
-      });
+      }, copies[0]?.record.organization_id);
     },
     delete: (organizationId, parentId, id, expectedVersion) =>
       ctx.exclusive(`${name}.delete`, async () => {
@@ -178,7 +184,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         await ctx.disk.deleteOne(name, pathOf(organizationId, parentId, id));
         families.remove(organizationId, parentId, id);
         return true;
-      }),
+      }, organizationId),
     deleteAll: (organizationId, parentId) =>
       ctx.exclusive(`${name}.deleteAll`, async () => {
         const children = families.family(organizationId, parentId)?.children;
@@ -186,7 +192,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         const paths = Array.from(children.keys(), (id) => pathOf(organizationId, parentId, id));
         await ctx.disk.commitBatch(name, [], paths);
         return families.removeAll(organizationId, parentId).length;
-      }),
+      }, organizationId),
     list: (organizationId, parentId, query) =>
       ctx.read(`${name}.list`, () => families.page(organizationId, parentId, query.limit, query.after, (v) => structuredClone(v))),
     totals: (organizationId, parentId) => ctx.read(`${name}.totals`, () => families.totals(organizationId, parentId)),

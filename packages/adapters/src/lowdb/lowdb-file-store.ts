@@ -56,7 +56,7 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
           }
           setItem(refs(), organizationId, fileId, next);
           return true;
-        });
+        }, organizationId);
       } finally {
         if (staged) await contents.discard(staged);
       }
@@ -77,7 +77,7 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         setItem(refs(), organizationId, fileId, undefined);
         // After the reference is gone: a crash in between leaves an unreferenced file, which the next open removes.
         await discardContent(organizationId, fileId);
-      }),
+      }, organizationId),
 
     get: (organizationId, fileId) =>
       ctx.read('files.get', async () => {
@@ -100,7 +100,7 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
 
     retainMany: (organizationId, entries) => retainMany(parts, organizationId, entries),
 
-    releaseMany: (organizationId, fileIds) => ctx.exclusive('files.releaseMany', () => releaseMany(parts, organizationId, fileIds)),
+    releaseMany: (organizationId, fileIds) => ctx.exclusive('files.releaseMany', () => releaseMany(parts, organizationId, fileIds), organizationId),
   };
 }
 
@@ -166,7 +166,7 @@ async function retainMany(
       await ctx.disk.commitBatch('files', writes, [], moves);
       for (const [fileId, meta] of next) f.setMeta(organizationId, fileId, meta);
       return answers;
-    });
+    }, organizationId);
   } finally {
     await Promise.all(allStaged().map((temp) => contents.discard(temp)));
   }

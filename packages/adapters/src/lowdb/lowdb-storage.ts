@@ -9,7 +9,7 @@ import {
   type Storage,
 } from '@docevals/core';
 import { storageClosed } from '@docevals/core/storage-kit';
-import { createMutex } from '../shared/mutex.js';
+import { createFairMutex } from '../shared/mutex.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { ContentFolder } from './content-folder.js';
 import { acquireFolderLock, type FolderLock } from './folder-lock.js';
@@ -101,7 +101,9 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     );
   }
 
-  const writeLock = createMutex();
+  // Writes take turns by organization (round-robin), so one organization's queue of writes (its running iterations'
+  // predictions and events) delays another's write by one write each, not by the whole queue (issue 26).
+  const writeLock = createFairMutex();
   const disk = new RecordDisk(layout, loaded.gen, writeLock, options.onWrite, log);
   let closing: Promise<void> | null = null;
 
@@ -116,7 +118,7 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     layout,
     disk,
     state: loaded.state,
-    exclusive(operation, task) {
+    exclusive(operation, task, organizationId) {
       if (closing) return Promise.reject(storageClosed('lowdb'));
       return writeLock.run(async () => {
         try {
@@ -124,7 +126,7 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
         } catch (error) {
           throw failure(operation, error);
         }
-      });
+      }, organizationId);
     },
     async read(operation, task) {
       if (closing) throw storageClosed('lowdb');
@@ -152,7 +154,8 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     close() {
       // Writes already queued finish first, then pending batches are flushed; then the folder is free.
       closing ??= writeLock
-        .run(() => disk.drain())
+        .idle()
+        .then(() => writeLock.run(() => disk.drain()))
         .catch(() => undefined)
         .finally(() => folderLock.release());
       return closing;

@@ -13,6 +13,12 @@ export interface DocevalsLimits {
   maxIterationsPerEvaluation: number;
   /** Serialized size of a json_schema. @default 1_048_576 (1 MiB) */
   maxJsonSchemaBytes: number;
+  /**
+   * Event streams one organization may hold open at once through this service's transports, REST's
+   * `GET .../events` and tRPC's `iterations.events` counted together (the service's own `evals.iterations.events`
+   * called in process is not counted); one more is a 429 `rate_limited`. `0`: no cap. @default 20
+   */
+  maxEventStreamsPerOrganization: number;
 }
 
 /** What every step of the service works with (the job steps included: it holds no runner). */

@@ -6,6 +6,7 @@ import { assembleDocevals, type Docevals } from './docevals.js';
 import { createJobWork, DEFAULT_JOB_OPTIONS, FairSlots, inProcessJobRunner, LocalSignals, type JobRunner, type JobWork } from './jobs/index.js';
 import { OrganizationGate } from './organization-gate.js';
 import { secretOperations } from './secrets.js';
+import { DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, ownEventStreamSlots, StreamSlots } from './stream-slots.js';
 import { tracedStorage } from './traced-storage.js';
 import type { DocevalsLimits, DocevalsOptions } from './types.js';
 
@@ -14,6 +15,7 @@ export const DEFAULT_LIMITS: DocevalsLimits = Object.freeze({
   maxDocumentsPerEvaluation: 10_000,
   maxIterationsPerEvaluation: 1_000,
   maxJsonSchemaBytes: 1_048_576,
+  maxEventStreamsPerOrganization: DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION,
 });
 
 /**
@@ -77,5 +79,10 @@ export function createDocevalsWithJobs(options: DocevalsOptions): { docevals: Do
     : inProcessJobRunner(work, { maxRunningIterations: jobOptions.maxRunningIterations, onError: onJobError });
   const operations: OperationContext = { ...ctx, jobRunner };
   if (jobOptions.resume) void jobRunner.start().catch(onJobError);
-  return { docevals: assembleDocevals(options, operations, extractors, onJobError), work };
+  const docevals = assembleDocevals(options, operations, extractors, onJobError);
+  // The one count of open event streams that REST and tRPC serving this service share (eventStreamSlots).
+  const streams = new StreamSlots(ctx.limits.maxEventStreamsPerOrganization);
+  if (options.limits?.maxEventStreamsPerOrganization !== undefined) streams.configure(streams.max, 'createDocevals({ limits })');
+  ownEventStreamSlots(docevals, streams);
+  return { docevals, work };
 }
