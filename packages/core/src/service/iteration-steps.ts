@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { DocevalsError, notFound } from '../errors.js';
 import type { ProviderCredentials } from '../extractor.js';
 import type { JsonObject } from '../json/assert-json.js';
@@ -77,6 +78,34 @@ export function tooManyIterations(ctx: ServiceContext) {
   );
 }
 
+const noop = () => undefined;
+
+/** Resolves `lastInFlight` once `left` documents of a chunk are over (its others can then all be in flight). */
+function chunkProgress(left: number) {
+  let finished = 0;
+  let resolve!: () => void;
+  const lastInFlight = new Promise<void>((r) => (resolve = r));
+  if (left <= 0) resolve();
+  return { lastInFlight, over: () => void (++finished >= left && resolve()) };
+}
+
+/**
+ * A run's limit and stop. One limit over the whole run: a chunk's calls start once the previous chunk's last
+ * documents are all in flight (no wave of calls waits for the slowest of a chunk), never more than `concurrency` at
+ * once in all (inside the job's own slot, when it has one). The stop follows the job's signal, and a failed save
+ * stops the calls too (the next chunk's, which may have started): the run is over.
+ */
+function runControls(ctx: ServiceContext, job: { signal?: AbortSignal; slot?: <T>(fn: () => Promise<T>) => Promise<T> }) {
+  const shared = pLimit(ctx.concurrency);
+  const slot = job.slot;
+  const runSlot = slot ? <T>(fn: () => Promise<T>) => shared(() => slot(fn)) : <T>(fn: () => Promise<T>) => shared(fn);
+  const stop = new AbortController();
+  const stopWithJob = () => stop.abort(job.signal?.reason);
+  if (job.signal?.aborted) stopWithJob();
+  job.signal?.addEventListener('abort', stopWithJob, { once: true });
+  return { runSlot, stop, detach: () => job.signal?.removeEventListener('abort', stopWithJob) };
+}
+
 /** What a run of documents gave: the first error, for an iteration where every document failed. */
 export interface RunOutcome {
   firstError: string | null;
@@ -125,36 +154,49 @@ export async function runDocuments(
     return loading;
   };
   // Saves run beside the extraction: a chunk's last saves never hold up the next chunk, whose files are read while
-  // the current one is extracted. A failed save stops the run at the next chunk; every save ends before the return.
+  // the current one is extracted. A failed save stops the run; every save ends before the return.
   const saves = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   // The key of the organization that runs the iteration (read once per run; a 422 when its provider has none).
   const credentials = documents.length > 0 ? await (job.credentials ?? credentialsOf(ctx, iteration)) : undefined;
   let next = documents.length > 0 ? load(0) : null;
+  const { runSlot, stop, detach } = runControls(ctx, job);
+  const extracting: Array<Promise<unknown>> = [];
   for (let start = 0; start < documents.length; start += chunkSize) {
-    if (job.signal?.aborted || failure) break;
+    if (stop.signal.aborted || failure) break;
     const chunk = documents.slice(start, start + chunkSize);
     const loaded = await next!;
     next = start + chunkSize < documents.length ? load(start + chunkSize) : null;
-    await ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
-      ...(job.signal ? { signal: job.signal } : {}),
-      ...(job.slot ? { slot: job.slot } : {}),
+    const { lastInFlight, over } = chunkProgress(chunk.length - ctx.concurrency);
+    const running = ctx.runner.extractAll(loaded, iteration.json_schema, iteration.inference_settings, {
+      signal: stop.signal,
+      slot: runSlot,
       ...(credentials ? { credentials } : {}),
       onDocument: (index, result) => {
+        over();
         if (failure) return;
         const document = chunk[index]!;
         job.onExtracted?.(document);
         const record = newPredictionRecord(iteration, document, result, ctx.now());
         if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);
-        const saving = saveOne(document, record).catch((error: unknown) => void (failure ??= { error }));
+        const saving = saveOne(document, record).catch((error: unknown) => {
+          failure ??= { error };
+          stop.abort('failed');
+        });
         saves.add(saving);
         void saving.then(() => saves.delete(saving));
       },
     });
+    extracting.push(running);
+    await Promise.race([lastInFlight, running.then(noop, noop)]);
   }
+  const settled = await Promise.allSettled(extracting);
+  detach();
   while (saves.size > 0) await Promise.all([...saves]);
   if (failure) throw (failure as { error: unknown }).error;
+  const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
   return { firstError };
 
   async function saveOne(document: DocumentRecord, record: PredictionRecord): Promise<void> {

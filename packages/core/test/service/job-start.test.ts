@@ -46,3 +46,35 @@ describe('a job starting', () => {
     expect(readsAtCall[3]).toBeGreaterThan(reads);
   });
 });
+
+describe('a run of more documents than one chunk (64)', () => {
+  it("starts the next chunk's calls while a slow document of the previous one is still out, never more than the concurrency at once", async () => {
+    let inFlight = 0;
+    let most = 0;
+    let laterStarted!: () => void;
+    const later = new Promise<void>((resolve) => (laterStarted = resolve));
+    let slowOverFirst = false;
+    const extractor = {
+      name: 'timed',
+      models: ['timed'],
+      async extract({ document }: { document: { filename: string; bytes: Uint8Array } }) {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        const index = Number(/\d+/.exec(document.filename)![0]);
+        if (index >= 64) laterStarted();
+        // The chunk's first document is out until a document of the next chunk has started (or 2 s have passed).
+        if (index === 0) slowOverFirst = await Promise.race([later.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 2_000))]);
+        else await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight--;
+        return { data: JSON.parse(Buffer.from(document.bytes).toString('utf8')) };
+      },
+    };
+    const docevals = createDocevals({ storage: memoryStorage(), extractors: [extractor], extraction: { concurrency: 4, backoffBaseMs: 1, backoffMaxMs: 2 } });
+    const documents = Array.from({ length: 70 }, (_, i) => invoiceDocument(`d${i}.json`, { vendor: 'V', total: i }, { vendor: 'V', total: i }));
+    const evaluation = await createInvoices(docevals, { documents, default_inference_settings: { model: 'timed' } });
+    const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
+    expect(iteration.status).toBe('completed');
+    expect(slowOverFirst).toBe(false); // the next chunk did not wait for it
+    expect(most).toBeLessThanOrEqual(4);
+  });
+});
