@@ -11,7 +11,7 @@
 // Goals (issue 28): matrix visible <= 2 s, filter/sort <= 300 ms, first page JS <= 300 KB gzip (the files the built
 // index.html loads, gzip level 9). BENCH_ROUNDS (5) rounds; medians; the load average beside every figure.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -67,19 +67,79 @@ const cellVisible: Check = {
   },
   arg: GRID,
 };
-/** The grid holds `count` documents (`exact`), or fewer. */
-const rows = (count: number, exact: boolean): Check => ({
-  fn: ([grid, rowcount, same]: [string, number, boolean]) => {
-    const shown = Number(document.querySelector(grid)?.getAttribute('aria-rowcount'));
-    return same ? shown === rowcount : shown > 0 && shown < rowcount;
-  },
-  arg: [GRID, count + 1, exact],
+/** The grid holds `count` documents. */
+const rowsShown = (count: number): Check => ({
+  fn: ([grid, rowcount]: [string, number]) => Number(document.querySelector(grid)?.getAttribute('aria-rowcount')) === rowcount,
+  arg: [GRID, count + 1],
 });
-const sortedBy = (label: string, direction: string): Check => ({
-  fn: ([grid, title, sort]: [string, string, string]) =>
-    [...document.querySelectorAll(`${grid} [role="columnheader"]`)].some((h) => h.getAttribute('title') === title && h.getAttribute('aria-sort') === sort),
-  arg: [GRID, label, direction],
-});
+
+/** A filter or sort step: an input given a value (found by its label's text) or a button clicked, and what ends it. */
+interface Step {
+  input?: { label: string; value: string };
+  button?: string;
+  until: { rows: number; fewer: boolean } | { sorted: string; direction: string };
+}
+
+/**
+ * Run in the page (self-contained): the step's input event, then each animation frame until the grid shows the
+ * result; the milliseconds from the event to that frame. Timed in the page, so that no round trip to the bench
+ * (Playwright's locators, its actionability checks) is in the figure.
+ */
+function runStep([grid, step]: [string, Step]): Promise<number> {
+  const done = () => {
+    const until = step.until;
+    if ('rows' in until) {
+      const shown = Number(document.querySelector(grid)?.getAttribute('aria-rowcount'));
+      return until.fewer ? shown > 0 && shown < until.rows + 1 : shown === until.rows + 1;
+    }
+    return [...document.querySelectorAll(`${grid} [role="columnheader"]`)].some((h) => h.getAttribute('title') === until.sorted && h.getAttribute('aria-sort') === until.direction);
+  };
+  const started = performance.now();
+  if (step.input) {
+    const label = [...document.querySelectorAll('label')].find((l) => l.textContent === step.input!.label)!;
+    const input = document.getElementById(label.htmlFor) as HTMLInputElement;
+    // React listens to the `input` event and reads the value through the prototype's setter.
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, step.input.value);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  } else {
+    (document.querySelector(`button[aria-label="${step.button}"]`) as HTMLButtonElement).click();
+  }
+  return new Promise((resolve) => {
+    const frame = () => (done() ? resolve(performance.now() - started) : requestAnimationFrame(frame));
+    requestAnimationFrame(frame);
+  });
+}
+
+const timeStep = (page: Page, step: Step) => page.evaluate(runStep, [GRID, step] as [string, Step]);
+
+/** BENCH_TRACE=1: the cold load's requests as the page saw them (ms since navigation: start, first byte, end). */
+async function traceRequests(page: Page) {
+  const entries = await page.evaluate(() => ({
+    now: performance.now(),
+    requests: performance.getEntriesByType('resource').map((e) => {
+      const r = e as PerformanceResourceTiming;
+      return { name: decodeURIComponent(r.name.replace(/^https?:\/\/[^/]+/, '')).slice(0, 100), start: r.startTime, firstByte: r.responseStart, end: r.responseEnd, size: r.encodedBodySize };
+    }),
+  }));
+  for (const r of entries.requests) console.log(`  ${Math.round(r.start)} / ${Math.round(r.firstByte)} / ${Math.round(r.end)} ms ${(r.size / 1024).toFixed(0)} KB ${r.name}`);
+  console.log(`  matrix visible at ${Math.round(entries.now)} ms`);
+}
+
+/**
+ * A CPU profile (Chrome DevTools' format) written to `file` when set: BENCH_PROFILE=file for the filter and sort
+ * steps, BENCH_PROFILE_LOAD=file for the cold load.
+ */
+async function profiler(page: Page, file: string | undefined): Promise<() => Promise<void>> {
+  if (!file) return async () => {};
+  const session = await page.context().newCDPSession(page);
+  await session.send('Profiler.enable');
+  await session.send('Profiler.setSamplingInterval', { interval: 200 });
+  await session.send('Profiler.start');
+  return async () => {
+    const { profile } = await session.send('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+  };
+}
 
 interface Round {
   cold: number;
@@ -91,21 +151,43 @@ interface Round {
   load: string;
 }
 
+/** Until the server answers its index page within 100 ms (at most 60 s): a round starts on an idle server. */
+async function serverIdle(base: string) {
+  const until = performance.now() + 60_000;
+  while (performance.now() < until) {
+    const started = performance.now();
+    await (await fetch(base)).arrayBuffer();
+    if (performance.now() - started < 100) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 async function round(browser: Browser, base: string, evaluation: LargeEvaluation, label: string): Promise<Round> {
+  await serverIdle(base);
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     await context.addInitScript((key) => sessionStorage.setItem('docevals.apiKey', key), KEY);
+    // tsx compiles the functions run in the page with esbuild's keepNames: their inner functions call `__name`.
+    await context.addInitScript({ content: 'window.__name = (f) => f;' });
     const page = await context.newPage();
     const url = new URL(`/evals/${evaluation.id}`, base).href;
+    // Each step starts once the previous one's reads are over (the charts' reads follow the matrix's last page).
+    const loadProfile = await profiler(page, process.env.BENCH_PROFILE_LOAD);
     const cold = await timeUntil(page, () => page.goto(url, { waitUntil: 'commit' }), cellVisible);
+    await loadProfile();
+    if (process.env.BENCH_TRACE) await traceRequests(page);
+    await page.waitForLoadState('networkidle');
     const warm = await timeUntil(page, () => page.reload({ waitUntil: 'commit' }), cellVisible);
-    await page.waitForFunction(rows(SIZE.documents, true).fn, rows(SIZE.documents, true).arg, { timeout: 60_000 });
-    const below = page.getByLabel('Score below');
-    const filter = await timeUntil(page, () => below.fill(THRESHOLD), rows(SIZE.documents, false));
-    const unfilter = await timeUntil(page, () => below.fill(''), rows(SIZE.documents, true));
-    const header = page.getByRole('button', { name: `Sort by ${label}` });
-    const sortAsc = await timeUntil(page, () => header.click(), sortedBy(label, 'ascending'));
-    const sortDesc = await timeUntil(page, () => header.click(), sortedBy(label, 'descending'));
+    await page.waitForFunction(rowsShown(SIZE.documents).fn, rowsShown(SIZE.documents).arg, { timeout: 60_000 });
+    await page.waitForLoadState('networkidle');
+    const profile = await profiler(page, process.env.BENCH_PROFILE);
+    const below = (value: string, fewer: boolean): Step => ({ input: { label: 'Score below', value }, until: { rows: SIZE.documents, fewer } });
+    const filter = await timeStep(page, below(THRESHOLD, true));
+    const unfilter = await timeStep(page, below('', false));
+    const sort = (direction: string): Step => ({ button: `Sort by ${label}`, until: { sorted: label, direction } });
+    const sortAsc = await timeStep(page, sort('ascending'));
+    const sortDesc = await timeStep(page, sort('descending'));
+    await profile();
     return { cold, warm, filter, unfilter, sortAsc, sortDesc, load: load() };
   } finally {
     await context.close();

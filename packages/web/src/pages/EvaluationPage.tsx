@@ -85,7 +85,7 @@ export function EvaluationPage() {
 
       <section aria-labelledby="fields-title">
         <h2 id="fields-title">Fields {selectedIteration ? `of ${iterationLabel(selectedIteration)}` : ''}</h2>
-        {selectedId ? <FieldsTable evaluationId={evaluationId} iterationId={selectedId} /> : <p className="muted">No iteration yet.</p>}
+        {selectedId ? <FieldsTable evaluationId={evaluationId} iterationId={selectedId} enabled={matrix.data !== undefined} /> : <p className="muted">No iteration yet.</p>}
       </section>
     </>
   );
