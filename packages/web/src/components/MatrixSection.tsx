@@ -51,7 +51,8 @@ export function MatrixSection(props: { evaluationId: string; matrix: ReturnType<
   const complete = props.matrix.data !== undefined;
   const iterations = data?.iterations ?? NO_COLUMNS;
   const iterationIds = useMemo(() => iterations.map((iteration) => iteration.id), [iterations]);
-  const fieldScores = useFieldScores(props.evaluationId, iterationIds, filters.field);
+  const documentIds = useMemo(() => props.matrix.data?.documents.map((document) => document.id) ?? null, [props.matrix.data]);
+  const fieldScores = useFieldScores(props.evaluationId, iterationIds, filters.field, documentIds);
   const trpc = useTRPC();
   const fieldNames = useQuery({ ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iterationIds.at(-1) ?? '' }), enabled: iterationIds.length > 0 && complete });
   // The headers are the matrix answer's names (`name`, else model and id): no join with the evaluation's summary.
