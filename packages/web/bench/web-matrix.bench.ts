@@ -173,7 +173,10 @@ async function round(browser: Browser, base: string, evaluation: LargeEvaluation
     const url = new URL(`/evals/${evaluation.id}`, base).href;
     // Each step starts once the previous one's reads are over (the charts' reads follow the matrix's last page).
     const loadProfile = await profiler(page, process.env.BENCH_PROFILE_LOAD);
+    // BENCH_TRACE_FILE=file: a Chromium performance trace of the cold load (open it in DevTools' Performance panel).
+    if (process.env.BENCH_TRACE_FILE) await browser.startTracing(page, { path: process.env.BENCH_TRACE_FILE, screenshots: false });
     const cold = await timeUntil(page, () => page.goto(url, { waitUntil: 'commit' }), cellVisible);
+    if (process.env.BENCH_TRACE_FILE) await browser.stopTracing();
     await loadProfile();
     if (process.env.BENCH_TRACE) await traceRequests(page);
     await page.waitForLoadState('networkidle');

@@ -71,10 +71,13 @@ export function EvaluationPage() {
 
       <section aria-labelledby="charts-title">
         <h2 id="charts-title">Charts</h2>
-        {evaluation.data && (
+        {/* After the matrix's first rows: the charts' chunk (recharts) and their first drawing do not hold its paint back. */}
+        {evaluation.data && (matrix.partial || matrix.error) ? (
           <Suspense fallback={<p aria-busy="true">Loading the charts…</p>}>
             <Charts evaluationId={evaluationId} iterations={list} leaderboard={leaderboard.data?.rows ?? NO_ROWS} matrix={matrix.data} selectedId={selectedId} />
           </Suspense>
+        ) : (
+          <p aria-busy="true">Loading the charts…</p>
         )}
       </section>
 
