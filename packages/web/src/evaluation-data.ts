@@ -43,9 +43,12 @@ export function iterationPath(evaluationId: string, iterationId: string): string
   return `/evals/${encodeURIComponent(evaluationId)}/iterations/${encodeURIComponent(iterationId)}`;
 }
 
+/** Counts as people read them ("10,000"): one formatter, made once (`toLocaleString` makes one per call). */
+const COUNT = new Intl.NumberFormat('en');
+
 /** "1 iteration", "3 iterations". */
 export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+  return `${COUNT.format(count)} ${count === 1 ? one : many}`;
 }
 
 type MatrixPage = RouterOutputs['evals']['matrix'];
