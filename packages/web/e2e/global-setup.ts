@@ -11,7 +11,8 @@ import { LARGE, seedLargeEvaluation } from './seed.js';
 export const API_KEY = 'e2e-key-0123456789';
 const root = resolve(import.meta.dirname, '../../..');
 
-function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+/** Starts `scripts/start.mjs` with `env` and resolves with its URL once it prints that it listens (the bench's way too). */
+export function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolveStart, reject) => {
     const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -36,6 +37,23 @@ function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url
   });
 }
 
+/** SIGTERM, then SIGKILL after 10 s; resolves once the server has exited. */
+export async function stopServer(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  child.kill('SIGTERM');
+  await new Promise<void>((done) => {
+    if (child.exitCode !== null) return done();
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      done();
+    }, 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
+}
+
 export default async function globalSetup() {
   const provider = await startFakeProvider();
   const dataDir = mkdtempSync(join(tmpdir(), 'docevals-e2e-'));
@@ -48,20 +66,8 @@ export default async function globalSetup() {
     OPENAI_API_KEY: 'sk-fake',
     OPENAI_BASE_URL: provider.baseURL,
   });
-  child.removeAllListeners('exit');
   const teardown = async () => {
-    child.kill('SIGTERM');
-    await new Promise<void>((done) => {
-      if (child.exitCode !== null) return done();
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        done();
-      }, 10_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        done();
-      });
-    });
+    await stopServer(child);
     await provider.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };

@@ -1,6 +1,6 @@
-// The issue's speed goal: the evaluation page of 1,000 documents x 5 iterations (seeded by global-setup.ts) shows its
-// matrix within 2 s in headless Chromium. The test prints the time and asserts only a generous bound (a stall); the
-// figure goes in docs/benchmarks.md.
+// The evaluation page of 1,000 documents x 5 iterations (seeded by global-setup.ts): its matrix shows the server's
+// numbers, virtualized, without a stall (a 10 s bound). The issue's speed goals (10,000 x 10: visible <= 2 s,
+// filter/sort <= 300 ms) are `pnpm bench web-matrix`'s business; the figures are in docs/benchmarks.md.
 import { expect, test } from '@playwright/test';
 import { LARGE, type LargeEvaluation } from './seed.js';
 import { signIn } from './support.js';

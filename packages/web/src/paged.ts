@@ -50,3 +50,21 @@ export async function readAllPages<TPage extends Paged>(fetchPage: (after: strin
   } while (after !== undefined);
   return { pages, pageParams };
 }
+
+/**
+ * The `after` of each page of `size` over a list whose order is known (`ids`, in the list's order): the first page
+ * has none, page k starts after the k·size-th id. With them every page is asked for at once, not one after another.
+ */
+export function pageCursors(ids: readonly string[], size: number): Array<string | undefined> {
+  const cursors: Array<string | undefined> = [undefined];
+  for (let end = size; end < ids.length; end += size) cursors.push(ids[end - 1]);
+  return cursors;
+}
+
+/** The pages at these cursors, read together (`pageCursors`), kept as `useInfiniteQuery` keeps pages. */
+export async function readPagesAt<TPage extends Paged>(
+  cursors: ReadonlyArray<string | undefined>,
+  fetchPage: (after: string | undefined) => Promise<TPage>,
+): Promise<InfiniteData<TPage, string | undefined>> {
+  return { pages: await Promise.all(cursors.map(fetchPage)), pageParams: [...cursors] };
+}

@@ -1,5 +1,5 @@
 import { useQueries } from '@tanstack/react-query';
-import { useId, useMemo, useState } from 'react';
+import { memo, useId, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import {
   Bar,
@@ -46,8 +46,11 @@ const BINS = 10;
  * The evaluation's charts (recharts, SVG, loaded with this chunk only when the section opens): mean similarity over
  * the iterations, the distribution of document scores per iteration, the field × iteration heatmap, accuracy against
  * cost and duration, and the reliability diagram of the selected iteration when its likelihoods were scored.
+ * The heatmap's fields (one `iterations.fields` per iteration: the server's costliest read at 10,000 documents) are
+ * read once the matrix is (`matrix` defined), so that they do not hold the matrix's pages back. A memo: a change of
+ * the page's URL (the matrix's filters) does not draw the charts again.
  */
-export default function Charts(props: {
+export default memo(function Charts(props: {
   evaluationId: string;
   iterations: readonly IterationSummary[];
   leaderboard: readonly LeaderboardRow[];
@@ -63,10 +66,10 @@ export default function Charts(props: {
       <Distribution matrix={props.matrix} label={label} />
       <AccuracyVersus rows={props.leaderboard} label={label} by="cost" />
       <AccuracyVersus rows={props.leaderboard} label={label} by="duration" />
-      <FieldHeatmap evaluationId={props.evaluationId} iterations={props.iterations} label={label} selectedId={props.selectedId} />
+      <FieldHeatmap evaluationId={props.evaluationId} iterations={props.iterations} label={label} selectedId={props.selectedId} ready={props.matrix !== undefined} />
     </div>
   );
-}
+});
 
 function MeanOverIterations(props: { iterations: readonly IterationSummary[]; label: (id: string) => string }) {
   const data = props.iterations.map((iteration) => ({
@@ -212,10 +215,13 @@ function AccuracyVersus(props: { rows: readonly LeaderboardRow[]; label: (id: st
  * Fields × iterations, the field's mean similarity in each cell (coloured and written): an HTML table, so that a
  * screen reader reads it as one. A cell links to the matrix narrowed to that field, worst documents first.
  */
-function FieldHeatmap(props: { evaluationId: string; iterations: readonly IterationSummary[]; label: (id: string) => string; selectedId: string | null }) {
+function FieldHeatmap(props: { evaluationId: string; iterations: readonly IterationSummary[]; label: (id: string) => string; selectedId: string | null; ready: boolean }) {
   const trpc = useTRPC();
   const results = useQueries({
-    queries: props.iterations.map((iteration) => trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iteration.id })),
+    queries: props.iterations.map((iteration) => ({
+      ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iteration.id }),
+      enabled: props.ready,
+    })),
   });
   const byIteration = results.map((result) => result.data as WithCalibration | undefined);
   const fields = [...new Set(byIteration.flatMap((fields) => fields?.fields.map((field) => field.field) ?? []))].sort();

@@ -3,6 +3,7 @@ import { diffChars } from 'diff';
 import { useEffect, useMemo, useState } from 'react';
 import { DataTable } from './DataTable.js';
 import { loadCjkFontFor } from '../cjk.js';
+import { dataUrlText, parseDataUrl } from '../data-url.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { byText, createAppColumnHelper, figureColumn, useAppTable } from '../table.js';
 import type { RouterOutputs } from '../trpc.js';
@@ -56,17 +57,12 @@ function CharacterDiff({ truth, predicted }: { truth: string; predicted: string 
 
 /** The document's content from its data URL: text shown, images shown, PDFs in the browser's viewer (a blob URL). */
 export function DocumentContent({ url, filename }: { url: string; filename: string }) {
-  const parsed = useMemo(() => {
-    const match = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(url);
-    if (!match) return null;
-    const type = match[1] || 'application/octet-stream';
-    const bytes = match[2] ? Uint8Array.from(atob(match[3]!), (c) => c.charCodeAt(0)) : new TextEncoder().encode(decodeURIComponent(match[3]!));
-    return { type, bytes };
-  }, [url]);
+  // Media types may carry parameters (`data:text/plain;charset=utf-8;base64,...`): the text is read in its charset.
+  const parsed = useMemo(() => parseDataUrl(url), [url]);
   const text = useMemo(() => {
     if (!parsed) return undefined;
     const { type } = parsed;
-    return type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('html') ? new TextDecoder().decode(parsed.bytes) : undefined;
+    return type.startsWith('text/') || type.includes('json') || type.includes('xml') || type.includes('html') ? dataUrlText(parsed) : undefined;
   }, [parsed]);
   useEffect(() => loadCjkFontFor(text), [text]);
   const [blobUrl, setBlobUrl] = useState<string | null>(null);

@@ -96,10 +96,13 @@ const fieldColumns = fieldHelper.columns([
   fieldHelper.accessor('failed', { header: 'Failed (as 0)', meta: { numeric: true }, ...figureSorting('desc') }),
 ]);
 
-/** The selected iteration's fields, worst mean first; sortable by each column. */
-export function FieldsTable(props: { evaluationId: string; iterationId: string }) {
+/**
+ * The selected iteration's fields, worst mean first; sortable by each column. `enabled: false` holds the read back
+ * (the evaluation page: until its matrix is read, the server's time goes to the matrix's pages).
+ */
+export function FieldsTable(props: { evaluationId: string; iterationId: string; enabled?: boolean }) {
   const trpc = useTRPC();
-  const fields = useQuery(trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: props.iterationId }));
+  const fields = useQuery({ ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: props.iterationId }), enabled: props.enabled ?? true });
   const table = useAppTable({ columns: fieldColumns, data: fields.data?.fields ?? NO_ROWS, getRowId: (row) => row.field, initialState: fieldOrder });
   if (fields.error) return <p role="alert">{errorMessage(fields.error)}</p>;
   return <DataTable table={table} label="Fields" />;

@@ -46,12 +46,15 @@ export function MatrixSection(props: { evaluationId: string; matrix: ReturnType<
   const [search] = useSearchParams();
   const editSearch = useEditSearch();
   const filters = readMatrixFilters(search);
-  const data = props.matrix.data;
+  // The pages read so far: the grid shows its first rows while the rest of a large evaluation is read.
+  const data = props.matrix.data ?? props.matrix.partial;
+  const complete = props.matrix.data !== undefined;
   const iterations = data?.iterations ?? NO_COLUMNS;
   const iterationIds = useMemo(() => iterations.map((iteration) => iteration.id), [iterations]);
-  const fieldScores = useFieldScores(props.evaluationId, iterationIds, filters.field);
+  const documentIds = useMemo(() => props.matrix.data?.documents.map((document) => document.id) ?? null, [props.matrix.data]);
+  const fieldScores = useFieldScores(props.evaluationId, iterationIds, filters.field, documentIds);
   const trpc = useTRPC();
-  const fieldNames = useQuery({ ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iterationIds.at(-1) ?? '' }), enabled: iterationIds.length > 0 });
+  const fieldNames = useQuery({ ...trpc.evals.iterations.fields.queryOptions({ evaluation_id: props.evaluationId, iteration_id: iterationIds.at(-1) ?? '' }), enabled: iterationIds.length > 0 && complete });
   // The headers are the matrix answer's names (`name`, else model and id): no join with the evaluation's summary.
   const columns: MatrixColumn[] = useMemo(() => iterations.map((iteration) => ({ id: iteration.id, label: iterationLabel(iteration) })), [iterations]);
   const allRows: Array<MatrixRow & { outcomes: Record<string, Outcome> }> = useMemo(() => {
@@ -90,14 +93,15 @@ export function MatrixSection(props: { evaluationId: string; matrix: ReturnType<
     });
 
   if (props.matrix.error) return <p role="alert">Cannot load the matrix: {errorMessage(props.matrix.error)}</p>;
-  if (props.matrix.isPending) return <p aria-busy="true">Loading…</p>;
-  if (allRows.length === 0) return <p className="muted">No document yet.</p>;
+  if (data === undefined) return <p aria-busy="true">Loading…</p>;
+  if (allRows.length === 0 && complete) return <p className="muted">No document yet.</p>;
   const sorting = filters.sort === '' ? [] : [{ id: filters.sort === 'document' ? 'document' : `iteration:${filters.sort}`, desc: filters.desc }];
   return (
     <>
       <MatrixFilterBar filters={filters} fields={fieldNames.data?.fields.map((field) => field.field) ?? []} update={update} />
       <p className="muted" aria-live="polite">
         {rows.length === allRows.length ? plural(allRows.length, 'document') : `${plural(rows.length, 'document')} of ${allRows.length.toLocaleString('en')}`}
+        {!complete && ' read so far, reading the next…'}
         {filters.field !== '' && (fieldScores.pending ? ` · reading the scores of ${filters.field}…` : ` · cells show ${filters.field}`)}
       </p>
       {fieldScores.error && <p role="alert">Cannot read the field's scores: {errorMessage(fieldScores.error)}</p>}

@@ -280,7 +280,8 @@ interface FieldDocument {
 function FieldDocuments(props: { evaluationId: string; base: string; head: string; field: string; threshold: number; evalPath: string }) {
   const matrix = useMatrix(props.evaluationId);
   const ids = useMemo(() => [props.base, props.head], [props.base, props.head]);
-  const { scores, pending, error } = useFieldScores(props.evaluationId, ids, props.field);
+  const documentIds = useMemo(() => matrix.data?.documents.map((document) => document.id) ?? null, [matrix.data]);
+  const { scores, pending, error } = useFieldScores(props.evaluationId, ids, props.field, documentIds);
   const rows = useMemo(() => {
     const base = scores.get(props.base);
     const head = scores.get(props.head);

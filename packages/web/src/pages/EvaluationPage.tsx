@@ -71,10 +71,13 @@ export function EvaluationPage() {
 
       <section aria-labelledby="charts-title">
         <h2 id="charts-title">Charts</h2>
-        {evaluation.data && (
+        {/* After the matrix's first rows: the charts' chunk (recharts) and their first drawing do not hold its paint back. */}
+        {evaluation.data && (matrix.partial || matrix.error) ? (
           <Suspense fallback={<p aria-busy="true">Loading the charts…</p>}>
             <Charts evaluationId={evaluationId} iterations={list} leaderboard={leaderboard.data?.rows ?? NO_ROWS} matrix={matrix.data} selectedId={selectedId} />
           </Suspense>
+        ) : (
+          <p aria-busy="true">Loading the charts…</p>
         )}
       </section>
 
@@ -85,7 +88,7 @@ export function EvaluationPage() {
 
       <section aria-labelledby="fields-title">
         <h2 id="fields-title">Fields {selectedIteration ? `of ${iterationLabel(selectedIteration)}` : ''}</h2>
-        {selectedId ? <FieldsTable evaluationId={evaluationId} iterationId={selectedId} /> : <p className="muted">No iteration yet.</p>}
+        {selectedId ? <FieldsTable evaluationId={evaluationId} iterationId={selectedId} enabled={matrix.data !== undefined} /> : <p className="muted">No iteration yet.</p>}
       </section>
     </>
   );

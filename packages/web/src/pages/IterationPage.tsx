@@ -5,6 +5,7 @@ import { RunAgain, SchemaDiff } from '../components/IterationChanges.js';
 import { FieldsTable } from '../components/IterationTables.js';
 import { FormButtons } from '../components/Panel.js';
 import { iterationLabel, plural } from '../evaluation-data.js';
+import { iterationDuration } from '../iteration-duration.js';
 import { formatSimilarity, similarityColour } from '../similarity-colour.js';
 import { errorMessage, useTRPC, useTRPCClient, type RouterOutputs } from '../trpc.js';
 
@@ -131,13 +132,12 @@ const dateTime = (value: string | null) => (value ? new Date(value).toLocaleStri
 
 /** Settings, status, dates, duration, usage and means, as a description list. */
 function IterationFacts({ iteration }: { iteration: IterationSummary }) {
-  const duration = iteration.started_at && iteration.finished_at ? (Date.parse(iteration.finished_at) - Date.parse(iteration.started_at)) / 1000 : null;
   const results = iteration.metric_results;
   const facts: Array<[string, string]> = [
     ['Model', iteration.inference_settings.model],
     ['Status', iteration.error ? `${iteration.status}: ${iteration.error}` : iteration.status],
     ['Created', dateTime(iteration.created_at)],
-    ['Duration', duration === null ? '–' : `${duration.toFixed(1)} s`],
+    ['Duration', iterationDuration(iteration)],
     ['Documents', `${iteration.progress.succeeded} succeeded · ${iteration.progress.failed} failed · ${iteration.progress.pending} pending`],
     ['Mean similarity', `${formatSimilarity(results.mean_similarity, 3)} (aligned ${formatSimilarity(results.aligned_mean_similarity, 3)})`],
     ['Cost', `$${iteration.usage.cost.toFixed(4)}`],
