@@ -8,13 +8,12 @@
 // client does; progress and events are durable per document as always. Per store: each round's wall time, its ratio to
 // the bound (median and best of BENCH_ROUNDS, default 5) and the server process's CPU per document (Linux /proc).
 // BENCH_STORES: which (default lowdb,redis,postgres). CPU_PROF_DIR: a V8 CPU profile of the server per store. Redis and PostgreSQL are throwaway servers on free ports.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startPostgresServer } from '../../../test-support/postgres-global-setup.js';
 import { startRedisServer } from '../../../test-support/redis-global-setup.js';
+import { fakeProvider, startServer, stopServer } from './standalone-process.js';
 
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 200);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 20);
@@ -24,7 +23,6 @@ const STORES = (process.env.BENCH_STORES ?? 'lowdb,redis,postgres').split(',');
 const CONCURRENCY = 8;
 const BOUND_MS = (DOCUMENTS * DELAY_MS) / CONCURRENCY;
 const KEY = 'bench-http-iteration-key';
-const here = fileURLToPath(new URL('..', import.meta.url));
 const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -47,37 +45,6 @@ async function threadCpuMs(pid: number): Promise<Map<string, number>> {
     out.set(`${tid} ${name}`, (Number(fields[11]) + Number(fields[12])) * 10);
   }
   return out;
-}
-
-async function fakeProvider(): Promise<{ baseURL: string; child: ChildProcess }> {
-  const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), [String(DELAY_MS)]);
-  const baseURL = await new Promise<string>((resolve) => child.on('message', (m: { type?: string; baseURL?: string }) => m.type === 'ready' && resolve(m.baseURL!)));
-  return { baseURL, child };
-}
-
-/** `src/server.ts` with `env`, resolved with its URL once it prints "listening on". */
-async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  // The root tsconfig (its `paths` map @docevals/* to the sources), named absolutely: this process's may be relative.
-  const tsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
-  // CPU_PROF_DIR: the server writes a V8 CPU profile there when it exits (open it in Chrome's DevTools).
-  const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
-    cwd: here,
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${output.slice(-2_000)}`)));
-  });
-  return { url, child };
 }
 
 async function call(url: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -181,14 +148,13 @@ async function measure(store: string, baseURL: string): Promise<void> {
         `server CPU per document median ${median(cpus).toFixed(2)} ms; load ${load()}`,
     );
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
+    await stopServer(server.child);
     await backing.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-const provider = await fakeProvider();
+const provider = await fakeProvider(DELAY_MS);
 console.log(`${DOCUMENTS} documents x ${DELAY_MS} ms, ${CONCURRENCY} in flight, ${WARMUP} warm-up and ${ROUNDS} timed iterations per store; load ${load()}`);
 try {
   for (const store of STORES) await measure(store, provider.baseURL);

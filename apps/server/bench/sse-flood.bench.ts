@@ -8,33 +8,17 @@
 // cap or the key's rate limit), A's answer times (p50, p90, max), this client's CPU, and from the server's request log
 // the handler's own time (p50, max) and how long the requests took to reach it (the spread of their log times). Then
 // the same client against a bare `node:http` server answering 429 at once: the floor of the machine and the client.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fakeProvider, listening, startServer, stopServer } from './standalone-process.js';
 
 const SUBSCRIBERS = 1_000;
 const KEY = 'key-a';
-const here = fileURLToPath(new URL('..', import.meta.url));
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 const pick = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
-
-async function started(child: ChildProcess): Promise<{ url: string; output: () => string }> {
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout!.on('data', look);
-    child.stderr!.on('data', look);
-    child.once('exit', (code) => reject(new Error(`exited (${code}): ${output.slice(-1_000)}`)));
-  });
-  return { url, output: () => output };
-}
 
 /** SUBSCRIBERS requests at once, one connection each: each answer's ms, the statuses, this process's CPU ms. */
 async function burst(url: string) {
@@ -67,28 +51,20 @@ const describe = (b: Awaited<ReturnType<typeof burst>>) =>
   `statuses ${JSON.stringify(b.statuses)}; answers p50 ${pick(b.times, 0.5).toFixed(0)} ms, p90 ${pick(b.times, 0.9).toFixed(0)} ms, max ${b.times.at(-1)!.toFixed(0)} ms; client CPU ${b.clientCpuMs.toFixed(0)} ms`;
 
 async function docevalsServer(): Promise<void> {
-  const provider = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), ['50']);
-  const baseURL = await new Promise<string>((resolve) => provider.on('message', (m: { type?: string; baseURL?: string }) => m.type === 'ready' && resolve(m.baseURL!)));
+  const provider = await fakeProvider(50);
   const dataDir = await mkdtemp(join(tmpdir(), 'docevals-sse-flood-'));
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: here,
-    env: {
-      ...process.env,
-      TSX_TSCONFIG_PATH: fileURLToPath(new URL('../../../tsconfig.json', import.meta.url)),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DOCEVALS_API_KEYS: 'key-a:org_a,key-b:org_b',
-      OPENAI_API_KEY: 'sk-bench',
-      OPENAI_BASE_URL: baseURL,
-      DOCEVALS_CONCURRENCY: '2',
-      DOCEVALS_SECRETS_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
-      ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL, REDIS_KEY_PREFIX: `flood${Date.now()}:` } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { url, child: server, output } = await startServer({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DOCEVALS_API_KEYS: 'key-a:org_a,key-b:org_b',
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: provider.baseURL,
+    DOCEVALS_CONCURRENCY: '2',
+    DOCEVALS_SECRETS_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
+    ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL, REDIS_KEY_PREFIX: `flood${Date.now()}:` } : {}),
   });
   try {
-    const { url, output } = await started(server);
     const call = async (method: string, path: string, body?: unknown) =>
       (await (await fetch(url + path, { method, headers: { 'api-key': KEY, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) })).json()) as { id: string };
     const documents = Array.from({ length: 1_000 }, (_, i) => ({
@@ -112,9 +88,8 @@ async function docevalsServer(): Promise<void> {
         `the requests reached it over ${at.at(-1)! - at[0]!} ms (median at ${pick(at, 0.5) - at[0]!} ms)`,
     );
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => (server.exitCode !== null ? resolve(null) : server.once('exit', resolve)));
-    provider.kill();
+    await stopServer(server);
+    provider.child.kill();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -123,7 +98,7 @@ async function bareServer(): Promise<void> {
   const script = "const s=require('node:http').createServer((q,r)=>{r.writeHead(429,{'retry-after':'5'});r.end('{}')});s.listen({port:0,host:'127.0.0.1',backlog:4096},()=>console.log('listening on http://127.0.0.1:'+s.address().port))";
   const server = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const { url } = await started(server);
+    const { url } = await listening(server);
     console.log(`bare node:http answering 429: ${describe(await burst(`${url}/events`))}; load ${load()}`);
   } finally {
     server.kill('SIGTERM');

@@ -111,15 +111,9 @@ async function analyzeAfterBulkInsert({ connection, c, label }: ChildTables, ins
 }
 
 /**
- * `records` as one JSON array for {@link ELEMENTS}: a single `JSON.stringify` on our side, where three `text[]`
- * parameters cost node-postgres an escape of every character of every record (a bulk insert's main CPU cost).
- */
-function elements(records: readonly ChildRecordBase[]): string {
-  return JSON.stringify(records);
-}
-
-/**
- * The rows of a JSON array parameter `$n` (see {@link elements}): `e.value` (the record as `json`, its text as sent),
+ * The rows of a JSON array parameter `$n` (the records, one `JSON.stringify`: as three `text[]` parameters they cost
+ * node-postgres an escape of every character of every record, a bulk insert's main CPU cost): `e.value` (the record
+ * as `json`, its text as sent),
  * `e.ord` (1-based), `id` and `totals` (`{}` when the record has none) from it.
  */
 const ELEMENTS = (n: number) =>
@@ -171,7 +165,7 @@ async function insertManyChildren<T extends ChildRecordBase>(t: ChildTables, rec
     const parent = await lockOrCreateParent(t, db, organizationId, parentId);
     const sums = { ...parent.sums };
     for (const record of records) addInto(sums, record.totals, 1);
-    const json = elements(records);
+    const json = JSON.stringify(records);
     const { rows } = await db.query<{ id: string; version: number }>(
       `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
        SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.value
@@ -282,7 +276,7 @@ async function writeRows(
   const rows: Array<{ id: string; version: number }> = [];
   let bytes = 0;
   if (updates.length > 0) {
-    const json = elements(updates);
+    const json = JSON.stringify(updates);
     bytes += Buffer.byteLength(json);
     const updated = await db.query<{ id: string; version: number }>(
       `UPDATE ${c} AS t SET version = t.version + 1, totals = u.totals, body = u.value
@@ -294,7 +288,7 @@ async function writeRows(
     rows.push(...updated.rows);
   }
   if (inserts.length > 0) {
-    const json = elements(inserts);
+    const json = JSON.stringify(inserts);
     bytes += Buffer.byteLength(json);
     const inserted = await db.query<{ id: string; version: number }>(
       `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
