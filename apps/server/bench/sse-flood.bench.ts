@@ -10,7 +10,7 @@
 // the same client against a bare `node:http` server answering 429 at once: the floor of the machine and the client.
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeProvider, listening, startServer, stopServer } from './standalone-process.js';
@@ -20,10 +20,30 @@ const KEY = 'key-a';
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 const pick = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 
+/**
+ * CPU ms of a process (Linux /proc/PID/task; clock ticks of 10 ms): its main thread and the others (libuv's pool
+ * doing file writes and fsyncs, V8's helpers), each as user + system (the kernel's part of an fsync is system).
+ */
+async function threadCpu(pid: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tid of await readdir(`/proc/${pid}/task`).catch(() => [])) {
+    const stat = await readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8').catch(() => '');
+    if (!stat) continue;
+    const fields = stat.split(') ')[1]!.split(' ');
+    const thread = Number(tid) === pid ? 'main' : 'other threads';
+    out.set(`${thread} user`, (out.get(`${thread} user`) ?? 0) + Number(fields[11]) * 10);
+    out.set(`${thread} system`, (out.get(`${thread} system`) ?? 0) + Number(fields[12]) * 10);
+  }
+  return out;
+}
+const cpuSince = (before: Map<string, number>, after: Map<string, number>) =>
+  [...after].map(([name, ms]) => `${name} ${ms - (before.get(name) ?? 0)}`).join(', ');
+
 /** SUBSCRIBERS requests at once, one connection each: each answer's ms, the statuses, this process's CPU ms. */
 async function burst(url: string) {
   const times: number[] = [];
   const statuses: Record<number, number> = {};
+  let streamed = 0;
   const cpu = process.cpuUsage();
   const target = new URL(url);
   await Promise.all(
@@ -33,7 +53,10 @@ async function burst(url: string) {
         const req = request({ host: target.hostname, port: target.port, path: target.pathname, headers: { 'api-key': KEY, accept: 'text/event-stream' }, agent: false }, (res) => {
           times.push(performance.now() - start);
           statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-          if (res.statusCode === 200) setTimeout(() => res.destroy(), 3_000);
+          if (res.statusCode === 200) {
+            res.on('data', (chunk: Buffer) => (streamed += chunk.length));
+            setTimeout(() => res.destroy(), 3_000);
+          }
           else res.resume();
           done();
         });
@@ -44,7 +67,7 @@ async function burst(url: string) {
   );
   const used = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
-  return { times, statuses, clientCpuMs: (used.user + used.system) / 1_000 };
+  return { times, statuses, clientCpuMs: (used.user + used.system) / 1_000, streamed: () => streamed };
 }
 
 const describe = (b: Awaited<ReturnType<typeof burst>>) =>
@@ -74,7 +97,15 @@ async function docevalsServer(): Promise<void> {
     const schema = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
     const evaluation = await call('POST', '/v1/evals', { name: 'flood', json_schema: schema, documents, default_inference_settings: { model: 'gpt-4o-mini' } });
     const iteration = await call('POST', `/v1/evals/${evaluation.id}/iterations/create`, { background: true });
+    // The server's CPU with A's iteration running and no burst: what the burst's figure is above.
+    const quietFrom = await threadCpu(server.pid!);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const quiet = cpuSince(quietFrom, await threadCpu(server.pid!));
+    const serverBefore = await threadCpu(server.pid!);
+    const providerBefore = await threadCpu(provider.child.pid!);
     const result = await burst(`${url}/v1/evals/${evaluation.id}/iterations/${iteration.id}/events`);
+    const serverDuring = cpuSince(serverBefore, await threadCpu(server.pid!));
+    const providerDuring = cpuSince(providerBefore, await threadCpu(provider.child.pid!));
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     const lines = output()
       .split('\n')
@@ -87,6 +118,7 @@ async function docevalsServer(): Promise<void> {
       `  server: ${lines.length} logged, handler p50 ${pick(handler, 0.5)} ms, max ${handler.at(-1)} ms; ` +
         `the requests reached it over ${at.at(-1)! - at[0]!} ms (median at ${pick(at, 0.5) - at[0]!} ms)`,
     );
+    console.log(`  CPU ms during the burst: server ${serverDuring} (2 s before it, the iteration alone: ${quiet}); provider ${providerDuring}; streamed to the open subscribers ${(result.streamed() / 1024).toFixed(0)} KiB`);
   } finally {
     await stopServer(server);
     provider.child.kill();

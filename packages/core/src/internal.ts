@@ -18,4 +18,5 @@ export { DEFAULT_MAX_EVENT_STREAMS_PER_ORGANIZATION, eventStreamSlots, StreamSlo
 export { invalidRequest, issuesOf, assertNoForbiddenKey } from './service/validate.js';
 export * from './operations/index.js';
 export * from './telemetry/index.js';
+export { yieldToEventLoop } from './time-slice.js';
 export { mulberry32 } from './analysis/paired-bootstrap.js';

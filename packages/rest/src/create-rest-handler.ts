@@ -263,20 +263,9 @@ async function serve(settings: Settings, c: Context<Env>, endpoint: Endpoint): P
   // One string per field; a list field (`document_ids`) gets every value, comma-separated or repeated.
   const query = endpoint.query ? { ...c.req.query(), ...listValues(c.req.queries(), QUERY_LISTS.get(endpoint)!) } : {};
   const input = { ...body, ...query, ...c.req.param() };
+  if (endpoint.sse) return serveEvents(settings, c, endpoint, input);
   const result = await endpoint.call(docevals, c.get('organizationId'), input);
   if (endpoint.produces?.kind === 'file') return fileResponse(result as ExportStream | DocumentContent);
-  if (endpoint.sse) {
-    const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
-    // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
-    if (lastEventId?.endsWith('.final')) return c.body(null, 204);
-    const release = settings.streams.take(c.get('organizationId'));
-    const events = docevals.evals.iterations.events(c.get('organizationId'), {
-      evaluation_id: c.req.param('evaluation_id')!,
-      iteration_id: c.req.param('iteration_id')!,
-      ...(lastEventId ? { last_event_id: lastEventId } : {}),
-    });
-    return streamEvents(c, events, settings.heartbeatMs, (error) => settings.fail(error, c.req.raw), release);
-  }
   if (endpoint.background && (body as { background?: unknown }).background === true) {
     const id = (result as { id: string }).id;
     const location = `${mountPrefix}/v1/evals/${encodeURIComponent(c.req.param('evaluation_id')!)}/iterations/${encodeURIComponent(id)}`;
@@ -285,6 +274,34 @@ async function serve(settings: Settings, c: Context<Env>, endpoint: Endpoint): P
   // Large answers (an iteration of 10,000 predictions) stream member by member instead of one giant string.
   const answer = endpoint.contentUrls ? endpoint.contentUrls(result, mountPrefix) : result;
   return c.body(jsonBody(answer), 200, { 'content-type': 'application/json' });
+}
+
+/**
+ * An iteration's events as Server-Sent Events. The stream's place is taken first, so a refusal (an organization at its
+ * cap, say a burst of 1,000 subscribers) costs no store read; then the iteration is checked (an unknown one is a plain
+ * 404, and frees the place).
+ */
+async function serveEvents(settings: Settings, c: Context<Env>, endpoint: Endpoint, input: Record<string, unknown>): Promise<Response> {
+  const organizationId = c.get('organizationId');
+  const release = settings.streams.take(organizationId);
+  try {
+    await endpoint.call(settings.docevals, organizationId, input);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id');
+  // The client has the final event (an EventSource reconnects when a stream closes): 204 tells it to stop.
+  if (lastEventId?.endsWith('.final')) {
+    release();
+    return c.body(null, 204);
+  }
+  const events = settings.docevals.evals.iterations.events(organizationId, {
+    evaluation_id: c.req.param('evaluation_id')!,
+    iteration_id: c.req.param('iteration_id')!,
+    ...(lastEventId ? { last_event_id: lastEventId } : {}),
+  });
+  return streamEvents(c, events, settings.heartbeatMs, (error) => settings.fail(error, c.req.raw), release);
 }
 
 /** The request's body as the call's input: a text body, a form, JSON, or nothing for an endpoint without one. */

@@ -1,4 +1,4 @@
-import { internalError, isDocevalsError, type IterationEvent } from '@docevals/core';
+import { internalError, isDocevalsError, yieldToEventLoop, type IterationEvent } from '@docevals/core/internal';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 
@@ -35,10 +35,28 @@ export function streamEvents(
       const beat = setInterval(() => void stream.write(': heartbeat\n\n').catch(stop), heartbeatMs);
       try {
         await stream.write(': connected\n\n');
+        let pending: Promise<IteratorResult<IterationEvent>> | null = null;
         while (!gone) {
-          const next = await Promise.race([iterator.next(), closed]);
+          const next = await Promise.race([(pending ??= iterator.next()), closed]);
+          pending = null;
           if (next === 'closed' || next.done || gone) break;
-          await stream.writeSSE({ id: next.value.id, event: next.value.type, data: JSON.stringify(next.value.data) });
+          // What else is ready now (a replay from the start, a burst of documents) goes in the same write: one
+          // socket write per batch instead of one per event, on both ends of the connection.
+          let text = sseMessage(next.value);
+          let ended = false;
+          for (let count = 1; count < MAX_EVENTS_PER_WRITE; count++) {
+            pending = iterator.next();
+            const ready = await Promise.race([pending, afterMicrotasks()]);
+            if (ready === NOT_READY) break; // still pending: the loop's next round awaits it
+            pending = null;
+            if (ready.done) {
+              ended = true;
+              break;
+            }
+            text += sseMessage(ready.value);
+          }
+          await stream.write(text);
+          if (ended) break;
         }
       } catch (error) {
         if (gone) return;
@@ -54,4 +72,20 @@ export function streamEvents(
       }
     },
   );
+}
+
+/** The most events one socket write carries. */
+const MAX_EVENTS_PER_WRITE = 256;
+
+const NOT_READY = Symbol('not ready');
+
+/** Resolves after every microtask queued now has run: an iterator step that needs no I/O has settled by then. */
+const afterMicrotasks = () => yieldToEventLoop().then((): typeof NOT_READY => NOT_READY);
+
+/**
+ * One event as a Server-Sent Events message (`event`, `data`, `id`, then a blank line), as Hono's `writeSSE` writes it.
+ * Event ids and types are the core's (no line breaks); the data is one line of JSON.
+ */
+function sseMessage(event: IterationEvent): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event.data)}\nid: ${event.id}\n\n`;
 }

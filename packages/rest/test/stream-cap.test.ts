@@ -3,7 +3,9 @@
  * one more is a 429 `rate_limited` with `Retry-After`, another organization is not affected, and a closed stream frees
  * its place. Counted by the organization authenticated, not by a header a client can vary.
  */
+import { memoryStorage } from '@docevals/adapters/memory';
 import type { Extractor } from '@docevals/core';
+import { countingStorage } from '../../../test-support/counting-storage.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KEY_A, KEY_B, startRestServer, type RestServer } from './support/rest-server.js';
 
@@ -103,5 +105,36 @@ it('counts by the organization the host authenticated: a client naming new API k
     for (const controller of controllers) controller.abort();
   } finally {
     await byCookie.close();
+  }
+});
+
+it('a refusal reads nothing from the store (a burst of subscribers costs the cap check), and a 404 frees its place', async () => {
+  const storage = countingStorage(memoryStorage());
+  const counted = await startRestServer({ limits: { maxEventStreamsPerOrganization: 1 }, docevals: { storage, extractors: [held] } });
+  try {
+    const evaluation = await counted.call('POST', '/v1/evals', {
+      body: {
+        name: 'streams',
+        json_schema: { type: 'object', properties: { total: { type: 'number' } } },
+        documents: [{ mime_data: { filename: 'a.txt', url: `data:text/plain;base64,${Buffer.from('a').toString('base64')}` }, annotation: { total: 1 } }],
+        default_inference_settings: { model: 'held' },
+      },
+    });
+    const path = `/v1/evals/${evaluation.body.id}/iterations/`;
+    // Unknown iteration: 404, and its place is free again (the next open succeeds).
+    expect((await counted.call('GET', `${path}iter_unknown/events`)).status).toBe(404);
+    const iteration = await counted.call('POST', `/v1/evals/${evaluation.body.id}/iterations/create`, { body: { background: true } });
+    const controller = new AbortController();
+    const first = await fetch(`${counted.url}${path}${iteration.body.id}/events`, { headers: { 'api-key': KEY_A }, signal: controller.signal });
+    expect(first.status).toBe(200);
+    await first.body!.getReader().read();
+
+    storage.reset();
+    const refused = await counted.call('GET', `${path}${iteration.body.id}/events`);
+    expect(refused.status).toBe(429);
+    expect([...storage.calls.keys()]).toEqual([]);
+    controller.abort();
+  } finally {
+    await counted.close();
   }
 });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   SpanStatusCode,
   trace,
@@ -78,8 +77,8 @@ class MetricsSpan implements Span {
     if (!this.context) {
       const parent = this.parent ? trace.getSpanContext(this.parent) : undefined;
       this.context = {
-        traceId: parent && trace.isSpanContextValid(parent) ? parent.traceId : randomBytes(16).toString('hex'),
-        spanId: randomBytes(8).toString('hex'),
+        traceId: parent && trace.isSpanContextValid(parent) ? parent.traceId : randomId(16),
+        spanId: randomId(8),
         traceFlags: parent?.traceFlags ?? TraceFlags.NONE,
       };
     }
@@ -134,4 +133,17 @@ class MetricsSpan implements Span {
   }
 
   recordException(): void {}
+}
+
+const ID_BYTES = Buffer.alloc(16);
+
+/**
+ * A random trace or span id of `bytes` bytes in hex, as OpenTelemetry's own id generator makes them (Math.random into a
+ * reused buffer: ids must be unique, not secret; a new crypto buffer per span was a measurable part of a request).
+ * Never all zeros, which W3C Trace Context calls invalid.
+ */
+function randomId(bytes: 8 | 16): string {
+  for (let i = 0; i < bytes; i += 4) ID_BYTES.writeUInt32BE((Math.random() * 2 ** 32) >>> 0, i);
+  if (ID_BYTES.subarray(0, bytes).every((byte) => byte === 0)) ID_BYTES[bytes - 1] = 1;
+  return ID_BYTES.toString('hex', 0, bytes);
 }

@@ -12,8 +12,8 @@ export interface LowdbContext {
   disk: RecordDisk;
   state: LowdbState;
   /**
-   * Runs a write alone (the store's write lock), after the open check, wrapping failures as storage_error. Waiting
-   * writes take turns by `organizationId` (the organization the write is for).
+   * Runs a write under the store's write lock, after the open check, wrapping failures as storage_error: alone among
+   * the writes of `organizationId` (the organization the record is stored under), beside other organizations' writes.
    */
   exclusive<R>(operation: string, task: () => Promise<R>, organizationId?: string): Promise<R>;
   /** Runs a read after the open check, wrapping failures as storage_error. */
@@ -28,8 +28,12 @@ function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** Whose turn a write of `record` takes in the write lock: its organization's (a job's: the iteration's organization). */
-const turnOf = (record: StoredRecordBase): string => (record as Partial<JobRecord>).iteration_organization_id ?? record.organization_id;
+/**
+ * The write lock's key of a write of `record`: the organization (scope) it is stored under. Every write of one record
+ * takes the same key, so writes of a record never overlap; a job's is the jobs scope, which every job write shares
+ * (the capped insert counts one organization's jobs there).
+ */
+const turnOf = (record: StoredRecordBase): string => record.organization_id;
 
 const out = <T>(entry: { value: unknown; version: number }): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
 

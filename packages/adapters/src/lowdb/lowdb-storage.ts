@@ -9,7 +9,7 @@ import {
   type Storage,
 } from '@docevals/core';
 import { storageClosed } from '@docevals/core/storage-kit';
-import { createFairMutex } from '../shared/mutex.js';
+import { createKeyedMutex } from '../shared/mutex.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { ContentFolder } from './content-folder.js';
 import { acquireFolderLock, type FolderLock } from './folder-lock.js';
@@ -68,7 +68,8 @@ export interface LowdbStorage extends Storage {
  * A single write returns once it is on disk (temp file, fsync, rename, fsync of the folder); a batch
  * (`insertMany`, `deleteAll`, `retainMany`, `releaseMany`) is one commit: one durable journal file, applied
  * then flushed in the background, replayed at the next open if the process stopped first. An acknowledged write
- * survives `kill -9`. Writes are serialized inside the process; opening takes `<dir>/.lock`, and throws a
+ * survives `kill -9`. Writes of one organization are serialized inside the process (different organizations' run
+ * at once); opening takes `<dir>/.lock`, and throws a
  * `storage_error` naming the folder and the pid when another live process holds it (a lock left by a dead process
  * is taken over). A store of the previous layout (`docevals.json`) is converted at its first open. Failures of
  * calls are `storage_error`s without paths; details go to `log`. After `close()`, every call rejects.
@@ -101,9 +102,9 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
     );
   }
 
-  // Writes take turns by organization (round-robin), so one organization's queue of writes (its running iterations'
-  // predictions and events) delays another's write by one write each, not by the whole queue (issue 26).
-  const writeLock = createFairMutex();
+  // Writes of one organization run one at a time; different organizations' at once, so one organization's queue of
+  // writes (its running iterations' predictions and events) never delays another's (issue 26).
+  const writeLock = createKeyedMutex();
   const disk = new RecordDisk(layout, loaded.gen, writeLock, options.onWrite, log);
   let closing: Promise<void> | null = null;
 
@@ -155,7 +156,7 @@ export function lowdbStorage(options: LowdbStorageOptions): LowdbStorage {
       // Writes already queued finish first, then pending batches are flushed; then the folder is free.
       closing ??= writeLock
         .idle()
-        .then(() => writeLock.run(() => disk.drain()))
+        .then(() => writeLock.exclusive(() => disk.drain()))
         .catch(() => undefined)
         .finally(() => folderLock.release());
       return closing;

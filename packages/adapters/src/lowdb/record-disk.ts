@@ -3,7 +3,7 @@ import { fsyncSync, closeSync, openSync } from 'node:fs';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
-import type { Mutex } from '../shared/mutex.js';
+import type { KeyedMutex } from '../shared/mutex.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
@@ -50,7 +50,7 @@ export type DiskLog = (message: string, cause: unknown) => void;
  */
 export class RecordDisk {
   readonly #layout: Layout;
-  readonly #lock: Mutex;
+  readonly #lock: KeyedMutex;
   readonly #onWrite: WriteObserver | undefined;
   readonly #log: DiskLog;
   #gen: number;
@@ -74,7 +74,7 @@ export class RecordDisk {
   #runningSync: Promise<boolean> | null = null;
   #nextSync: Promise<boolean> | null = null;
 
-  constructor(layout: Layout, gen: number, lock: Mutex, onWrite: WriteObserver | undefined, log: DiskLog) {
+  constructor(layout: Layout, gen: number, lock: KeyedMutex, onWrite: WriteObserver | undefined, log: DiskLog) {
     this.#layout = layout;
     this.#gen = gen;
     this.#lock = lock;
@@ -286,7 +286,8 @@ export class RecordDisk {
     }
     this.#pending.delete(gen);
     if (this.#writtenByPending.size === 0 && this.#tombstones.size > 0) {
-      void this.#lock.run(() => this.#clearTombstones());
+      // Alone: a write of another organization must not land on a tombstone's path while it is being removed.
+      void this.#lock.exclusive(() => this.#clearTombstones());
     }
   }
 

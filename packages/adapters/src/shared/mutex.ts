@@ -1,76 +1,63 @@
-/** Runs tasks one at a time. */
-export interface Mutex {
-  /** Runs `task` alone; tasks of one `key` start in call order (see each implementation for the order between keys). */
+/**
+ * lowdb's write lock (issue 26): writes of one key (the organization a record belongs to) run one at a time in call
+ * order; writes of different keys run at once, so one organization's queue of writes (its running iterations'
+ * predictions and events, each held through its fsyncs) never delays another's; an `exclusive` task runs alone.
+ */
+export interface KeyedMutex {
+  /** Runs `task` once the tasks of `key` called before it have settled (and any `exclusive` task called before it). */
   run<T>(task: () => T | Promise<T>, key?: string): Promise<T>;
-}
-
-/** A {@link Mutex} that also says when everything queued so far has run. */
-export interface FairMutex extends Mutex {
+  /** Runs `task` alone: after every task called before it has settled, and before any called after it starts. */
+  exclusive<T>(task: () => T | Promise<T>): Promise<T>;
   /** Resolves once no task runs and none waits (tasks queued meanwhile included). */
   idle(): Promise<void>;
 }
 
 /**
- * A promise-chain mutex: each task starts when the previous one settled (fulfilled or rejected), so one failing
- * write never wedges the ones queued behind it. Tasks run in call order, whatever their key.
+ * A {@link KeyedMutex} of promise chains: one chain per key, and a barrier that the `exclusive` tasks are. A failing
+ * task never wedges the ones behind it (each waits for the previous one to settle, fulfilled or rejected).
  *
  * @example
- * const lock = createMutex();
- * await lock.run(async () => { const v = read(); await write(v + 1); });
+ * const lock = createKeyedMutex();
+ * await Promise.all([lock.run(writeA1, 'org_a'), lock.run(writeA2, 'org_a'), lock.run(writeB1, 'org_b')]); // A1 and B1 at once, then A2
  */
-export function createMutex(): Mutex {
-  let tail: Promise<unknown> = Promise.resolve();
+export function createKeyedMutex(): KeyedMutex {
+  /** The last task of each key that has not settled yet. */
+  const tails = new Map<string, Promise<void>>();
+  /** Every task not settled yet (what `exclusive` and `idle` wait for). */
+  const unsettled = new Set<Promise<void>>();
+  /** The last exclusive task: tasks called after it start once it has settled. */
+  let barrier: Promise<void> = Promise.resolve();
+
+  const schedule = <T>(after: Promise<unknown>, task: () => T | Promise<T>, key: string | null): Promise<T> => {
+    const result = after.then(task);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    unsettled.add(settled);
+    if (key !== null) tails.set(key, settled);
+    void settled.then(() => {
+      unsettled.delete(settled);
+      if (key !== null && tails.get(key) === settled) tails.delete(key);
+    });
+    return result;
+  };
+
   return {
-    run<T>(task: () => T | Promise<T>): Promise<T> {
-      const result = tail.then(task);
-      tail = result.catch(() => undefined);
+    run(task, key = '') {
+      const previous = tails.get(key);
+      return schedule(previous ? Promise.all([previous, barrier]) : barrier, task, key);
+    },
+    exclusive(task) {
+      const result = schedule(Promise.all([...unsettled, barrier]), task, null);
+      barrier = result.then(
+        () => undefined,
+        () => undefined,
+      );
       return result;
     },
-  };
-}
-
-/**
- * A mutex whose waiting tasks are taken round-robin by key (lowdb's write lock, keyed by organization): a task of
- * one key waits for the running task and at most one task of each other key that is waiting, not for another key's
- * whole queue. Tasks of one key start in call order; a task without a key queues under `''` like any other key. As
- * {@link createMutex}, a failing task never wedges the ones behind it.
- *
- * @example
- * const lock = createFairMutex();
- * await Promise.all([lock.run(writeA1, 'org_a'), lock.run(writeA2, 'org_a'), lock.run(writeB1, 'org_b')]); // A1, B1, A2
- */
-export function createFairMutex(): FairMutex {
-  // Waiting starts per key; the Map's order is the rotation (a served key that still waits goes to its end).
-  const queues = new Map<string, Array<() => void>>();
-  let running = false;
-  const idleWaiters: Array<() => void> = [];
-  const next = () => {
-    const first = queues.entries().next();
-    if (first.done) {
-      running = false;
-      for (const resolve of idleWaiters.splice(0)) resolve();
-      return;
-    }
-    const [key, queue] = first.value;
-    const start = queue.shift()!;
-    queues.delete(key);
-    if (queue.length > 0) queues.set(key, queue);
-    start();
-  };
-  return {
-    run<T>(task: () => T | Promise<T>, key = ''): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        const start = () => void Promise.resolve().then(task).then(resolve, reject).finally(next);
-        if (!running) {
-          running = true;
-          start();
-          return;
-        }
-        const queue = queues.get(key);
-        if (queue) queue.push(start);
-        else queues.set(key, [start]);
-      });
+    async idle() {
+      while (unsettled.size > 0) await Promise.all([...unsettled]);
     },
-    idle: () => (running ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve()),
   };
 }
