@@ -84,13 +84,18 @@ describe('redis child and batch scripts sent twice', () => {
 
   it('counts a resent insertMany once, and refuses another batch naming a taken id without writing any of it', async () => {
     const keys = ['m:x', 'm:y'];
-    const args = ['batch-1', 'x', '{"x":1}', '1', 'sim', '1', 'y', '{"y":1}', '1', 'sim', '2'];
+    // Token, the batch's summed totals (1 pair), then per child: id, json, its totals pairs as JSON.
+    const args = ['batch-1', '1', 'sim', '3', 'x', '{"x":1}', '["sim","1"]', 'y', '{"y":1}', '["sim","2"]'];
     expect(await client().docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
     expect(await client().docevalsChildInsertMany(2 + keys.length, ['morder', 'mtotals', ...keys, ...args])).toBe(1);
-    expect(await client().docevalsChildInsertMany(4, ['morder', 'mtotals', 'm:z', 'm:y', 'batch-2', 'z', '{}', '0', 'y', '{}', '0'])).toBe(-2);
+    expect(await client().docevalsChildInsertMany(4, ['morder', 'mtotals', 'm:z', 'm:y', 'batch-2', '0', 'z', '{}', '[]', 'y', '{}', '[]'])).toBe(-2);
     expect(await client().exists('m:z')).toBe(0);
     expect(await client().hgetall('mtotals')).toMatchObject({ count: '2', 's:sim': '3', seq: '2' });
     expect(await client().zrange('morder', '0', '-1')).toEqual(['x', 'y']);
+    // Each child keeps its own pairs, which a later delete subtracts.
+    expect(await client().hget('m:y', 't')).toBe('["sim","2"]');
+    expect(await client().docevalsChildDelete('m:y', 'morder', 'mtotals', 'y', '')).toBe(1);
+    expect(await client().hgetall('mtotals')).toMatchObject({ count: '1', 's:sim': '1' });
   });
 
   it('counts a resent putMany once (same versions, totals moved once) and names the stale entries of another batch', async () => {

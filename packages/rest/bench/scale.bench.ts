@@ -8,7 +8,7 @@
 //   - 20 concurrent readers of iteration summaries at 1,000 documents × 5 iterations: req/s, p50/p99, errors.
 // The server runs in this thread (createRestHandler on node:http, loopback); the concurrent load comes from a worker
 // thread so that the client does not steal the server's event loop. Sizes: BENCH_DOCUMENTS, BENCH_ITERATIONS,
-// BENCH_READ_REQUESTS.
+// BENCH_READ_REQUESTS; BENCH_BUILD_ONLY=1 stops after the build.
 import { cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { buildEvaluation, expectOk, KEY, median, ms, openStore, rowsPerStore, serve as serveWith, timed } from './http-bench.js';
@@ -16,6 +16,8 @@ import { buildEvaluation, expectOk, KEY, median, ms, openStore, rowsPerStore, se
 const N = Number(process.env.BENCH_DOCUMENTS ?? 10_000);
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 5);
 const READ_REQUESTS = Number(process.env.BENCH_READ_REQUESTS ?? 4_000);
+/** BENCH_BUILD_ONLY=1: the build alone (for before/after pairs and profiles of it). */
+const BUILD_ONLY = process.env.BENCH_BUILD_ONLY === '1';
 const STORES = (process.env.BENCH_STORES ?? 'memory,lowdb,redis').split(',').map((s) => s.trim()).filter(Boolean);
 const serve = (storage: Parameters<typeof serveWith>[0]) => serveWith(storage, N);
 
@@ -82,6 +84,7 @@ async function benchStore(name: string): Promise<string[]> {
       // which other agents' load slows far less than the wall clock.
       const cpuMs = (cpu.user + cpu.system) / 1000;
       say(`build ${N} documents × ${ITERATIONS} imported iterations (POST /v1/evals, empty store) | ${ms(build.value.ms)} ms (${ms(build.ms)} ms with the client's work; CPU ${ms(cpuMs)} ms), response ${(build.value.bytes / 1e6).toFixed(1)} MB`);
+      if (BUILD_ONLY) return lines;
       const ids: string[] = evaluation.documents.map((d: { id: string }) => d.id);
       const iterationId: string = evaluation.iterations[ITERATIONS - 1].id;
 

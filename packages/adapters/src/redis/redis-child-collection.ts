@@ -98,11 +98,17 @@ async function insertMany<T extends ChildRecordBase>(c: ChildKeys, client: Clien
   checkPutManyShape(c.label, records.map((record) => ({ record })));
   const { organization_id: org, parent_id: parent } = records[0]!;
   const jsons = records.map((record) => JSON.stringify(record));
-  const args: string[] = [randomUUID()];
+  // The batch's totals summed here, in record order with the same doubles the script added one by one before.
+  const sums = new Map<string, number>();
+  const children: string[] = [];
   records.forEach((record, i) => {
     const pairs = totalsPairs(record.totals);
-    args.push(record.id, jsons[i]!, String(pairs.length / 2), ...pairs);
+    for (let j = 0; j < pairs.length; j += 2) sums.set(pairs[j]!, (sums.get(pairs[j]!) ?? 0) + Number(pairs[j + 1]));
+    children.push(record.id, jsons[i]!, JSON.stringify(pairs));
   });
+  const args: string[] = [randomUUID(), String(sums.size)];
+  for (const [key, sum] of sums) args.push(key, String(sum));
+  for (const child of children) args.push(child);
   const recordKeys = records.map((r) => c.record(org, parent, r.id));
   const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, [c.order(org, parent), c.totals(org, parent), ...recordKeys, ...args]);
   if (outcome < 0) throw idTaken(c.label, records[-outcome - 1]!.id);
