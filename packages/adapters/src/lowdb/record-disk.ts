@@ -35,6 +35,14 @@ export interface JournalEntry {
  */
 export const FSYNC_EACH_UP_TO = 64;
 
+/**
+ * File operations a committed batch's background work (writing its files, then their fsyncs) keeps in flight at
+ * once: libuv runs every file operation of the process on 4 threads from one queue, so a bulk batch with 32 in flight
+ * put each step of another write (open, write, fsync, close, rename, the folder's fsync) behind dozens of its own.
+ * Two leave the other threads to the writes callers wait for (issue 26: another organization's writes).
+ */
+const BACKGROUND_IO = 2;
+
 /** Reports a failure that is not the caller's (a background sync, a best-effort unlink): path and cause. */
 export type DiskLog = (message: string, cause: unknown) => void;
 
@@ -174,10 +182,10 @@ export class RecordDisk {
    * a `sync -f` runs share the next one (it starts after the running one ends, so it covers every file written before
    * the request): many large batches cost one or two syncs in flight, not one process each.
    */
-  async flush(paths: readonly string[]): Promise<void> {
+  async flush(paths: readonly string[], concurrency = 16): Promise<void> {
     if (paths.length === 0) return;
     if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) return;
-    const limit = pLimit(16);
+    const limit = pLimit(concurrency);
     await Promise.all(paths.map((path) => limit(() => fsyncPath(path))));
     const folders = new Set(paths.map((p) => dirname(p)));
     await Promise.all([...folders].map((folder) => limit(() => syncFolder(folder))));
@@ -222,7 +230,7 @@ export class RecordDisk {
 
   async #apply(entry: JournalEntry): Promise<string[]> {
     // Each path appears once in a batch, so the files are written side by side (bounded), not one after another.
-    const limit = pLimit(32);
+    const limit = pLimit(BACKGROUND_IO);
     const touched: string[] = [];
     await Promise.all(
       entry.moves.map((move) =>
@@ -272,7 +280,7 @@ export class RecordDisk {
   async #retire(gen: number, journalPath: string, touched: string[], covered: string[], written: string[], done: Promise<void>): Promise<void> {
     for (const path of covered) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
     try {
-      await this.flush(touched);
+      await this.flush(touched, BACKGROUND_IO);
       await rm(journalPath, { force: true });
     } catch (error) {
       this.#log('lowdb: flushing a batch failed; its journal stays and replays at the next open', error);
