@@ -323,6 +323,19 @@ describe('lowdb storage on disk', () => {
     expect(readdirSync(join(dir, 'children', 'documents', ORG, 'eval_1'))).toEqual([]);
   });
 
+  it("runs another organization's write beside a long batch of one organization (writes are one at a time per organization)", async () => {
+    const storage = open(freshDir(), { sweepOrphans: false });
+    const order: string[] = [];
+    // A's batch holds its organization's turn through a journal of 10,000 records (megabytes, fsync'd); B's single
+    // write does not wait for it. With one queue for every organization, B's would end after A's.
+    const batch = storage.documents.insertMany(Array.from({ length: 10_000 }, (_, i) => documentRecord(ORG, 'eval_big', `d${i}`))).then(() => order.push('A batch'));
+    const single = storage.evaluations.insert(evaluationRecord('org_other', 'eval_b')).then(() => order.push('B write'));
+    const sameOrganization = storage.evaluations.insert(evaluationRecord(ORG, 'eval_a')).then(() => order.push('A write'));
+    await Promise.all([batch, single, sameOrganization]);
+    expect(order).toEqual(['B write', 'A batch', 'A write']);
+    expect((await storage.documents.totals(ORG, 'eval_big')).count).toBe(10_000);
+  });
+
   it('refuses calls after close() with a storage_error', async () => {
     const storage = open(freshDir());
     await storage.close();
