@@ -3,9 +3,11 @@ import { analysesCases } from './analyses.js';
 import { modelsAndDuplicateCases } from './models-duplicate.js';
 import { pagedReadsCases } from './paged-reads.js';
 import { eventStreamCases } from './event-streams.js';
+import { slowBodyCases } from './slow-bodies.js';
 import type { MakeTransport, Transport } from './transport.js';
 
 export {
+  CONFORMANCE_BODY_TIMEOUT_MS,
   CONFORMANCE_EVENT_STREAMS,
   VISION_EXTRACTOR,
   type Caller,
@@ -33,5 +35,6 @@ export function transportConformance(name: string, makeTransport: MakeTransport)
     analysesCases(get);
     pagedReadsCases(get);
     eventStreamCases(get);
+    slowBodyCases(get);
   });
 }

@@ -31,6 +31,12 @@ export interface Transport {
    * refused with. `close()` leaves it.
    */
   subscribe(iteration: IterationRef, caller?: Caller): Promise<Subscription>;
+  /**
+   * Sends `operation` (a mutation with a JSON body: `evals.create`) as `caller` (default org A) by a client that writes
+   * `head` and then one byte every 100 ms, never ending the body: the answer, how long it took from the first byte,
+   * and its `Connection` header.
+   */
+  trickle(operation: string, head: string, caller?: Caller): Promise<{ outcome: Outcome; ms: number; connection: string | undefined }>;
   close(): Promise<void>;
 }
 
@@ -49,6 +55,9 @@ export interface Subscription {
  * REST and tRPC take their places from the service's one count.
  */
 export const CONFORMANCE_EVENT_STREAMS = 2;
+
+/** The body-read time of every conformance service (REST `limits.bodyTimeoutMs`, the tRPC fetch handler's). */
+export const CONFORMANCE_BODY_TIMEOUT_MS = 1_000;
 
 /** A document with this file name waits in {@link VISION_EXTRACTOR} until {@link releaseHeldExtractions}. */
 export const HELD_FILENAME = 'held.txt';

@@ -1,6 +1,8 @@
 import { localRulesExtractor, type Extractor } from '@docevals/core';
 import { operations, type RestRoute } from '@docevals/core/internal';
+import { trickleBody } from '../../../test-support/trickle-body.js';
 import {
+  CONFORMANCE_BODY_TIMEOUT_MS,
   CONFORMANCE_EVENT_STREAMS,
   transportConformance,
   VISION_EXTRACTOR,
@@ -70,6 +72,18 @@ async function restTransport(api: RestServer): Promise<Transport> {
       await response.body!.getReader().read();
       return { outcome: { ok: true, data: null }, close };
     },
+    async trickle(operation, head, caller = 'org_a') {
+      const { path } = request(operation, {});
+      const key = KEYS[caller];
+      const answer = await trickleBody(`${api.url}${path}`, {
+        headers: { ...(key ? { 'api-key': key } : {}), 'content-type': 'application/json' },
+        head,
+        intervalMs: 100,
+      });
+      const body = answer.body as { error?: { code: string; message: string } };
+      const outcome: Outcome = body.error ? { ok: false, status: answer.status, code: body.error.code, message: body.error.message } : { ok: true, data: body };
+      return { outcome, ms: answer.ms, connection: answer.headers.connection as string | undefined };
+    },
     close: () => api.close(),
   };
 }
@@ -77,6 +91,7 @@ async function restTransport(api: RestServer): Promise<Transport> {
 transportConformance('REST', async () =>
   restTransport(
     await startRestServer({
+      limits: { bodyTimeoutMs: CONFORMANCE_BODY_TIMEOUT_MS },
       docevals: {
         extractors: [localRulesExtractor(), VISION_EXTRACTOR as Extractor],
         limits: { maxEventStreamsPerOrganization: CONFORMANCE_EVENT_STREAMS },

@@ -25,12 +25,22 @@ export async function serve(
   const storage = faultyStorage(memoryStorage());
   const docevals = createDocevals({ storage, ...options });
   const errors: unknown[] = [];
+  const served = await serveHandler(docevals, limits, (error) => errors.push(error));
+  return { url: served.url, storage, docevals, errors, close: () => served.close() };
+}
+
+/** `createDocevalsFetchHandler` over `docevals` (the test keys) behind a plain node server on 127.0.0.1. */
+export async function serveHandler(
+  docevals: Docevals,
+  limits: Partial<DocevalsFetchHandlerLimits> = {},
+  onError: (error: unknown) => void = () => {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const handler = createDocevalsFetchHandler({
     docevals,
     authenticate: apiKeyAuthenticator({ keys: KEYS }),
     endpoint: '/trpc',
     limits: { maxBodyBytes: MAX_BODY, ...limits },
-    onError: (error) => errors.push(error),
+    onError,
   });
   const server: Server = createServer((req, res) => void answer(req, res));
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -49,16 +59,11 @@ export async function serve(
     if (response.headers.get('connection') === 'close') req.destroy();
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
   return {
-    url,
-    storage,
-    docevals,
-    errors,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
-

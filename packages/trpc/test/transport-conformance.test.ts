@@ -2,7 +2,9 @@ import { memoryStorage } from '@docevals/adapters/memory';
 import { createDocevals, localRulesExtractor, type Extractor } from '@docevals/core';
 import { operations } from '@docevals/core/internal';
 import { TRPCClientError } from '@trpc/client';
+import { trickleBody } from '../../../test-support/trickle-body.js';
 import {
+  CONFORMANCE_BODY_TIMEOUT_MS,
   CONFORMANCE_EVENT_STREAMS,
   transportConformance,
   VISION_EXTRACTOR,
@@ -13,6 +15,7 @@ import {
   type Transport,
 } from '../../../test-support/transport-conformance/index.js';
 import type { DocevalsErrorData } from '../src/index.js';
+import { serveHandler } from './serve-fetch-handler.js';
 import { serveRouter } from './serve-router.js';
 
 // The shared cases of issue 29 (test-support/transport-conformance/), each operation called through a typed tRPC
@@ -27,6 +30,9 @@ transportConformance('tRPC', async (): Promise<Transport> => {
     limits: { maxEventStreamsPerOrganization: CONFORMANCE_EVENT_STREAMS },
   });
   const served = await serveRouter(docevals);
+  // Bodies are read by the docevals fetch handler (what the standalone server mounts), over the same service.
+  const handler = await serveHandler(docevals, { bodyTimeoutMs: CONFORMANCE_BODY_TIMEOUT_MS });
+  const handlerKeys: Record<Caller, string | undefined> = { org_a: 'key_a', org_b: 'key_b', anonymous: undefined };
   return {
     async call(operation, input, caller = 'org_a'): Promise<Outcome> {
       const kind = (operations as Record<string, { procedure?: 'query' | 'mutation' }>)[operation]?.procedure;
@@ -42,7 +48,21 @@ transportConformance('tRPC', async (): Promise<Transport> => {
       }
     },
     subscribe: (ref, caller = 'org_a') => subscribe(served.url, ref, KEYS[caller]),
+    async trickle(operation, head, caller = 'org_a') {
+      const key = handlerKeys[caller];
+      const answer = await trickleBody(`${handler.url}/${operation}`, {
+        headers: { ...(key ? { 'api-key': key } : {}), 'content-type': 'application/json' },
+        head,
+        intervalMs: 100,
+      });
+      const error = (answer.body as { error?: { message: string; data: DocevalsErrorData } }).error;
+      const outcome: Outcome = error
+        ? { ok: false, status: error.data.httpStatus, code: error.data.docevalsCode, message: error.message }
+        : { ok: true, data: answer.body };
+      return { outcome, ms: answer.ms, connection: answer.headers.connection as string | undefined };
+    },
     async close() {
+      await handler.close();
       await served.close();
       await docevals.close();
     },
