@@ -234,11 +234,14 @@ export function preparedTextSimilarity(x: PreparedText, y: PreparedText): number
  */
 export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): number {
   if (x.codePoints !== null || y.codePoints !== null) return 1;
-  const la = x.units.length;
-  const lb = y.units.length;
-  const onlyInX = popcount(x.signatureLow & ~y.signatureLow) + popcount(x.signatureHigh & ~y.signatureHigh);
-  const onlyInY = popcount(y.signatureLow & ~x.signatureLow) + popcount(y.signatureHigh & ~x.signatureHigh);
-  return ratio(Math.max(onlyInX, onlyInY, la - lb, lb - la), Math.max(la, lb));
+  return signatureBound(x.units.length, x.signatureLow, x.signatureHigh, y.units.length, y.signatureLow, y.signatureHigh);
+}
+
+/** {@link textSimilarityUpperBound} from the lengths and signatures of the two strings' units. */
+export function signatureBound(la: number, lowA: number, highA: number, lb: number, lowB: number, highB: number): number {
+  const onlyInA = popcount(lowA & ~lowB) + popcount(highA & ~highB);
+  const onlyInB = popcount(lowB & ~lowA) + popcount(highB & ~highA);
+  return ratio(Math.max(onlyInA, onlyInB, la - lb, lb - la), Math.max(la, lb));
 }
 
 /** fastest-levenshtein's machine word: it compares the shorter string 32 characters at a time. */

@@ -50,7 +50,8 @@ export function sumRoots(a: ValueNode, b: ValueNode, sum: Sum): void {
   else sumPair(a, b, sum);
 }
 
-function boundedLeafScore(a: ValueNode, b: ValueNode, sum: Sum): number {
+/** A leaf's score, or (two different non-empty strings) its signature bound, setting `sum.inexact`. */
+export function boundedLeafScore(a: ValueNode, b: ValueNode, sum: Sum): number {
   if (a.kind !== STR || b.kind !== STR) return leafScore(a, b);
   // Equal or one empty: the exact score costs nothing. Otherwise a bound from the strings' signatures.
   if (a.text.units === b.text.units || a.text.units.length === 0 || b.text.units.length === 0) return leafScore(a, b);
