@@ -9,7 +9,7 @@
  * field, from 0), divided by the same count, plus the same stay bonus on the diagonal.
  */
 import { leafScore, numberSimilarity } from './leaf-similarity.js';
-import { signatureBound } from './normalize-text.js';
+import { sharedBits, signatureBound } from './normalize-text.js';
 import { boundedLeafScore, Sum } from './section-walk.js';
 import { ARRAY, NUM, OBJECT, STR, type ValueNode } from './value-node.js';
 
@@ -72,21 +72,21 @@ function addNumbers(xs: readonly ValueNode[], ys: readonly ValueNode[], weights:
 /** Two strings: 1 when their units are equal, exact when one is empty, else the signature bound (not exact). */
 function addStrings(xs: readonly ValueNode[], ys: readonly ValueNode[], weights: Float64Array, exact: Uint8Array): void {
   const m = ys.length;
-  const yUnits = ys.map((node) => node.text.units);
-  const yLow = Int32Array.from(ys, (node) => node.text.signatureLow);
-  const yHigh = Int32Array.from(ys, (node) => node.text.signatureHigh);
+  const yTexts = ys.map((node) => node.text);
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!;
-    const { units, signatureLow, signatureHigh } = x.text;
+    const text = x.text;
+    const units = text.units;
     const row = i * m;
     for (let j = 0; j < m; j++) {
-      const other = yUnits[j]!;
-      if (units === other) {
+      const other = yTexts[j]!;
+      if (units === other.units) {
         weights[row + j] += 1;
-      } else if (units.length === 0 || other.length === 0) {
+      } else if (units.length === 0 || other.units.length === 0) {
         weights[row + j] += leafScore(x, ys[j]!);
       } else {
-        weights[row + j] += signatureBound(units.length, signatureLow, signatureHigh, other.length, yLow[j]!, yHigh[j]!);
+        const shared = sharedBits(text, other);
+        weights[row + j] += signatureBound(units.length, text.signatureBits, other.units.length, other.signatureBits, shared);
         exact[row + j] = 0;
       }
     }

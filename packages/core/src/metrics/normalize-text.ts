@@ -101,6 +101,8 @@ export interface PreparedText {
   /** 64-bit signature of the characters present (bit = hash of the unit), for {@link textSimilarityUpperBound}. */
   signatureLow: number;
   signatureHigh: number;
+  /** How many bits of the signature are set. */
+  signatureBits: number;
   /** The work budget of the context that prepared it, which every comparison of the string spends. */
   work: TextWork;
 }
@@ -178,7 +180,7 @@ export class TextContext {
         // More than 6,400 distinct astral letters in one comparison: give up on the trick for this string.
         if (this.nextPrivate > PRIVATE_USE_LAST) {
           const codePoints = Array.from(normalized, (c) => c.codePointAt(0)!);
-          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0, work: this.work };
+          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0, signatureBits: 0, work: this.work };
         }
         mapped = String.fromCharCode(this.nextPrivate++);
         this.astral.set(cp, mapped);
@@ -197,7 +199,8 @@ function withSignature(normalized: string, units: string, work: TextWork): Prepa
     if (bit < 32) low |= 1 << bit;
     else high |= 1 << (bit - 32);
   }
-  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high, work };
+  const bits = popcount(low) + popcount(high);
+  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high, signatureBits: bits, work };
 }
 
 function popcount(x: number): number {
@@ -234,14 +237,20 @@ export function preparedTextSimilarity(x: PreparedText, y: PreparedText): number
  */
 export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): number {
   if (x.codePoints !== null || y.codePoints !== null) return 1;
-  return signatureBound(x.units.length, x.signatureLow, x.signatureHigh, y.units.length, y.signatureLow, y.signatureHigh);
+  return signatureBound(x.units.length, x.signatureBits, y.units.length, y.signatureBits, sharedBits(x, y));
 }
 
-/** {@link textSimilarityUpperBound} from the lengths and signatures of the two strings' units. */
-export function signatureBound(la: number, lowA: number, highA: number, lb: number, lowB: number, highB: number): number {
-  const onlyInA = popcount(lowA & ~lowB) + popcount(highA & ~highB);
-  const onlyInB = popcount(lowB & ~lowA) + popcount(highB & ~highA);
-  return ratio(Math.max(onlyInA, onlyInB, la - lb, lb - la), Math.max(la, lb));
+/** How many signature bits `x` and `y` both have. */
+export function sharedBits(x: PreparedText, y: PreparedText): number {
+  return popcount(x.signatureLow & y.signatureLow) + popcount(x.signatureHigh & y.signatureHigh);
+}
+
+/**
+ * {@link textSimilarityUpperBound} from the lengths of the two strings' units, their signature bit counts and the
+ * bits they share: the bits only one side has are its count less the shared ones.
+ */
+export function signatureBound(la: number, bitsA: number, lb: number, bitsB: number, shared: number): number {
+  return ratio(Math.max(bitsA - shared, bitsB - shared, la - lb, lb - la), Math.max(la, lb));
 }
 
 /** fastest-levenshtein's machine word: it compares the shorter string 32 characters at a time. */

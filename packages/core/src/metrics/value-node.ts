@@ -24,6 +24,7 @@ const NO_TEXT: PreparedText = {
   codePoints: null,
   signatureLow: 0,
   signatureHigh: 0,
+  signatureBits: 0,
   work: new TextWork(Number.POSITIVE_INFINITY),
 };
 const NO_KEYS: string[] = [];
