@@ -137,6 +137,7 @@ export class TextContext {
   readonly work: TextWork;
   private readonly cache = new Map<string, PreparedText>();
   private readonly layouts = new Map<string, string[]>();
+  private lastKeys: string[] | null = null;
   private readonly astral = new Map<number, string>();
   private nextPrivate = PRIVATE_USE_FIRST;
 
@@ -149,12 +150,18 @@ export class TextContext {
    * same field in annotation and prediction) then compare their keys with a single `===`.
    */
   sharedKeys(keys: string[]): string[] {
+    // Items of a list follow each other: most objects have the key list of the one prepared just before.
+    const last = this.lastKeys;
+    if (last !== null && sameKeys(last, keys)) return last;
     const id = keys.join('\u0000');
-    const shared = this.layouts.get(id);
+    let shared = this.layouts.get(id);
     // A key holding "\u0000" could make two different lists join alike: check before sharing.
-    if (shared !== undefined && shared.length === keys.length && shared.every((key, i) => key === keys[i])) return shared;
-    this.layouts.set(id, keys);
-    return keys;
+    if (shared === undefined || !sameKeys(shared, keys)) {
+      this.layouts.set(id, keys);
+      shared = keys;
+    }
+    this.lastKeys = shared;
+    return shared;
   }
 
   prepare(text: string): PreparedText {
@@ -189,6 +196,12 @@ export class TextContext {
     }
     return withSignature(normalized, units, this.work);
   }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function withSignature(normalized: string, units: string, work: TextWork): PreparedText {
