@@ -61,7 +61,8 @@ const allPlainStrings = (nodes: readonly ValueNode[]) => nodes.every((node) => n
 
 function addNumbers(xs: readonly ValueNode[], ys: readonly ValueNode[], weights: Float64Array): void {
   const m = ys.length;
-  const y = Float64Array.from(ys, (node) => node.num);
+  const y = new Float64Array(m);
+  for (let j = 0; j < m; j++) y[j] = ys[j]!.num;
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!.num;
     const row = i * m;

@@ -176,12 +176,12 @@ export class TextContext {
   private toUnits(normalized: string): PreparedText {
     if (!SURROGATE.test(normalized)) return withSignature(normalized, normalized, this.work);
     let units = '';
-    for (const ch of normalized) {
-      const cp = ch.codePointAt(0)!;
-      if (cp <= 0xffff) {
-        units += ch;
-        continue;
-      }
+    let runStart = 0; // letters of the BMP are copied a run at a time
+    for (let i = 0; i < normalized.length; i++) {
+      const unit = normalized.charCodeAt(i);
+      if (unit < 0xd800 || unit > 0xdbff) continue;
+      const cp = normalized.codePointAt(i)!;
+      if (cp <= 0xffff) continue; // a lone surrogate stays as it is
       let mapped = this.astral.get(cp);
       if (mapped === undefined) {
         // More than 6,400 distinct astral letters in one comparison: give up on the trick for this string.
@@ -192,8 +192,11 @@ export class TextContext {
         mapped = String.fromCharCode(this.nextPrivate++);
         this.astral.set(cp, mapped);
       }
-      units += mapped;
+      units += normalized.slice(runStart, i) + mapped;
+      i++;
+      runStart = i + 1;
     }
+    units += normalized.slice(runStart);
     return withSignature(normalized, units, this.work);
   }
 }
