@@ -5,12 +5,11 @@
  */
 import { validationError } from '../errors.js';
 import type { JsonValue } from '../json/assert-json.js';
-import { TextContext } from './normalize-text.js';
 import { flatItemLayout, flatItemWeights, STAY_BONUS } from './flat-item-weights.js';
+import { TextContext } from './normalize-text.js';
 import { similarityOf, Sum, sumRoots } from './section-walk.js';
 import { AssignmentSolver } from './solve-assignment.js';
 import { ARRAY, containerNode, MISSING, nodeToJson, OBJECT, prepareChecked, type ValueNode } from './value-node.js';
-
 
 /** One chosen pair of an array level: annotation index, prediction index, section-3 similarity of the pair. */
 export interface ItemPair {
