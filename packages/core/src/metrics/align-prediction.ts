@@ -5,13 +5,11 @@
  */
 import { validationError } from '../errors.js';
 import type { JsonValue } from '../json/assert-json.js';
+import { flatItemLayout, flatItemWeights, STAY_BONUS } from './flat-item-weights.js';
 import { TextContext } from './normalize-text.js';
 import { similarityOf, Sum, sumRoots } from './section-walk.js';
 import { AssignmentSolver } from './solve-assignment.js';
 import { ARRAY, containerNode, MISSING, nodeToJson, OBJECT, prepareChecked, type ValueNode } from './value-node.js';
-
-/** Among assignments of equal total, the one keeping the most items in place wins (section 4, step 2). */
-const STAY_BONUS = 1e-9;
 
 /** One chosen pair of an array level: annotation index, prediction index, section-3 similarity of the pair. */
 export interface ItemPair {
@@ -97,22 +95,17 @@ export function matchArrays(aItems: ValueNode[], pItems: ValueNode[], budget: Al
   budget.spend(n * m);
   const weights = new Float64Array(n * m); // similarity or its upper bound, plus the stay bonus on the diagonal
   const exact = new Uint8Array(n * m);
+  const layout = flatItemLayout(aItems, pItems);
   // Aligned prediction items are kept only when alignment changed one (items holding arrays).
   let alignedPairs: Array<ValueNode | undefined> | null = null;
-  const alignedAt = (i: number, j: number) => alignedPairs?.[i * m + j] ?? pItems[j]!;
-  for (let i = 0; i < n; i++) {
-    const ai = aItems[i]!;
-    for (let j = 0; j < m; j++) {
-      const pj = pItems[j]!;
-      budget.spend(ai.leafCount + pj.leafCount);
-      const aligned = alignNode(ai, pj, budget);
-      if (aligned !== pj) (alignedPairs ??= new Array(n * m))[i * m + j] = aligned;
-      const sum = new Sum(true);
-      sumRoots(ai, aligned, sum);
-      weights[i * m + j] = sum.mean() + (i === j ? STAY_BONUS : 0);
-      if (!sum.inexact) exact[i * m + j] = 1;
-    }
+  if (layout !== null) {
+    // Nothing to align inside flat items: the same work is spent as pair by pair, at once.
+    budget.spend(m * sumLeaves(aItems) + n * sumLeaves(pItems));
+    flatItemWeights(aItems, pItems, layout.length, weights, exact);
+  } else {
+    alignedPairs = boundedWeights(aItems, pItems, budget, weights, exact);
   }
+  const alignedAt = (i: number, j: number) => alignedPairs?.[i * m + j] ?? pItems[j]!;
   const makeExact = (i: number, j: number) => {
     exact[i * m + j] = 1;
     weights[i * m + j] = similarityOf(aItems[i]!, alignedAt(i, j)) + (i === j ? STAY_BONUS : 0);
@@ -153,6 +146,38 @@ export function matchArrays(aItems: ValueNode[], pItems: ValueNode[], budget: Al
   const leftover: number[] = [];
   for (let j = 0; j < m; j++) if (!taken[j]) leftover.push(j);
   return { pairs, alignedByA, leftover };
+}
+
+const sumLeaves = (items: readonly ValueNode[]) => items.reduce((total, item) => total + item.leafCount, 0);
+
+/**
+ * Bounded weights pair by pair through the section-3 walk, inner arrays aligned first; returns the aligned
+ * prediction items where alignment changed one (null when none did).
+ */
+function boundedWeights(
+  aItems: ValueNode[],
+  pItems: ValueNode[],
+  budget: AlignmentBudget,
+  weights: Float64Array,
+  exact: Uint8Array,
+): Array<ValueNode | undefined> | null {
+  const n = aItems.length;
+  const m = pItems.length;
+  let alignedPairs: Array<ValueNode | undefined> | null = null;
+  for (let i = 0; i < n; i++) {
+    const ai = aItems[i]!;
+    for (let j = 0; j < m; j++) {
+      const pj = pItems[j]!;
+      budget.spend(ai.leafCount + pj.leafCount);
+      const aligned = alignNode(ai, pj, budget);
+      if (aligned !== pj) (alignedPairs ??= new Array(n * m))[i * m + j] = aligned;
+      const sum = new Sum(true);
+      sumRoots(ai, aligned, sum);
+      weights[i * m + j] = sum.mean() + (i === j ? STAY_BONUS : 0);
+      if (!sum.inexact) exact[i * m + j] = 1;
+    }
+  }
+  return alignedPairs;
 }
 
 /**

@@ -18,7 +18,8 @@ export function leafScore(a: ValueNode, b: ValueNode): number {
   return 0;
 }
 
-function numberSimilarity(x: number, y: number): number {
+/** Section 1 on two numbers. */
+export function numberSimilarity(x: number, y: number): number {
   const ax = Math.abs(x);
   const ay = Math.abs(y);
   if (ax < NUMBER_EPSILON && ay < NUMBER_EPSILON) return Math.abs(x - y) < NUMBER_EPSILON ? 1 : 0;

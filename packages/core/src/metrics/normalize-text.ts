@@ -101,6 +101,8 @@ export interface PreparedText {
   /** 64-bit signature of the characters present (bit = hash of the unit), for {@link textSimilarityUpperBound}. */
   signatureLow: number;
   signatureHigh: number;
+  /** How many bits of the signature are set. */
+  signatureBits: number;
   /** The work budget of the context that prepared it, which every comparison of the string spends. */
   work: TextWork;
 }
@@ -135,6 +137,7 @@ export class TextContext {
   readonly work: TextWork;
   private readonly cache = new Map<string, PreparedText>();
   private readonly layouts = new Map<string, string[]>();
+  private lastKeys: string[] | null = null;
   private readonly astral = new Map<number, string>();
   private nextPrivate = PRIVATE_USE_FIRST;
 
@@ -147,12 +150,18 @@ export class TextContext {
    * same field in annotation and prediction) then compare their keys with a single `===`.
    */
   sharedKeys(keys: string[]): string[] {
+    // Items of a list follow each other: most objects have the key list of the one prepared just before.
+    const last = this.lastKeys;
+    if (last !== null && sameKeys(last, keys)) return last;
     const id = keys.join('\u0000');
-    const shared = this.layouts.get(id);
+    let shared = this.layouts.get(id);
     // A key holding "\u0000" could make two different lists join alike: check before sharing.
-    if (shared !== undefined && shared.length === keys.length && shared.every((key, i) => key === keys[i])) return shared;
-    this.layouts.set(id, keys);
-    return keys;
+    if (shared === undefined || !sameKeys(shared, keys)) {
+      this.layouts.set(id, keys);
+      shared = keys;
+    }
+    this.lastKeys = shared;
+    return shared;
   }
 
   prepare(text: string): PreparedText {
@@ -167,26 +176,35 @@ export class TextContext {
   private toUnits(normalized: string): PreparedText {
     if (!SURROGATE.test(normalized)) return withSignature(normalized, normalized, this.work);
     let units = '';
-    for (const ch of normalized) {
-      const cp = ch.codePointAt(0)!;
-      if (cp <= 0xffff) {
-        units += ch;
-        continue;
-      }
+    let runStart = 0; // letters of the BMP are copied a run at a time
+    for (let i = 0; i < normalized.length; i++) {
+      const unit = normalized.charCodeAt(i);
+      if (unit < 0xd800 || unit > 0xdbff) continue;
+      const cp = normalized.codePointAt(i)!;
+      if (cp <= 0xffff) continue; // a lone surrogate stays as it is
       let mapped = this.astral.get(cp);
       if (mapped === undefined) {
         // More than 6,400 distinct astral letters in one comparison: give up on the trick for this string.
         if (this.nextPrivate > PRIVATE_USE_LAST) {
           const codePoints = Array.from(normalized, (c) => c.codePointAt(0)!);
-          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0, work: this.work };
+          return { normalized, units: normalized, codePoints, signatureLow: 0, signatureHigh: 0, signatureBits: 0, work: this.work };
         }
         mapped = String.fromCharCode(this.nextPrivate++);
         this.astral.set(cp, mapped);
       }
-      units += mapped;
+      units += normalized.slice(runStart, i) + mapped;
+      i++;
+      runStart = i + 1;
     }
+    units += normalized.slice(runStart);
     return withSignature(normalized, units, this.work);
   }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function withSignature(normalized: string, units: string, work: TextWork): PreparedText {
@@ -197,7 +215,8 @@ function withSignature(normalized: string, units: string, work: TextWork): Prepa
     if (bit < 32) low |= 1 << bit;
     else high |= 1 << (bit - 32);
   }
-  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high, work };
+  const bits = popcount(low) + popcount(high);
+  return { normalized, units, codePoints: null, signatureLow: low, signatureHigh: high, signatureBits: bits, work };
 }
 
 function popcount(x: number): number {
@@ -234,11 +253,20 @@ export function preparedTextSimilarity(x: PreparedText, y: PreparedText): number
  */
 export function textSimilarityUpperBound(x: PreparedText, y: PreparedText): number {
   if (x.codePoints !== null || y.codePoints !== null) return 1;
-  const la = x.units.length;
-  const lb = y.units.length;
-  const onlyInX = popcount(x.signatureLow & ~y.signatureLow) + popcount(x.signatureHigh & ~y.signatureHigh);
-  const onlyInY = popcount(y.signatureLow & ~x.signatureLow) + popcount(y.signatureHigh & ~x.signatureHigh);
-  return ratio(Math.max(onlyInX, onlyInY, la - lb, lb - la), Math.max(la, lb));
+  return signatureBound(x.units.length, x.signatureBits, y.units.length, y.signatureBits, sharedBits(x, y));
+}
+
+/** How many signature bits `x` and `y` both have. */
+export function sharedBits(x: PreparedText, y: PreparedText): number {
+  return popcount(x.signatureLow & y.signatureLow) + popcount(x.signatureHigh & y.signatureHigh);
+}
+
+/**
+ * {@link textSimilarityUpperBound} from the lengths of the two strings' units, their signature bit counts and the
+ * bits they share: the bits only one side has are its count less the shared ones.
+ */
+export function signatureBound(la: number, bitsA: number, lb: number, bitsB: number, shared: number): number {
+  return ratio(Math.max(bitsA - shared, bitsB - shared, la - lb, lb - la), Math.max(la, lb));
 }
 
 /** fastest-levenshtein's machine word: it compares the shorter string 32 characters at a time. */

@@ -4,8 +4,11 @@
  * Both dispatch the four cases in the same order; the tests check that they agree on every vector.
  */
 import { leafScore } from './leaf-similarity.js';
+import { type ScorePath, scorePathRoot } from './score-paths.js';
 import { textSimilarityUpperBound } from './normalize-text.js';
 import { ARRAY, EMPTY_ARRAY, EMPTY_OBJECT, MISSING, NULL, OBJECT, setOwn, STR, type ValueNode } from './value-node.js';
+
+export { escapeSegment } from './score-paths.js';
 
 /** A nested tree of scores keyed by the original keys (array indices as strings). */
 export interface SimilarityTree {
@@ -50,7 +53,8 @@ export function sumRoots(a: ValueNode, b: ValueNode, sum: Sum): void {
   else sumPair(a, b, sum);
 }
 
-function boundedLeafScore(a: ValueNode, b: ValueNode, sum: Sum): number {
+/** A leaf's score, or (two different non-empty strings) its signature bound, setting `sum.inexact`. */
+export function boundedLeafScore(a: ValueNode, b: ValueNode, sum: Sum): number {
   if (a.kind !== STR || b.kind !== STR) return leafScore(a, b);
   // Equal or one empty: the exact score costs nothing. Otherwise a bound from the strings' signatures.
   if (a.text.units === b.text.units || a.text.units.length === 0 || b.text.units.length === 0) return leafScore(a, b);
@@ -127,18 +131,12 @@ export interface DocumentScores {
 /** Section 3 with paths and tree, for two prepared objects (the roots of an annotation and a prediction). */
 export function scoreDocument(a: ValueNode, b: ValueNode): DocumentScores {
   const out = new Output();
-  out.objects(a, b, '', out.tree);
+  out.objects(a, b, scorePathRoot(), out.tree);
   return {
     similarity: out.count === 0 ? 1 : out.total / out.count,
     flat_similarities: out.flat,
     similarities: out.tree,
   };
-}
-
-/** In a segment `~` is written `~0` and `.` is written `~1` (docs/spec/metrics.md section 2). */
-export function escapeSegment(segment: string): string {
-  if (segment.indexOf('~') < 0 && segment.indexOf('.') < 0) return segment;
-  return segment.replace(/~/g, '~0').replace(/\./g, '~1');
 }
 
 class Output {
@@ -147,49 +145,49 @@ class Output {
   total = 0;
   count = 0;
 
-  /** `prefix` is the parent's path followed by a dot, or "" at the top: every key, "" included, gets a path. */
-  pair(a: ValueNode, b: ValueNode, path: string, parent: SimilarityTree, key: string): void {
+  /** `at` is the place of the pair, `key` its key (or index) in `parent`. */
+  pair(a: ValueNode, b: ValueNode, at: ScorePath, parent: SimilarityTree, key: string): void {
     const ka = a.kind;
     const kb = b.kind;
     if (isObjectKind(ka) && isObjectKind(kb) && (ka === OBJECT || kb === OBJECT)) {
-      return this.objects(a, b, path + '.', this.branch(parent, key));
+      return this.objects(a, b, at, this.branch(parent, key));
     }
     if (isArrayKind(ka) && isArrayKind(kb) && (ka === ARRAY || kb === ARRAY)) {
       const tree = this.branch(parent, key);
       const length = Math.max(a.children.length, b.children.length);
       for (let i = 0; i < length; i++) {
         const index = String(i);
-        this.pair(a.children[i] ?? MISSING, b.children[i] ?? MISSING, path + '.' + index, tree, index);
+        this.pair(a.children[i] ?? MISSING, b.children[i] ?? MISSING, at.child(index), tree, index);
       }
       return;
     }
-    if (!isFilled(ka) && !isFilled(kb)) return this.score(path, parent, key, leafScore(a, b));
+    if (!isFilled(ka) && !isFilled(kb)) return this.score(at, parent, key, leafScore(a, b));
     const filled = isFilled(ka) ? a : b;
     const other = filled === a ? b : a;
-    this.leaves(filled, isNullOrEmpty(other.kind), path, parent, key);
+    this.leaves(filled, isNullOrEmpty(other.kind), at, parent, key);
   }
 
-  objects(a: ValueNode, b: ValueNode, prefix: string, tree: SimilarityTree): void {
+  objects(a: ValueNode, b: ValueNode, at: ScorePath, tree: SimilarityTree): void {
     for (let i = 0; i < a.keys.length; i++) {
       const key = a.keys[i]!;
       const j = b.indexOf(key);
-      this.pair(a.children[i]!, j >= 0 ? b.children[j]! : MISSING, prefix + escapeSegment(key), tree, key);
+      this.pair(a.children[i]!, j >= 0 ? b.children[j]! : MISSING, at.child(key), tree, key);
     }
     for (let j = 0; j < b.keys.length; j++) {
       const key = b.keys[j]!;
-      if (a.indexOf(key) < 0) this.pair(MISSING, b.children[j]!, prefix + escapeSegment(key), tree, key);
+      if (a.indexOf(key) < 0) this.pair(MISSING, b.children[j]!, at.child(key), tree, key);
     }
   }
 
   /** Case 4: every leaf of `node` scores against null (`againstNull`) or 0. */
-  private leaves(node: ValueNode, againstNull: boolean, path: string, parent: SimilarityTree, key: string): void {
+  private leaves(node: ValueNode, againstNull: boolean, at: ScorePath, parent: SimilarityTree, key: string): void {
     if (node.kind !== OBJECT && node.kind !== ARRAY) {
-      return this.score(path, parent, key, againstNull ? leafScore(node, MISSING) : 0);
+      return this.score(at, parent, key, againstNull ? leafScore(node, MISSING) : 0);
     }
     const tree = this.branch(parent, key);
     for (let i = 0; i < node.children.length; i++) {
       const childKey = node.kind === OBJECT ? node.keys[i]! : String(i);
-      this.leaves(node.children[i]!, againstNull, path + '.' + escapeSegment(childKey), tree, childKey);
+      this.leaves(node.children[i]!, againstNull, at.child(childKey), tree, childKey);
     }
   }
 
@@ -199,8 +197,8 @@ class Output {
     return tree;
   }
 
-  private score(path: string, parent: SimilarityTree, key: string, value: number): void {
-    setOwn(this.flat, path, value);
+  private score(at: ScorePath, parent: SimilarityTree, key: string, value: number): void {
+    setOwn(this.flat, at.path, value);
     setOwn(parent, key, value);
     this.total += value;
     this.count += 1;

@@ -24,6 +24,7 @@ const NO_TEXT: PreparedText = {
   codePoints: null,
   signatureLow: 0,
   signatureHigh: 0,
+  signatureBits: 0,
   work: new TextWork(Number.POSITIVE_INFINITY),
 };
 const NO_KEYS: string[] = [];
@@ -124,7 +125,8 @@ export function prepareValue(value: unknown, texts: TextContext, depth = 0): Val
   const record = value as Record<string, unknown>;
   const keys = texts.sharedKeys(Object.keys(record));
   if (keys.length === 0) return new ValueNode(EMPTY_OBJECT, value as JsonValue, 0, NO_TEXT, true, NO_KEYS, NO_CHILDREN, false, 1, 1);
-  const children = keys.map((key) => prepareValue(record[key], texts, depth + 1));
+  const children = new Array<ValueNode>(keys.length);
+  for (let i = 0; i < keys.length; i++) children[i] = prepareValue(record[keys[i]!], texts, depth + 1);
   return containerNode(OBJECT, value as JsonValue, keys, children);
 }
 

@@ -173,3 +173,21 @@ describe('compareDocuments with more distinct astral letters than private-use st
     expect(r.flat_similarities.c).toBeCloseTo(0.5, 12);
   });
 });
+
+describe('TextContext.prepare', () => {
+  it('gives every astral letter one private-use stand-in, the same one each time, in place', async () => {
+    const { TextContext } = await import('../../src/metrics/normalize-text.js');
+    const texts = new TextContext();
+    const { units, normalized } = texts.prepare('A𠀀b, 𪀀𠀀C!𝐃');
+    expect(normalized).toBe('a𠀀b𪀀𠀀cd');
+    expect(units).toHaveLength(7);
+    expect(units.slice(5)).toBe('cd');
+    expect(units[0]).toBe('a');
+    expect(units[2]).toBe('b');
+    expect(units[1]).toBe(units[4]);
+    expect(units[1]).not.toBe(units[3]);
+    for (const i of [1, 3]) expect(units.charCodeAt(i)).toBeGreaterThanOrEqual(0xe000);
+    expect(texts.prepare('𪀀').units).toBe(units[3]);
+    expect(leafSimilarity('x𠀀y𪀀', 'x𪀀y𪀀')).toBeCloseTo(0.75, 12);
+  });
+});
