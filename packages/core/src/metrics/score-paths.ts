@@ -5,7 +5,8 @@
  * comparison write the same ones. A string V8 has already made a property name is stored in an object four times
  * faster than a new one (which is hashed and looked up in the engine's string table first): building the ~420 keys
  * of one invoice's `flat_similarities` was the largest single part of `compareDocuments` (14 % of its time).
- * The trie is bounded: past {@link MAX_CACHED_PATHS} paths it starts again empty.
+ * The trie is bounded: past {@link MAX_CACHED_PATHS} paths, or {@link MAX_CACHED_CHARACTERS} characters of them (keys
+ * have no length limit of their own: a hostile document's long keys must not stay), it starts again empty.
  */
 
 /** One place of a document: its path, and the places under it met so far. */
@@ -27,7 +28,8 @@ export class ScorePath {
       const segment = escapeSegment(key);
       node = new ScorePath(this.root ? segment : this.path + '.' + segment, false);
       // A node made after a reset belongs to a trie no longer reachable: harmless, it is only not cached.
-      if (++cachedPaths <= MAX_CACHED_PATHS) children.set(key, node);
+      cachedCharacters += node.path.length;
+      if (++cachedPaths <= MAX_CACHED_PATHS && cachedCharacters <= MAX_CACHED_CHARACTERS) children.set(key, node);
     }
     return node;
   }
@@ -35,14 +37,18 @@ export class ScorePath {
 
 /** At most this many paths are kept (some MB); then the trie starts again empty. */
 export const MAX_CACHED_PATHS = 50_000;
+/** At most this many characters of paths are kept (a few MB); then the trie starts again empty. */
+export const MAX_CACHED_CHARACTERS = 2_000_000;
 let cachedPaths = 0;
+let cachedCharacters = 0;
 let rootPath = new ScorePath('', true);
 
 /** The root of the current trie (a document's top level). */
 export function scorePathRoot(): ScorePath {
-  if (cachedPaths > MAX_CACHED_PATHS) {
+  if (cachedPaths > MAX_CACHED_PATHS || cachedCharacters > MAX_CACHED_CHARACTERS) {
     rootPath = new ScorePath('', true);
     cachedPaths = 0;
+    cachedCharacters = 0;
   }
   return rootPath;
 }
