@@ -44,20 +44,26 @@ export function streamEvents(
           // socket write per batch instead of one per event, on both ends of the connection.
           let text = sseMessage(next.value);
           let ended = false;
+          let failed: { error: unknown } | undefined;
           for (let count = 1; count < MAX_EVENTS_PER_WRITE; count++) {
             pending = iterator.next();
-            const ready = await Promise.race([pending, afterMicrotasks()]);
+            const ready = await Promise.race([pending, afterMicrotasks()]).catch((error: unknown) => ({ error }));
             if (ready === NOT_READY) break; // still pending: the loop's next round awaits it
             pending = null;
-            if (ready.done) {
-              ended = true;
-              break;
+            if ('error' in ready) failed = ready; // the events read before it go out first
+            else if (!ready.done) {
+              text += sseMessage(ready.value);
+              continue;
             }
-            text += sseMessage(ready.value);
+            ended = true;
+            break;
           }
           await stream.write(text);
+          if (failed) throw failed.error;
           if (ended) break;
         }
+        // Left while a read was under way (the client went): its end, or failure, concerns no one now.
+        void pending?.catch(() => undefined);
       } catch (error) {
         if (gone) return;
         // The status line is sent: a failure goes as an `error` event with the error body REST would have answered
