@@ -245,4 +245,54 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 3, pending: 0 });
     await docevals.close();
   }, 5_000);
+  it('runDocuments: documents edited or deleted during the batch are settled after its saves, in one read for the batch', async () => {
+    // d0's prediction is stored only once d1's call has started; meanwhile d0's annotation is edited (its refresh
+    // finds no prediction of d0 to refresh yet) and d2 is deleted (before its call): only the batch's settle, after
+    // the saves, can bring d0's metrics to the new annotation and remove d2's prediction.
+    const storage = memoryStorage();
+    const put = storage.predictions.put.bind(storage.predictions);
+    let released!: () => void;
+    const release = new Promise<void>((resolve) => (released = resolve));
+    const held = { id: '' };
+    storage.predictions.put = async (record, expected) => {
+      if (record.id === held.id) await release;
+      return put(record, expected);
+    };
+    const reads = { get: 0, getMany: 0 };
+    const get = storage.documents.get.bind(storage.documents);
+    const getMany = storage.documents.getMany.bind(storage.documents);
+    storage.documents.get = (...args) => (reads.get++, get(...args));
+    storage.documents.getMany = (...args) => (reads.getMany++, getMany(...args));
+    const edited = { edit: () => Promise.resolve(), done: Promise.resolve() };
+    const { docevals, work, ref, summary } = await queueService(undefined, {
+      storage,
+      onCall: (filename) => void (filename === 'd1.json' && (edited.done = edited.edit())),
+    });
+    const plan = (await work.plan(ref))!;
+    const [d0, d1, d2] = plan.document_ids as [string, string, string];
+    held.id = d0;
+    const editReads = { get: 0, getMany: 0 };
+    edited.edit = async () => {
+      const at = { ...reads };
+      await docevals.evals.documents.update(ORG, { evaluation_id: ref.evaluation_id, document_id: d0, annotation: { total: 99 } });
+      await docevals.evals.documents.delete(ORG, { evaluation_id: ref.evaluation_id, document_id: d2 });
+      Object.assign(editReads, { get: reads.get - at.get, getMany: reads.getMany - at.getMany });
+      released();
+    };
+    const before = { ...reads };
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
+    await edited.done;
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    const stored = await storage.predictions.getMany(ORG, ref.iteration_id, [d0, d1, d2]);
+    // d0 was extracted against { total: 0 } and saved with those metrics; settled against { total: 99 }.
+    expect(stored[0]!.value.metrics.similarity).toBeLessThan(1);
+    expect(stored[1]!.value.metrics.similarity).toBe(1);
+    expect(stored[2]).toBeNull();
+    // The batch's own document reads: its read and its settle, one each for the three documents, plus the refresh of
+    // d0 and the removal of d2 (the edits' own reads aside).
+    expect(reads.getMany - before.getMany - editReads.getMany).toBe(2);
+    expect(reads.get - before.get - editReads.get).toBe(2);
+    expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 0 });
+    await docevals.close();
+  }, 5_000);
 });

@@ -1,7 +1,7 @@
 import type { ProviderCredentials } from '../../extractor.js';
 import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
-import { credentialsOf, runDocuments, type RunOutcome } from '../iteration-steps.js';
+import { credentialsOf, runDocuments, settleSaved, type RunOutcome } from '../iteration-steps.js';
 import { READ_PAGE } from '../reads.js';
 import type { DocumentOutcome, IterationRef, JobPlan, QueuedDocumentHooks } from './contract.js';
 import { QUEUE_LEASE_OWNER } from './contract.js';
@@ -110,7 +110,9 @@ export async function runQueuedDocuments(
     await hooks.afterDocument?.(documentIds[i]!, outcome);
   };
   // A document's save goes on beside the next document's call: one call at a time, but no wait for the writes.
+  // The saved documents are settled together (one read) once the batch's saves are over.
   const saving: Array<Promise<void>> = [];
+  const saved: DocumentRecord[] = [];
   const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
   let stopped: { error: unknown } | null = null;
   // The organization's key: read (and opened) once for the batch, at its first call, not once per document.
@@ -139,7 +141,8 @@ export async function runQueuedDocuments(
       }
       credentials ??= credentialsOf(ctx, iteration);
       credentials.catch(() => undefined); // each document's run answers it
-      await callDocument(ctx, iteration, document, jobId, signal, events, saving, credentials, (outcome) => done(i, outcome));
+      const batch = { signal, events, saving, saved, credentials };
+      await callDocument(ctx, iteration, document, jobId, batch, (outcome) => done(i, outcome));
     }
   } catch (error) {
     stopped = { error };
@@ -150,8 +153,20 @@ export async function runQueuedDocuments(
   written.catch(() => undefined);
   if (stopped) throw stopped.error;
   if (failed) throw failed.reason;
+  if (iteration) await settleSaved(ctx, iteration, saved);
   await written;
   return outcomes;
+}
+
+/** What the documents of one batch share while it runs. */
+interface BatchRun {
+  signal: AbortSignal;
+  events: EventBatch;
+  /** Each document's save (and its outcome's report), awaited by the batch. */
+  saving: Array<Promise<void>>;
+  /** The documents whose prediction is saved, settled together after the batch's last save. */
+  saved: DocumentRecord[];
+  credentials: Promise<ProviderCredentials | undefined>;
 }
 
 /**
@@ -163,27 +178,25 @@ async function callDocument(
   iteration: IterationRecord,
   document: DocumentRecord,
   jobId: string,
-  signal: AbortSignal,
-  events: EventBatch,
-  saving: Array<Promise<void>>,
-  credentials: Promise<ProviderCredentials | undefined>,
+  batch: BatchRun,
   done: (outcome: DocumentOutcome) => Promise<void>,
 ): Promise<void> {
   let saved: PredictionRecord | undefined;
   let extracted!: () => void;
   const callOver = new Promise<void>((resolve) => (extracted = resolve));
   const run = runDocuments(ctx, iteration, [document], 'replace', {
-    signal,
+    signal: batch.signal,
     jobId,
-    credentials,
+    credentials: batch.credentials,
     onExtracted: () => extracted(),
+    settle: (stored) => void batch.saved.push(stored),
     onSaved: async (prediction) => {
       saved = prediction;
-      events.add(prediction, jobId);
+      batch.events.add(prediction, jobId);
     },
   }).then(() => done(saved ? outcomeOf(saved) : skipped('cancelled')));
   run.catch(() => undefined); // awaited by the batch
-  saving.push(run);
+  batch.saving.push(run);
   await Promise.race([callOver, run]);
 }
 
