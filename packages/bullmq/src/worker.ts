@@ -23,6 +23,7 @@ import {
   type JobData,
   type QueueOptions,
 } from './fleet.js';
+import { batchEntries } from './batch-entries.js';
 import { JOB_OPTIONS, queueRunner } from './runner.js';
 
 export interface DocevalsWorkerOptions extends QueueOptions {
@@ -197,35 +198,22 @@ function documentLine(data: DocumentJobData, attempt: number, traceId: string | 
 }
 
 /**
- * A batch of documents, one after the other: before each call one fleet step leaves the previous call and enters
- * the next unless the job was cancelled; a last step after the batch (its events written) records its documents.
+ * A batch of documents, one after the other: each call entered in the fleet unless the job was cancelled (see
+ * {@link batchEntries}); a last step after the batch (its events written) records its documents.
  */
 async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: AbortSignal | undefined): Promise<string> {
   const { fleet, jobs } = ctx;
   const data = job.data;
-  await fleet.advance(documentQueueName(data.model), job.opts.priority);
+  // The queue's fair turns move on beside the batch's reads.
+  void fleet.advance(documentQueueName(data.model), job.opts.priority).catch(logError(fleet));
   const attempt = job.attemptsMade + 1;
   // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
   const aborted = signal ?? new AbortController().signal;
-  let inCall: string | null = null;
-  let done: Array<readonly [string, string]> = [];
-  let finished = false;
+  const entries = batchEntries(fleet, `${ctx.workerId}:${job.id}:${attempt}`, data);
+  const done: Array<readonly [string, string]> = [];
   const lines: Array<[string, Record<string, string | number>]> = [];
   const batchStarted = performance.now();
   const callStarted = new Map<string, number>();
-  const step = async (enter: string | null): Promise<boolean> => {
-    // Documents are recorded by the last step only: after the batch's events are written, so the job's final
-    // event (written by the step that records its last document) comes after every document's.
-    const records = enter === null ? done : [];
-    if (enter === null) done = [];
-    const { entered, left } = await fleet.step(data.job_id, data.model, inCall, records, enter);
-    inCall = entered ? enter : null;
-    if (records.length > 0 && left <= 0 && !finished) {
-      finished = true;
-      await jobs.finish(refOf(data), data.job_id);
-    }
-    return entered;
-  };
   let cancelled = false;
   // Under the iteration's trace context (from the API server): each document's span is a child of the iteration's.
   let batchSpan: ReturnType<typeof startSpan> | undefined;
@@ -233,11 +221,9 @@ async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: A
     const traceId = activeTraceId();
     batchSpan = startBatchSpan(job, attempt);
     await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
-      beforeCall: async (documentId) => {
+      beforeCall: async (documentId, next) => {
         callStarted.set(documentId, performance.now());
-        // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
-        // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
-        return step(`${ctx.workerId}:${job.id}:${attempt}:${documentId}`);
+        return entries.beforeCall(documentId, next);
       },
       afterDocument: (documentId, outcome) => {
         const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
@@ -254,8 +240,11 @@ async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: A
   } finally {
     batchSpan?.end();
     try {
-      // The step that records the last document records the outcome (its span, under the iteration's trace).
-      if (inCall !== null || done.length > 0) await step(null);
+      // Documents are recorded by the last step only: after the batch's events are written, so the job's final
+      // event (written by the step that records its last document) comes after every document's. The step that
+      // records the last document records the outcome (its span, under the iteration's trace).
+      const answer = await entries.last(done);
+      if (answer && done.length > 0 && answer.left <= 0) await jobs.finish(refOf(data), data.job_id);
     } finally {
       for (const [line, fields] of lines) fleet.log(line, fields);
     }

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { DocevalsError, notFound } from '../errors.js';
-import type { ProviderCredentials } from '../extractor.js';
+import type { ExtractionDocument, ProviderCredentials } from '../extractor.js';
 import type { JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationJob, IterationRecord, IterationStatus, PredictionRecord } from '../storage.js';
@@ -148,13 +148,16 @@ export async function runDocuments(
      * settles its documents in one read after its last save); default: settled right after its save, one read each.
      */
     settle?: (document: DocumentRecord) => void;
+    /** Reads a document's file for its call; default: read here, a chunk at a time (a queue batch reads ahead). */
+    load?: (document: DocumentRecord) => Promise<ExtractionDocument>;
   } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
   let firstError: string | null = null;
   const chunkSize = Math.max(64, ctx.concurrency * 8);
   const load = (start: number) => {
-    const loading = Promise.all(documents.slice(start, start + chunkSize).map((d) => loadExtractionDocument(ctx, organizationId, d)));
+    const loadOne = job.load ?? ((d: DocumentRecord) => loadExtractionDocument(ctx, organizationId, d));
+    const loading = Promise.all(documents.slice(start, start + chunkSize).map(loadOne));
     loading.catch(() => undefined); // awaited below, or dropped when the run stops first
     return loading;
   };

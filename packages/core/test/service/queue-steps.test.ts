@@ -295,4 +295,28 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 0 });
     await docevals.close();
   }, 5_000);
+  it('runDocuments: the next documents\' files are read while a call runs, and the gate is told the next document', async () => {
+    const storage = memoryStorage();
+    const fileReads: string[] = [];
+    const getFile = storage.files.get.bind(storage.files);
+    storage.files.get = (organizationId, fileId) => (fileReads.push(fileId), getFile(organizationId, fileId));
+    const readAtCall = new Map<string, number>();
+    const { docevals, work, ref } = await queueService(undefined, {
+      storage,
+      onCall: (filename) => void readAtCall.set(filename, fileReads.length),
+    });
+    const plan = (await work.plan(ref))!;
+    const told: Array<[string, string | undefined]> = [];
+    fileReads.length = 0;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never, {
+      beforeCall: async (id, next) => (told.push([id, next]), true),
+    });
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    // Each file once, in order; when d0's call starts the next documents' files are being read already.
+    expect(fileReads).toEqual(plan.document_ids);
+    expect(readAtCall.get('d0.json')).toBe(3);
+    const [d0, d1, d2] = plan.document_ids;
+    expect(told).toEqual([[d0, d1], [d1, d2], [d2, undefined]]);
+    await docevals.close();
+  });
 });

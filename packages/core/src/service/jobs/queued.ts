@@ -1,4 +1,5 @@
-import type { ProviderCredentials } from '../../extractor.js';
+import type { ExtractionDocument, ProviderCredentials } from '../../extractor.js';
+import { loadExtractionDocument } from '../document-files.js';
 import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
 import { credentialsOf, runDocuments, settleSaved, type RunOutcome } from '../iteration-steps.js';
@@ -104,6 +105,11 @@ export async function runQueuedDocuments(
   hooks: QueuedDocumentHooks = {},
 ): Promise<DocumentOutcome[]> {
   const { iteration, previous, stored, eventWritten } = await readBatch(ctx, ref, jobId, documentIds);
+  const running = iteration?.job?.id === jobId && iteration.status === 'running';
+  // The documents to call, in order: not written by this job before, still stored. Their files are read ahead.
+  const toCall = running ? stored.filter((d, i): d is DocumentRecord => d !== undefined && previous[i]?.job_id !== jobId) : [];
+  const nextOf = new Map(toCall.map((d, k) => [d.id, toCall[k + 1]?.id]));
+  const load = readAhead(ctx, ref.organization_id, toCall);
   const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
   const done = async (i: number, outcome: DocumentOutcome) => {
     outcomes[i] = outcome;
@@ -119,7 +125,7 @@ export async function runQueuedDocuments(
   let credentials: Promise<ProviderCredentials | undefined> | undefined;
   try {
     for (const [i, documentId] of documentIds.entries()) {
-      if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') {
+      if (!iteration || !running) {
         await done(i, skipped('the job is not running'));
         continue;
       }
@@ -135,13 +141,13 @@ export async function runQueuedDocuments(
         await done(i, skipped('the document was deleted'));
         continue;
       }
-      if (signal.aborted || (hooks.beforeCall && !(await hooks.beforeCall(documentId)))) {
+      if (signal.aborted || (hooks.beforeCall && !(await hooks.beforeCall(documentId, nextOf.get(documentId))))) {
         await done(i, skipped('cancelled'));
         continue;
       }
       credentials ??= credentialsOf(ctx, iteration);
       credentials.catch(() => undefined); // each document's run answers it
-      const batch = { signal, events, saving, saved, credentials };
+      const batch = { signal, events, saving, saved, credentials, load };
       await callDocument(ctx, iteration, document, jobId, batch, (outcome) => done(i, outcome));
     }
   } catch (error) {
@@ -153,8 +159,8 @@ export async function runQueuedDocuments(
   written.catch(() => undefined);
   if (stopped) throw stopped.error;
   if (failed) throw failed.reason;
-  if (iteration) await settleSaved(ctx, iteration, saved);
-  await written;
+  // The settle and the events' write go on side by side; both end before the batch does.
+  await Promise.all([iteration ? settleSaved(ctx, iteration, saved) : undefined, written]);
   return outcomes;
 }
 
@@ -167,6 +173,35 @@ interface BatchRun {
   /** The documents whose prediction is saved, settled together after the batch's last save. */
   saved: DocumentRecord[];
   credentials: Promise<ProviderCredentials | undefined>;
+  /** A document's file, read ahead of its call. */
+  load: (document: DocumentRecord) => Promise<ExtractionDocument>;
+}
+
+/** Documents whose file is being read while the batch's earlier documents are called. */
+const FILE_READ_AHEAD = 2;
+
+/**
+ * Reads the files of `documents` (the batch's calls, in order) ahead of their calls, {@link FILE_READ_AHEAD} ahead
+ * of the one taken: no call waits for its file but the first, and at most that many files wait in memory.
+ */
+function readAhead(ctx: ServiceContext, organizationId: string, documents: readonly DocumentRecord[]) {
+  const reading = new Map<string, Promise<ExtractionDocument>>();
+  let next = 0;
+  const fill = (upTo: number) => {
+    for (; next < Math.min(upTo, documents.length); next++) {
+      const document = documents[next]!;
+      const file = loadExtractionDocument(ctx, organizationId, document);
+      file.catch(() => undefined); // answered to the document's run (or dropped with a skipped document)
+      reading.set(document.id, file);
+    }
+  };
+  fill(FILE_READ_AHEAD);
+  return (document: DocumentRecord): Promise<ExtractionDocument> => {
+    const file = reading.get(document.id) ?? loadExtractionDocument(ctx, organizationId, document);
+    reading.delete(document.id);
+    fill(documents.indexOf(document) + 1 + FILE_READ_AHEAD);
+    return file;
+  };
 }
 
 /**
@@ -190,6 +225,7 @@ async function callDocument(
     credentials: batch.credentials,
     onExtracted: () => extracted(),
     settle: (stored) => void batch.saved.push(stored),
+    load: batch.load,
     onSaved: async (prediction) => {
       saved = prediction;
       batch.events.add(prediction, jobId);
