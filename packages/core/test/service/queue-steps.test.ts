@@ -319,4 +319,21 @@ describe('queue-mode job steps', () => {
     expect(told).toEqual([[d0, d1], [d1, d2], [d2, undefined]]);
     await docevals.close();
   });
+  it('plan: a job taken from queued lists its documents without reading predictions; a plan run again reads them', async () => {
+    const storage = memoryStorage();
+    let predictionReads = 0;
+    const getMany = storage.predictions.getMany.bind(storage.predictions);
+    storage.predictions.getMany = (...args) => (predictionReads++, getMany(...args));
+    const { docevals, work, ref } = await queueService(undefined, { storage });
+    const first = (await work.plan(ref))!;
+    expect(first.document_ids).toHaveLength(3);
+    expect(predictionReads).toBe(0);
+    await work.runDocument(ref, first.job_id, first.document_ids[0]!, never);
+    predictionReads = 0;
+    // Planned again (its worker died): the document this job wrote is not listed.
+    const again = (await work.plan(ref))!;
+    expect(predictionReads).toBeGreaterThan(0);
+    expect(again.document_ids).toEqual(first.document_ids.slice(1));
+    await docevals.close();
+  });
 });

@@ -32,11 +32,13 @@ export async function describeJob(ctx: ServiceContext, ref: IterationRef) {
 
 /** {@link JobWork.plan}. */
 export async function planQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef): Promise<JobPlan | null> {
-  const iteration = await takeQueueLease(ctx, ref);
-  if (!iteration) return null;
+  const taken = await takeQueueLease(ctx, ref);
+  if (!taken) return null;
+  const { iteration, fresh } = taken;
   const job = iteration.job!;
   const placed = { positions: [] as number[], selected: 0 };
-  const documents = await pendingDocuments(ctx, jobs, iteration, job, placed);
+  // A job taken from `queued` has written nothing: its documents are listed without reading predictions.
+  const documents = await pendingDocuments(ctx, jobs, iteration, job, placed, fresh);
   return {
     job_id: job.id,
     model: iteration.inference_settings.model,
