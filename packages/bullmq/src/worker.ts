@@ -298,6 +298,8 @@ function documentWorkers(ctx: WorkerContext, workerOptions: ReturnType<typeof wo
       for (const model of await fleet.models()) {
         if (opened.has(model) || closing()) continue;
         opened.add(model);
+        // The model's queue (what a plan adds batches to) is opened now, not at this process's first plan.
+        void fleet.documents(model).catch(logError(fleet));
         const worker = new Worker<DocumentJobData, string>(documentQueueName(model), (job, _token, signal) => withTraceCarrier(job.data.trace, () => runBatch(ctx, job, signal)), { ...workerOptions, concurrency: ctx.concurrency });
         worker.on('failed', documentFailed);
         models.push(worker);
