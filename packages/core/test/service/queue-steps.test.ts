@@ -52,6 +52,19 @@ async function queueService(failing?: Set<string>, options: { storage?: Storage;
 
 const never = new AbortController().signal;
 
+/** Holds the save of the prediction `held.id` names until `release()`: the others are stored at once. */
+function holdPut(storage: Storage) {
+  const put = storage.predictions.put.bind(storage.predictions);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = { id: '' };
+  storage.predictions.put = async (record, expected) => {
+    if (record.id === held.id) await released;
+    return put(record, expected);
+  };
+  return { held, release };
+}
+
 describe('queue-mode job steps', () => {
   it('plan takes the job for the queue; each document runs once however often it is asked; finish writes the outcome once', async () => {
     const { docevals, work, ref, calls, summary } = await queueService();
@@ -225,14 +238,7 @@ describe('queue-mode job steps', () => {
     // The first document's prediction is stored only once the second document's call has started: a batch that
     // waited for each save before the next call would never finish.
     const storage = memoryStorage();
-    const put = storage.predictions.put.bind(storage.predictions);
-    let secondCalled!: () => void;
-    const second = new Promise<void>((resolve) => (secondCalled = resolve));
-    const first = { id: '' };
-    storage.predictions.put = async (record, expected) => {
-      if (record.id === first.id) await second;
-      return put(record, expected);
-    };
+    const { held: first, release: secondCalled } = holdPut(storage);
     const { docevals, work, ref, calls, summary } = await queueService(undefined, {
       storage,
       onCall: (filename) => void (filename === 'd1.json' && secondCalled()),
@@ -250,14 +256,7 @@ describe('queue-mode job steps', () => {
     // finds no prediction of d0 to refresh yet) and d2 is deleted (before its call): only the batch's settle, after
     // the saves, can bring d0's metrics to the new annotation and remove d2's prediction.
     const storage = memoryStorage();
-    const put = storage.predictions.put.bind(storage.predictions);
-    let released!: () => void;
-    const release = new Promise<void>((resolve) => (released = resolve));
-    const held = { id: '' };
-    storage.predictions.put = async (record, expected) => {
-      if (record.id === held.id) await release;
-      return put(record, expected);
-    };
+    const { held, release: released } = holdPut(storage);
     const reads = { get: 0, getMany: 0 };
     const get = storage.documents.get.bind(storage.documents);
     const getMany = storage.documents.getMany.bind(storage.documents);
