@@ -23,6 +23,7 @@ import {
   type JobData,
   type QueueOptions,
 } from './fleet.js';
+import { batchEntries } from './batch-entries.js';
 import { JOB_OPTIONS, queueRunner } from './runner.js';
 
 export interface DocevalsWorkerOptions extends QueueOptions {
@@ -118,7 +119,7 @@ async function recorded(ctx: WorkerContext, data: DocumentJobData, done: Readonl
  * The job's batch count, set once per job: a plan re-run (its worker died) lists fewer documents, and those recorded
  * stay counted; it also finds the batch count of the first run, so its batches get the same ids (BullMQ adds each once).
  */
-async function batchCountOf(ctx: WorkerContext, queue: Queue<DocumentJobData>, planned: JobPlan): Promise<number> {
+async function batchCountOf(ctx: WorkerContext, queue: Queue<DocumentJobData>, planned: JobPlan): Promise<{ count: number; slots: number }> {
   const { fleet } = ctx;
   const slots = Math.min((await queue.getGlobalConcurrency()) ?? Infinity, Math.max(1, await fleet.plans.getWorkersCount()) * ctx.concurrency);
   const batchesKey = fleet.key('batches', planned.job_id);
@@ -130,16 +131,21 @@ async function batchCountOf(ctx: WorkerContext, queue: Queue<DocumentJobData>, p
     .exec();
   const count = Number(written?.[2]?.[1]);
   if (!Number.isInteger(count) || count < 1) throw new Error(`job ${planned.job_id}: no batch count in Redis`);
-  return count;
+  return { count, slots };
 }
 
-/** Adds a plan's batches to its model's queue, each listed first in the job's `queued` set (what a cancel removes). */
-async function enqueueBatches(fleet: Fleet, queue: Queue<DocumentJobData>, data: JobData, planned: JobPlan, batches: Array<[number, string[]]>): Promise<void> {
+/**
+ * Adds a plan's batches to its model's queue, each listed first in the job's `queued` set (what a cancel removes).
+ * The first `slots` batches go alone (BullMQ adds a bulk in one transaction, ~0.2 ms of Redis per job): the fleet's
+ * slots start on them while the others are added.
+ */
+async function enqueueBatches(fleet: Fleet, queue: Queue<DocumentJobData>, data: JobData, planned: JobPlan, batches: Array<[number, string[]]>, slots: number): Promise<void> {
   const { job_id: jobId, model } = planned;
   // Fair turns between organizations (docs/workers.md): the batches' priorities follow the others' queued ones.
   const first = await fleet.fairPriorities(queue, data.organization_id, batches.length);
-  for (let i = 0; i < batches.length; i += ADD_CHUNK) {
-    const chunk = batches.slice(i, i + ADD_CHUNK).map(([batch, documentIds], k) => ({
+  const firstChunk = Math.max(1, Math.min(ADD_CHUNK, slots));
+  for (let i = 0; i < batches.length; i += i === 0 ? firstChunk : ADD_CHUNK) {
+    const chunk = batches.slice(i, i + (i === 0 ? firstChunk : ADD_CHUNK)).map(([batch, documentIds], k) => ({
       name: 'documents',
       data: { ...refOf(data), job_id: jobId, document_ids: documentIds, model, ...(data.trace ? { trace: data.trace } : {}) },
       opts: { jobId: documentJobId(jobId, batch), priority: Math.min(PRIORITY_LIMIT, first + i + k), ...JOB_OPTIONS },
@@ -164,9 +170,9 @@ async function plan(ctx: WorkerContext, job: Job<JobData>): Promise<string> {
   }
   await fleet.addModel(model);
   const queue = await fleet.documents(model);
-  const count = await batchCountOf(ctx, queue, planned);
+  const { count, slots } = await batchCountOf(ctx, queue, planned);
   const batches = [...batchesOf(planned.document_ids, planned.document_positions, planned.selected, count)];
-  await enqueueBatches(fleet, queue, job.data, planned, batches);
+  await enqueueBatches(fleet, queue, job.data, planned, batches, slots);
   // A cancel that read the queued set before these were added: remove them here.
   if (await fleet.cancelled(jobId)) {
     for (const [batch] of batches) await queue.remove(documentJobId(jobId, batch)).catch(() => 0);
@@ -197,35 +203,22 @@ function documentLine(data: DocumentJobData, attempt: number, traceId: string | 
 }
 
 /**
- * A batch of documents, one after the other: before each call one fleet step leaves the previous call and enters
- * the next unless the job was cancelled; a last step after the batch (its events written) records its documents.
+ * A batch of documents, one after the other: each call entered in the fleet unless the job was cancelled (see
+ * {@link batchEntries}); a last step after the batch (its events written) records its documents.
  */
 async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: AbortSignal | undefined): Promise<string> {
   const { fleet, jobs } = ctx;
   const data = job.data;
-  await fleet.advance(documentQueueName(data.model), job.opts.priority);
+  // The queue's fair turns move on beside the batch's reads.
+  void fleet.advance(documentQueueName(data.model), job.opts.priority).catch(logError(fleet));
   const attempt = job.attemptsMade + 1;
   // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
   const aborted = signal ?? new AbortController().signal;
-  let inCall: string | null = null;
-  let done: Array<readonly [string, string]> = [];
-  let finished = false;
+  const entries = batchEntries(fleet, `${ctx.workerId}:${job.id}:${attempt}`, data);
+  const done: Array<readonly [string, string]> = [];
   const lines: Array<[string, Record<string, string | number>]> = [];
   const batchStarted = performance.now();
   const callStarted = new Map<string, number>();
-  const step = async (enter: string | null): Promise<boolean> => {
-    // Documents are recorded by the last step only: after the batch's events are written, so the job's final
-    // event (written by the step that records its last document) comes after every document's.
-    const records = enter === null ? done : [];
-    if (enter === null) done = [];
-    const { entered, left } = await fleet.step(data.job_id, data.model, inCall, records, enter);
-    inCall = entered ? enter : null;
-    if (records.length > 0 && left <= 0 && !finished) {
-      finished = true;
-      await jobs.finish(refOf(data), data.job_id);
-    }
-    return entered;
-  };
   let cancelled = false;
   // Under the iteration's trace context (from the API server): each document's span is a child of the iteration's.
   let batchSpan: ReturnType<typeof startSpan> | undefined;
@@ -233,11 +226,9 @@ async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: A
     const traceId = activeTraceId();
     batchSpan = startBatchSpan(job, attempt);
     await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
-      beforeCall: async (documentId) => {
+      beforeCall: async (documentId, next) => {
         callStarted.set(documentId, performance.now());
-        // Registered as in flight atomically with the cancel flag's check: once a cancel is acknowledged, no
-        // call starts (and a cancel announced after this step aborts the call through BullMQ's signal).
-        return step(`${ctx.workerId}:${job.id}:${attempt}:${documentId}`);
+        return entries.beforeCall(documentId, next);
       },
       afterDocument: (documentId, outcome) => {
         const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));
@@ -254,8 +245,11 @@ async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: A
   } finally {
     batchSpan?.end();
     try {
-      // The step that records the last document records the outcome (its span, under the iteration's trace).
-      if (inCall !== null || done.length > 0) await step(null);
+      // Documents are recorded by the last step only: after the batch's events are written, so the job's final
+      // event (written by the step that records its last document) comes after every document's. The step that
+      // records the last document records the outcome (its span, under the iteration's trace).
+      const answer = await entries.last(done);
+      if (answer && done.length > 0 && answer.left <= 0) await jobs.finish(refOf(data), data.job_id);
     } finally {
       for (const [line, fields] of lines) fleet.log(line, fields);
     }
@@ -304,6 +298,8 @@ function documentWorkers(ctx: WorkerContext, workerOptions: ReturnType<typeof wo
       for (const model of await fleet.models()) {
         if (opened.has(model) || closing()) continue;
         opened.add(model);
+        // The model's queue (what a plan adds batches to) is opened now, not at this process's first plan.
+        void fleet.documents(model).catch(logError(fleet));
         const worker = new Worker<DocumentJobData, string>(documentQueueName(model), (job, _token, signal) => withTraceCarrier(job.data.trace, () => runBatch(ctx, job, signal)), { ...workerOptions, concurrency: ctx.concurrency });
         worker.on('failed', documentFailed);
         models.push(worker);

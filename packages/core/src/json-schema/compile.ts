@@ -51,6 +51,13 @@ function isolatedAjv(): Ajv2020 {
 
 const cache = new Map<string, ValidateFunction>();
 const CACHE_LIMIT = 256;
+/**
+ * The validator of a schema object already compiled, by identity: a run compiles its iteration's schema once per call
+ * of the runner (a queue worker: once per document), and the text key costs a `JSON.stringify` of the whole schema
+ * each time. Schemas are values nobody edits in place (stored records, parsed inputs), so an object seen once keeps
+ * its validator; a new object (another read of the same record) goes through the text cache.
+ */
+const byObject = new WeakMap<JsonObject, ValidateFunction>();
 
 /**
  * Compiles a JSON Schema (draft 2020-12, Ajv with `strict: false`, `ownProperties: true`, ajv-formats, and RE2 for
@@ -63,6 +70,14 @@ const CACHE_LIMIT = 256;
  * validate({ total: 3 }); // true
  */
 export function compileJsonSchema(schema: JsonObject, path = 'json_schema'): ValidateFunction {
+  const seen = byObject.get(schema);
+  if (seen) return seen;
+  const validate = compileByText(schema, path);
+  byObject.set(schema, validate);
+  return validate;
+}
+
+function compileByText(schema: JsonObject, path: string): ValidateFunction {
   const key = JSON.stringify(schema);
   const hit = cache.get(key);
   if (hit) {

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { DocevalsError, notFound } from '../errors.js';
-import type { ProviderCredentials } from '../extractor.js';
+import type { ExtractionDocument, ProviderCredentials } from '../extractor.js';
 import type { JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationJob, IterationRecord, IterationStatus, PredictionRecord } from '../storage.js';
@@ -143,13 +143,21 @@ export async function runDocuments(
      * one document at a time); default: read here, once for this run.
      */
     credentials?: Promise<ProviderCredentials | undefined>;
+    /**
+     * `replace` mode: takes each saved prediction's document to settle later with {@link settleSaved} (a queue batch
+     * settles its documents in one read after its last save); default: settled right after its save, one read each.
+     */
+    settle?: (document: DocumentRecord) => void;
+    /** Reads a document's file for its call; default: read here, a chunk at a time (a queue batch reads ahead). */
+    load?: (document: DocumentRecord) => Promise<ExtractionDocument>;
   } = {},
 ): Promise<RunOutcome> {
   const organizationId = iteration.organization_id;
   let firstError: string | null = null;
   const chunkSize = Math.max(64, ctx.concurrency * 8);
   const load = (start: number) => {
-    const loading = Promise.all(documents.slice(start, start + chunkSize).map((d) => loadExtractionDocument(ctx, organizationId, d)));
+    const loadOne = job.load ?? ((d: DocumentRecord) => loadExtractionDocument(ctx, organizationId, d));
+    const loading = Promise.all(documents.slice(start, start + chunkSize).map(loadOne));
     loading.catch(() => undefined); // awaited below, or dropped when the run stops first
     return loading;
   };
@@ -203,13 +211,24 @@ export async function runDocuments(
     if (job.save) await job.save(record);
     else await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
     if (mode === 'replace') {
-      // The usual case costs one read: the document is as it was when its metrics were computed.
-      const current = await ctx.storage.documents.get(organizationId, iteration.evaluation_id, document.id);
-      if (current?.value.revision !== document.revision) {
-        await refreshPrediction(ctx, organizationId, iteration.evaluation_id, iteration.id, document.id);
-      }
+      if (job.settle) job.settle(document);
+      else await settleSaved(ctx, iteration, [document]);
     }
     if (job.onSaved) await job.onSaved(record);
+  }
+}
+
+/**
+ * Settles predictions of `iteration` just saved against their documents as stored now: the usual case costs one read
+ * for them all (each document is as it was when its metrics were computed); a prediction whose document was edited
+ * or deleted meanwhile is refreshed or removed.
+ */
+export async function settleSaved(ctx: ServiceContext, iteration: IterationRecord, documents: readonly DocumentRecord[]): Promise<void> {
+  if (documents.length === 0) return;
+  const { organization_id: organizationId, evaluation_id: evaluationId } = iteration;
+  const current = await ctx.storage.documents.getMany(organizationId, evaluationId, documents.map((d) => d.id));
+  for (const [i, document] of documents.entries()) {
+    if (current[i]?.value.revision !== document.revision) await refreshPrediction(ctx, organizationId, evaluationId, iteration.id, document.id);
   }
 }
 

@@ -52,6 +52,19 @@ async function queueService(failing?: Set<string>, options: { storage?: Storage;
 
 const never = new AbortController().signal;
 
+/** Holds the save of the prediction `held.id` names until `release()`: the others are stored at once. */
+function holdPut(storage: Storage) {
+  const put = storage.predictions.put.bind(storage.predictions);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held = { id: '' };
+  storage.predictions.put = async (record, expected) => {
+    if (record.id === held.id) await released;
+    return put(record, expected);
+  };
+  return { held, release };
+}
+
 describe('queue-mode job steps', () => {
   it('plan takes the job for the queue; each document runs once however often it is asked; finish writes the outcome once', async () => {
     const { docevals, work, ref, calls, summary } = await queueService();
@@ -225,14 +238,7 @@ describe('queue-mode job steps', () => {
     // The first document's prediction is stored only once the second document's call has started: a batch that
     // waited for each save before the next call would never finish.
     const storage = memoryStorage();
-    const put = storage.predictions.put.bind(storage.predictions);
-    let secondCalled!: () => void;
-    const second = new Promise<void>((resolve) => (secondCalled = resolve));
-    const first = { id: '' };
-    storage.predictions.put = async (record, expected) => {
-      if (record.id === first.id) await second;
-      return put(record, expected);
-    };
+    const { held: first, release: secondCalled } = holdPut(storage);
     const { docevals, work, ref, calls, summary } = await queueService(undefined, {
       storage,
       onCall: (filename) => void (filename === 'd1.json' && secondCalled()),
@@ -245,4 +251,88 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 3, pending: 0 });
     await docevals.close();
   }, 5_000);
+  it('runDocuments: documents edited or deleted during the batch are settled after its saves, in one read for the batch', async () => {
+    // d0's prediction is stored only once d1's call has started; meanwhile d0's annotation is edited (its refresh
+    // finds no prediction of d0 to refresh yet) and d2 is deleted (before its call): only the batch's settle, after
+    // the saves, can bring d0's metrics to the new annotation and remove d2's prediction.
+    const storage = memoryStorage();
+    const { held, release: released } = holdPut(storage);
+    const reads = { get: 0, getMany: 0 };
+    const get = storage.documents.get.bind(storage.documents);
+    const getMany = storage.documents.getMany.bind(storage.documents);
+    storage.documents.get = (...args) => (reads.get++, get(...args));
+    storage.documents.getMany = (...args) => (reads.getMany++, getMany(...args));
+    const edited = { edit: () => Promise.resolve(), done: Promise.resolve() };
+    const { docevals, work, ref, summary } = await queueService(undefined, {
+      storage,
+      onCall: (filename) => void (filename === 'd1.json' && (edited.done = edited.edit())),
+    });
+    const plan = (await work.plan(ref))!;
+    const [d0, d1, d2] = plan.document_ids as [string, string, string];
+    held.id = d0;
+    const editReads = { get: 0, getMany: 0 };
+    edited.edit = async () => {
+      const at = { ...reads };
+      await docevals.evals.documents.update(ORG, { evaluation_id: ref.evaluation_id, document_id: d0, annotation: { total: 99 } });
+      await docevals.evals.documents.delete(ORG, { evaluation_id: ref.evaluation_id, document_id: d2 });
+      Object.assign(editReads, { get: reads.get - at.get, getMany: reads.getMany - at.getMany });
+      released();
+    };
+    const before = { ...reads };
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
+    await edited.done;
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    const stored = await storage.predictions.getMany(ORG, ref.iteration_id, [d0, d1, d2]);
+    // d0 was extracted against { total: 0 } and saved with those metrics; settled against { total: 99 }.
+    expect(stored[0]!.value.metrics.similarity).toBeLessThan(1);
+    expect(stored[1]!.value.metrics.similarity).toBe(1);
+    expect(stored[2]).toBeNull();
+    // The batch's own document reads: its read and its settle, one each for the three documents, plus the refresh of
+    // d0 and the removal of d2 (the edits' own reads aside).
+    expect(reads.getMany - before.getMany - editReads.getMany).toBe(2);
+    expect(reads.get - before.get - editReads.get).toBe(2);
+    expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 0 });
+    await docevals.close();
+  }, 5_000);
+  it('runDocuments: the next documents\' files are read while a call runs, and the gate is told the next document', async () => {
+    const storage = memoryStorage();
+    const fileReads: string[] = [];
+    const getFile = storage.files.get.bind(storage.files);
+    storage.files.get = (organizationId, fileId) => (fileReads.push(fileId), getFile(organizationId, fileId));
+    const readAtCall = new Map<string, number>();
+    const { docevals, work, ref } = await queueService(undefined, {
+      storage,
+      onCall: (filename) => void readAtCall.set(filename, fileReads.length),
+    });
+    const plan = (await work.plan(ref))!;
+    const told: Array<[string, string | undefined]> = [];
+    fileReads.length = 0;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never, {
+      beforeCall: async (id, next) => (told.push([id, next]), true),
+    });
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    // Each file once, in order; when d0's call starts the next documents' files are being read already.
+    expect(fileReads).toEqual(plan.document_ids);
+    expect(readAtCall.get('d0.json')).toBe(3);
+    const [d0, d1, d2] = plan.document_ids;
+    expect(told).toEqual([[d0, d1], [d1, d2], [d2, undefined]]);
+    await docevals.close();
+  });
+  it('plan: a job taken from queued lists its documents without reading predictions; a plan run again reads them', async () => {
+    const storage = memoryStorage();
+    let predictionReads = 0;
+    const getMany = storage.predictions.getMany.bind(storage.predictions);
+    storage.predictions.getMany = (...args) => (predictionReads++, getMany(...args));
+    const { docevals, work, ref } = await queueService(undefined, { storage });
+    const first = (await work.plan(ref))!;
+    expect(first.document_ids).toHaveLength(3);
+    expect(predictionReads).toBe(0);
+    await work.runDocument(ref, first.job_id, first.document_ids[0]!, never);
+    predictionReads = 0;
+    // Planned again (its worker died): the document this job wrote is not listed.
+    const again = (await work.plan(ref))!;
+    expect(predictionReads).toBeGreaterThan(0);
+    expect(again.document_ids).toEqual(first.document_ids.slice(1));
+    await docevals.close();
+  });
 });

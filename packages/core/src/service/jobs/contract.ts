@@ -59,8 +59,11 @@ export interface JobPlan {
 
 /** {@link JobWork.runDocuments}' hooks: a queue's checks around each extractor call. */
 export interface QueuedDocumentHooks {
-  /** Before a call starts: false skips the document (`skipped`, error `cancelled`). */
-  beforeCall?(documentId: string): Promise<boolean>;
+  /**
+   * Before a call starts: false skips the document (`skipped`, error `cancelled`). `next`: the document the batch
+   * calls after this one, when it has one (a queue may get ready for it while this call runs).
+   */
+  beforeCall?(documentId: string, next?: string): Promise<boolean>;
   /**
    * Each document's outcome once it is known (a called document's once its prediction is saved): saves overlap the
    * next call, so outcomes may come out of the batch's order.

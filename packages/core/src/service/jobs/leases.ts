@@ -60,12 +60,13 @@ export async function releaseLease(ctx: ServiceContext, jobs: JobContext, ref: I
 
 /**
  * Takes the job for a queue (compare-and-set: `running`, lease held by the queue, no expiry). The record when the
- * queue holds it (now or already); null when the job is over or a live in-process lease holds it.
+ * queue holds it (now or already), `fresh` when this call took it from `queued` (nothing of the job is written yet);
+ * null when the job is over or a live in-process lease holds it.
  */
-export async function takeQueueLease(ctx: ServiceContext, ref: IterationRef): Promise<IterationRecord | null> {
+export async function takeQueueLease(ctx: ServiceContext, ref: IterationRef): Promise<{ iteration: IterationRecord; fresh: boolean } | null> {
   const taken = await updateRecord(ctx.storage.iterations, ref.organization_id, ref.iteration_id, (current) => {
     if (!current.job || !isActive(current.status)) return { skip: true, result: null };
-    if (current.lease?.owner === QUEUE_LEASE_OWNER && current.status === 'running') return { skip: true, result: current };
+    if (current.lease?.owner === QUEUE_LEASE_OWNER && current.status === 'running') return { skip: true, result: { iteration: current, fresh: false } };
     if (leaseLive(current)) return { skip: true, result: null };
     const now = ctx.now();
     const next: IterationRecord = {
@@ -75,7 +76,8 @@ export async function takeQueueLease(ctx: ServiceContext, ref: IterationRef): Pr
       lease: { owner: QUEUE_LEASE_OWNER, expires_at: QUEUE_LEASE_EXPIRES_AT },
       updated_at: now,
     };
-    return { write: next, result: next };
+    // Taken from `queued`: no runner has written a prediction of this job yet (a plan run again finds it running).
+    return { write: next, result: { iteration: next, fresh: current.status === 'queued' } };
   });
   return taken?.result ?? null;
 }

@@ -1,7 +1,8 @@
-import type { ProviderCredentials } from '../../extractor.js';
+import type { ExtractionDocument, ProviderCredentials } from '../../extractor.js';
+import { loadExtractionDocument } from '../document-files.js';
 import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
-import { credentialsOf, runDocuments, type RunOutcome } from '../iteration-steps.js';
+import { credentialsOf, runDocuments, settleSaved, type RunOutcome } from '../iteration-steps.js';
 import { READ_PAGE } from '../reads.js';
 import type { DocumentOutcome, IterationRef, JobPlan, QueuedDocumentHooks } from './contract.js';
 import { QUEUE_LEASE_OWNER } from './contract.js';
@@ -31,11 +32,13 @@ export async function describeJob(ctx: ServiceContext, ref: IterationRef) {
 
 /** {@link JobWork.plan}. */
 export async function planQueuedJob(ctx: ServiceContext, jobs: JobContext, ref: IterationRef): Promise<JobPlan | null> {
-  const iteration = await takeQueueLease(ctx, ref);
-  if (!iteration) return null;
+  const taken = await takeQueueLease(ctx, ref);
+  if (!taken) return null;
+  const { iteration, fresh } = taken;
   const job = iteration.job!;
   const placed = { positions: [] as number[], selected: 0 };
-  const documents = await pendingDocuments(ctx, jobs, iteration, job, placed);
+  // A job taken from `queued` has written nothing: its documents are listed without reading predictions.
+  const documents = await pendingDocuments(ctx, jobs, iteration, job, placed, fresh);
   return {
     job_id: job.id,
     model: iteration.inference_settings.model,
@@ -104,20 +107,27 @@ export async function runQueuedDocuments(
   hooks: QueuedDocumentHooks = {},
 ): Promise<DocumentOutcome[]> {
   const { iteration, previous, stored, eventWritten } = await readBatch(ctx, ref, jobId, documentIds);
+  const running = iteration?.job?.id === jobId && iteration.status === 'running';
+  // The documents to call, in order: not written by this job before, still stored. Their files are read ahead.
+  const toCall = running ? stored.filter((d, i): d is DocumentRecord => d !== undefined && previous[i]?.job_id !== jobId) : [];
+  const nextOf = new Map(toCall.map((d, k) => [d.id, toCall[k + 1]?.id]));
+  const load = readAhead(ctx, ref.organization_id, toCall);
   const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
   const done = async (i: number, outcome: DocumentOutcome) => {
     outcomes[i] = outcome;
     await hooks.afterDocument?.(documentIds[i]!, outcome);
   };
   // A document's save goes on beside the next document's call: one call at a time, but no wait for the writes.
+  // The saved documents are settled together (one read) once the batch's saves are over.
   const saving: Array<Promise<void>> = [];
+  const saved: DocumentRecord[] = [];
   const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
   let stopped: { error: unknown } | null = null;
   // The organization's key: read (and opened) once for the batch, at its first call, not once per document.
   let credentials: Promise<ProviderCredentials | undefined> | undefined;
   try {
     for (const [i, documentId] of documentIds.entries()) {
-      if (!iteration || iteration.job?.id !== jobId || iteration.status !== 'running') {
+      if (!iteration || !running) {
         await done(i, skipped('the job is not running'));
         continue;
       }
@@ -133,13 +143,14 @@ export async function runQueuedDocuments(
         await done(i, skipped('the document was deleted'));
         continue;
       }
-      if (signal.aborted || (hooks.beforeCall && !(await hooks.beforeCall(documentId)))) {
+      if (signal.aborted || (hooks.beforeCall && !(await hooks.beforeCall(documentId, nextOf.get(documentId))))) {
         await done(i, skipped('cancelled'));
         continue;
       }
       credentials ??= credentialsOf(ctx, iteration);
       credentials.catch(() => undefined); // each document's run answers it
-      await callDocument(ctx, iteration, document, jobId, signal, events, saving, credentials, (outcome) => done(i, outcome));
+      const batch = { signal, events, saving, saved, credentials, load };
+      await callDocument(ctx, iteration, document, jobId, batch, (outcome) => done(i, outcome));
     }
   } catch (error) {
     stopped = { error };
@@ -150,8 +161,49 @@ export async function runQueuedDocuments(
   written.catch(() => undefined);
   if (stopped) throw stopped.error;
   if (failed) throw failed.reason;
-  await written;
+  // The settle and the events' write go on side by side; both end before the batch does.
+  await Promise.all([iteration ? settleSaved(ctx, iteration, saved) : undefined, written]);
   return outcomes;
+}
+
+/** What the documents of one batch share while it runs. */
+interface BatchRun {
+  signal: AbortSignal;
+  events: EventBatch;
+  /** Each document's save (and its outcome's report), awaited by the batch. */
+  saving: Array<Promise<void>>;
+  /** The documents whose prediction is saved, settled together after the batch's last save. */
+  saved: DocumentRecord[];
+  credentials: Promise<ProviderCredentials | undefined>;
+  /** A document's file, read ahead of its call. */
+  load: (document: DocumentRecord) => Promise<ExtractionDocument>;
+}
+
+/** Documents whose file is being read while the batch's earlier documents are called. */
+const FILE_READ_AHEAD = 2;
+
+/**
+ * Reads the files of `documents` (the batch's calls, in order) ahead of their calls, {@link FILE_READ_AHEAD} ahead
+ * of the one taken: no call waits for its file but the first, and at most that many files wait in memory.
+ */
+function readAhead(ctx: ServiceContext, organizationId: string, documents: readonly DocumentRecord[]) {
+  const reading = new Map<string, Promise<ExtractionDocument>>();
+  let next = 0;
+  const fill = (upTo: number) => {
+    for (; next < Math.min(upTo, documents.length); next++) {
+      const document = documents[next]!;
+      const file = loadExtractionDocument(ctx, organizationId, document);
+      file.catch(() => undefined); // answered to the document's run (or dropped with a skipped document)
+      reading.set(document.id, file);
+    }
+  };
+  fill(FILE_READ_AHEAD);
+  return (document: DocumentRecord): Promise<ExtractionDocument> => {
+    const file = reading.get(document.id) ?? loadExtractionDocument(ctx, organizationId, document);
+    reading.delete(document.id);
+    fill(documents.indexOf(document) + 1 + FILE_READ_AHEAD);
+    return file;
+  };
 }
 
 /**
@@ -163,27 +215,26 @@ async function callDocument(
   iteration: IterationRecord,
   document: DocumentRecord,
   jobId: string,
-  signal: AbortSignal,
-  events: EventBatch,
-  saving: Array<Promise<void>>,
-  credentials: Promise<ProviderCredentials | undefined>,
+  batch: BatchRun,
   done: (outcome: DocumentOutcome) => Promise<void>,
 ): Promise<void> {
   let saved: PredictionRecord | undefined;
   let extracted!: () => void;
   const callOver = new Promise<void>((resolve) => (extracted = resolve));
   const run = runDocuments(ctx, iteration, [document], 'replace', {
-    signal,
+    signal: batch.signal,
     jobId,
-    credentials,
+    credentials: batch.credentials,
     onExtracted: () => extracted(),
+    settle: (stored) => void batch.saved.push(stored),
+    load: batch.load,
     onSaved: async (prediction) => {
       saved = prediction;
-      events.add(prediction, jobId);
+      batch.events.add(prediction, jobId);
     },
   }).then(() => done(saved ? outcomeOf(saved) : skipped('cancelled')));
   run.catch(() => undefined); // awaited by the batch
-  saving.push(run);
+  batch.saving.push(run);
   await Promise.race([callOver, run]);
 }
 
