@@ -14,8 +14,10 @@ export interface LowdbContext {
   /**
    * Runs a write under the store's write lock, after the open check, wrapping failures as storage_error: alone among
    * the writes of `organizationId` (the organization the record is stored under), beside other organizations' writes.
+   * Required: every write of one record must take the same key (a job's is the jobs scope, which every job write
+   * shares), or two writes of it could overlap.
    */
-  exclusive<R>(operation: string, task: () => Promise<R>, organizationId?: string): Promise<R>;
+  exclusive<R>(operation: string, task: () => Promise<R>, organizationId: string): Promise<R>;
   /** Runs a read after the open check, wrapping failures as storage_error. */
   read<R>(operation: string, task: () => R | Promise<R>): Promise<R>;
 }
@@ -27,13 +29,6 @@ export interface LowdbContext {
 function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
-
-/**
- * The write lock's key of a write of `record`: the organization (scope) it is stored under. Every write of one record
- * takes the same key, so writes of a record never overlap; a job's is the jobs scope, which every job write shares
- * (the capped insert counts one organization's jobs there).
- */
-const turnOf = (record: StoredRecordBase): string => record.organization_id;
 
 const out = <T>(entry: { value: unknown; version: number }): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
 
@@ -57,7 +52,7 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
       ),
     insert(record) {
       const value = jsonCopy(record);
-      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, value), turnOf(value));
+      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, value), value.organization_id);
     },
     replace(record, expectedVersion) {
       const value = jsonCopy(record);
@@ -68,7 +63,7 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
         await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), entry);
         setItem(items(), value.organization_id, value.id, entry);
         return out<T>(entry);
-      }, turnOf(value));
+      }, value.organization_id);
     },
     delete: (organizationId, id, expectedVersion) =>
       ctx.exclusive(`${name}.delete`, async () => {
@@ -114,7 +109,7 @@ export function lowdbJobCollection(ctx: LowdbContext): JobCollection {
           if ((entry.value as JobRecord).iteration_organization_id === value.iteration_organization_id) count++;
         }
         return count < cap ? insertEntry<JobRecord>(ctx, 'jobs', value) : null;
-      }, turnOf(value));
+      }, value.organization_id);
     },
   };
 }
@@ -152,7 +147,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         const entries = values.map((value, i): ChildEntry<T> => ({ value, version: 1, seq: firstSeq + i }));
         await writeEntries(entries);
         return entries.map((e) => out<T>(e));
-      }, values[0]?.organization_id);
+      }, values[0]?.organization_id ?? '');
     },
     put(record, expectedVersion) {
       const value = jsonCopy(record);
@@ -178,7 +173,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         const entries = families.putManyEntries(copies, (value) => value);
         await writeEntries(entries);
         return { ok: true as const, records: entries.map((e) => out<T>(e)) };
-      }, copies[0]?.record.organization_id);
+      }, copies[0]?.record.organization_id ?? '');
     },
     delete: (organizationId, parentId, id, expectedVersion) =>
       ctx.exclusive(`${name}.delete`, async () => {

@@ -50,7 +50,8 @@ export async function pendingDocuments(
   }
   if (placed) placed.selected = documents.length;
   if (fresh && selection !== 'missing') {
-    placed?.positions.push(...documents.keys());
+    // One at a time: a spread of an evaluation's every position could pass the engine's argument limit.
+    if (placed) for (let i = 0; i < documents.length; i++) placed.positions.push(i);
     return documents;
   }
   const pending: DocumentRecord[] = [];
