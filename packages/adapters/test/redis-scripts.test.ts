@@ -73,12 +73,12 @@ describe('redis child and batch scripts sent twice', () => {
   const client = scriptsClient();
 
   it('counts a resent child put once: same version, totals moved once', async () => {
-    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
-    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', 'sim', '0.5')).toBe(1);
-    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
-    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', 'sim', '0.25')).toBe(2);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', '["sim","0.5"]')).toBe(1);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":1}', '', 'put-1', '["sim","0.5"]')).toBe(1);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', '["sim","0.25"]')).toBe(2);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":2}', '1', 'put-2', '["sim","0.25"]')).toBe(2);
     // Another writer naming the old version is refused.
-    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":3}', '1', 'put-3', 'sim', '0.9')).toBe(0);
+    expect(await client().docevalsChildPut('c:a', 'order', 'totals', 'a', '{"n":3}', '1', 'put-3', '["sim","0.9"]')).toBe(0);
     expect(await client().hgetall('totals')).toMatchObject({ count: '1', 's:sim': '0.25' });
   });
 
@@ -100,18 +100,23 @@ describe('redis child and batch scripts sent twice', () => {
 
   it('counts a resent putMany once (same versions, totals moved once) and names the stale entries of another batch', async () => {
     const keys = ['p:x', 'p:y'];
-    // x inserted (expected 0), y upserted; then both replaced at version 1, sent twice.
-    const first = ['pm-1', 'x', '{"x":1}', '0', '1', 'sim', '1', 'y', '{"y":1}', '', '1', 'sim', '2'];
+    // x inserted (expected 0), y upserted; then both replaced at version 1, sent twice. Per child: id, json,
+    // expected version, its totals pairs as one JSON array.
+    const first = ['pm-1', 'x', '{"x":1}', '0', '["sim","1"]', 'y', '{"y":1}', '', '["sim","2"]'];
     expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...first])).toEqual([1, 1, 1]);
-    const second = ['pm-2', 'x', '{"x":2}', '1', '1', 'sim', '0.5', 'y', '{"y":2}', '1', '1', 'sim', '0.25'];
+    const second = ['pm-2', 'x', '{"x":2}', '1', '["sim","0.5"]', 'y', '{"y":2}', '1', '["sim","0.25"]'];
     expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...second])).toEqual([1, 2, 2]);
     expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...second])).toEqual([1, 2, 2]);
     expect(await client().hgetall('ptotals')).toMatchObject({ count: '2', 's:sim': '0.75', seq: '2' });
     // Another batch naming version 1 of y and version 2 of x: y is stale (index 2, 1-based), nothing written.
-    const stale = ['pm-3', 'x', '{"x":3}', '2', '0', 'y', '{"y":3}', '1', '0'];
+    const stale = ['pm-3', 'x', '{"x":3}', '2', '[]', 'y', '{"y":3}', '1', '[]'];
     expect(await client().docevalsChildPutMany(2 + keys.length, ['porder', 'ptotals', ...keys, ...stale])).toEqual([0, 2]);
     expect(await client().hget('p:x', 'json')).toBe('{"x":2}');
     expect(await client().hgetall('ptotals')).toMatchObject({ count: '2', 's:sim': '0.75' });
+    // Each child keeps its own pairs, which its next write or its delete subtracts.
+    expect(await client().hget('p:y', 't')).toBe('["sim","0.25"]');
+    expect(await client().docevalsChildDelete('p:y', 'porder', 'ptotals', 'y', '')).toBe(1);
+    expect(await client().hgetall('ptotals')).toMatchObject({ count: '1', 's:sim': '0.5' });
   });
 
   it('counts a resent retainMany / releaseMany once (the batch marker), a file twice in one batch twice', async () => {

@@ -20,11 +20,20 @@ local function subtract(totals, encoded)
 end
 `;
 
+/** Adds a child's totals (JSON `[key, "value", ...]`) to the totals hash, in their order. */
+const ADD = `
+local function add(totals, encoded)
+  local t = cjson.decode(encoded)
+  for i = 1, #t, 2 do redis.call('HINCRBYFLOAT', totals, 's:' .. t[i], t[i + 1]) end
+end
+`;
+
 /**
- * KEYS: record, order, totals. ARGV: id, json, expected ('' any, '0' absent only, n that version), token, then
- * totals key/value pairs. Returns the new version, or 0 when the compare-and-set refused.
+ * KEYS: record, order, totals. ARGV: id, json, expected ('' any, '0' absent only, n that version), token, the
+ * totals key/value pairs as one JSON array (`["succeeded","1",...]`, kept as the record's `t`). Returns the new
+ * version, or 0 when the compare-and-set refused.
  */
-const CHILD_PUT = `${SUBTRACT}
+const CHILD_PUT = `${SUBTRACT}${ADD}
 local current = redis.call('HGET', KEYS[1], 'v')
 if current and redis.call('HGET', KEYS[1], 'w') == ARGV[4] then return tonumber(current) end
 local expected = ARGV[3]
@@ -42,14 +51,9 @@ else
   redis.call('ZADD', KEYS[2], seq, ARGV[1])
   redis.call('HINCRBY', KEYS[3], 'count', 1)
 end
-local t = {}
-for i = 5, #ARGV, 2 do
-  redis.call('HINCRBYFLOAT', KEYS[3], 's:' .. ARGV[i], ARGV[i + 1])
-  t[#t + 1] = ARGV[i]
-  t[#t + 1] = ARGV[i + 1]
-end
+add(KEYS[3], ARGV[5])
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'v', version, 'json', ARGV[2], 'w', ARGV[4], 't', #t > 0 and cjson.encode(t) or '[]')
+redis.call('HSET', KEYS[1], 'v', version, 'json', ARGV[2], 'w', ARGV[4], 't', ARGV[5])
 return version
 `;
 
@@ -84,11 +88,12 @@ return 1
 
 /**
  * KEYS: order, totals, then one record key per child. ARGV: token, then per child: id, json, expected ('' any, '0'
- * absent only, n that version), n, then n totals key/value pairs. All or nothing: every version is checked first;
+ * absent only, n that version), its totals pairs as one JSON array (kept as its `t`: four arguments per child where
+ * a prediction's fourteen totals pairs made 32). All or nothing: every version is checked first;
  * returns {1, version...} when written, or {0, i...} with the (1-based) children whose version did not match,
  * nothing written. A resent batch finds its token on its first child and answers the versions it wrote.
  */
-const CHILD_PUT_MANY = `${SUBTRACT}
+const CHILD_PUT_MANY = `${SUBTRACT}${ADD}
 local n = #KEYS - 2
 if n > 0 and redis.call('HGET', KEYS[3], 'w') == ARGV[1] then
   local out = {1}
@@ -96,10 +101,8 @@ if n > 0 and redis.call('HGET', KEYS[3], 'w') == ARGV[1] then
   return out
 end
 local conflicts = {0}
-local a = 2
-local starts = {}
 for i = 3, #KEYS do
-  starts[i] = a
+  local a = 4 * (i - 3) + 2
   local expected = ARGV[a + 2]
   local current = redis.call('HGET', KEYS[i], 'v')
   if expected == '0' then
@@ -107,13 +110,12 @@ for i = 3, #KEYS do
   elseif expected ~= '' then
     if not current or tonumber(current) ~= tonumber(expected) then conflicts[#conflicts + 1] = i - 2 end
   end
-  a = a + 4 + 2 * tonumber(ARGV[a + 3])
 end
 if #conflicts > 1 then return conflicts end
 local out = {1}
 for i = 3, #KEYS do
-  local s = starts[i]
-  local id, json, pairs = ARGV[s], ARGV[s + 1], tonumber(ARGV[s + 3])
+  local s = 4 * (i - 3) + 2
+  local id, json, t = ARGV[s], ARGV[s + 1], ARGV[s + 3]
   local current = redis.call('HGET', KEYS[i], 'v')
   local version = 1
   if current then
@@ -124,14 +126,9 @@ for i = 3, #KEYS do
     redis.call('ZADD', KEYS[1], seq, id)
     redis.call('HINCRBY', KEYS[2], 'count', 1)
   end
-  local t = {}
-  for j = s + 4, s + 3 + 2 * pairs, 2 do
-    redis.call('HINCRBYFLOAT', KEYS[2], 's:' .. ARGV[j], ARGV[j + 1])
-    t[#t + 1] = ARGV[j]
-    t[#t + 1] = ARGV[j + 1]
-  end
+  add(KEYS[2], t)
   redis.call('DEL', KEYS[i])
-  redis.call('HSET', KEYS[i], 'v', version, 'json', json, 'w', ARGV[1], 't', #t > 0 and cjson.encode(t) or '[]')
+  redis.call('HSET', KEYS[i], 'v', version, 'json', json, 'w', ARGV[1], 't', t)
   out[#out + 1] = version
 end
 return out
@@ -220,7 +217,7 @@ return 1
 export interface ChildScripts {
   // The batch scripts take their keys and arguments as one array (ioredis flattens it): a 10,000-record batch has
   // more arguments than a JavaScript call may spread.
-  docevalsChildPut(record: string, order: string, totals: string, id: string, json: string, expected: string, token: string, ...totalsPairs: string[]): Promise<number>;
+  docevalsChildPut(record: string, order: string, totals: string, id: string, json: string, expected: string, token: string, totalsJson: string): Promise<number>;
   docevalsChildInsertMany(numberOfKeys: number, keysAndArgs: string[]): Promise<number>;
   docevalsChildPutMany(numberOfKeys: number, keysAndArgs: string[]): Promise<number[]>;
   docevalsChildDelete(record: string, order: string, totals: string, id: string, expected: string): Promise<number>;
