@@ -30,6 +30,12 @@ export interface TelemetryOptions {
 
 let current: Promise<Telemetry> | undefined;
 
+/** Whether the environment sends spans out of the process (an OTLP endpoint set, the exporter not `none`). */
+export function exportsTraces(env: Env): boolean {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return Boolean(endpoint) && env.OTEL_TRACES_EXPORTER?.trim() !== 'none';
+}
+
 /**
  * The process's telemetry, set up and installed once (a second call answers the first's): see
  * {@link createTelemetry}.
@@ -62,8 +68,7 @@ export function startTelemetry(env: Env, options: TelemetryOptions): Promise<Tel
 export async function createTelemetry(env: Env, options: TelemetryOptions): Promise<Telemetry> {
   const metrics = new DocevalsMetrics({ organizationLabel: env.DOCEVALS_METRICS_ORGANIZATION_LABEL === 'true' });
   const processors: SpanProcessor[] = [metrics.spanProcessor, ...(options.spanProcessors ?? [])];
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
-  const exporting = Boolean(endpoint) && env.OTEL_TRACES_EXPORTER?.trim() !== 'none';
+  const exporting = exportsTraces(env);
   if (exporting) {
     // Loaded only when configured: nothing of the exporter is in a start that does not export.
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
