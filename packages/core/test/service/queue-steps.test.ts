@@ -52,15 +52,18 @@ async function queueService(failing?: Set<string>, options: { storage?: Storage;
 
 const never = new AbortController().signal;
 
-/** Holds the save of the prediction `held.id` names until `release()`: the others are stored at once. */
+/**
+ * Holds the save of the prediction `held.id` names (a group commit's `putMany` holding it) until `release()`: the
+ * others are stored at once.
+ */
 function holdPut(storage: Storage) {
-  const put = storage.predictions.put.bind(storage.predictions);
+  const putMany = storage.predictions.putMany.bind(storage.predictions);
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const held = { id: '' };
-  storage.predictions.put = async (record, expected) => {
-    if (record.id === held.id) await released;
-    return put(record, expected);
+  storage.predictions.putMany = async (entries) => {
+    if (entries.some((e) => e.record.id === held.id)) await released;
+    return putMany(entries);
   };
   return { held, release };
 }
@@ -251,6 +254,33 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 3, pending: 0 });
     await docevals.close();
   }, 5_000);
+  it('runDocuments: batches of one iteration running at once in a process save their predictions together', async () => {
+    // d0's save is held; meanwhile a second batch calls d1 and d2: their saves wait for d0's write and then go
+    // together, one putMany for both, and each batch still answers only once its predictions are stored.
+    const storage = memoryStorage();
+    const { held, release } = holdPut(storage);
+    const sizes: number[] = [];
+    const putMany = storage.predictions.putMany.bind(storage.predictions);
+    storage.predictions.putMany = (entries) => (sizes.push(entries.length), putMany(entries));
+    const { docevals, work, ref, calls, summary } = await queueService(undefined, { storage });
+    const plan = (await work.plan(ref))!;
+    const [d0, d1, d2] = plan.document_ids as [string, string, string];
+    held.id = d0;
+    const first = work.runDocuments(ref, plan.job_id, [d0], never);
+    const second = work.runDocuments(ref, plan.job_id, [d1, d2], never);
+    let secondOver = false;
+    void second.then(() => (secondOver = true));
+    while (calls.get('d2.json') !== 1) await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(secondOver).toBe(false);
+    release();
+    expect((await Promise.all([first, second])).flat().map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(sizes).toEqual([1, 2]);
+    expect((await storage.predictions.getMany(ORG, ref.iteration_id, [d0, d1, d2])).map((p) => p?.value.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect((await summary()).progress).toMatchObject({ succeeded: 3, pending: 0 });
+    await docevals.close();
+  }, 5_000);
+
   it('runDocuments: documents edited or deleted during the batch are settled after its saves, in one read for the batch', async () => {
     // d0's prediction is stored only once d1's call has started; meanwhile d0's annotation is edited (its refresh
     // finds no prediction of d0 to refresh yet) and d2 is deleted (before its call): only the batch's settle, after

@@ -10,6 +10,7 @@ import { EventBatch, QUEUE_EVENT_DELAY_MS } from './events.js';
 import { documentEventId, type JobContext } from './job-context.js';
 import { takeQueueLease } from './leases.js';
 import { finishJob, pendingDocuments } from './outcomes.js';
+import { PredictionWrites } from './prediction-writes.js';
 
 /*
  * Queue mode (docs/spec/jobs.md): a queue (BullMQ workers on any machine) runs a job one document at a time. The
@@ -225,6 +226,7 @@ async function callDocument(
     signal: batch.signal,
     jobId,
     credentials: batch.credentials,
+    save: (prediction) => saveQueued(ctx, prediction),
     onExtracted: () => extracted(),
     settle: (stored) => void batch.saved.push(stored),
     load: batch.load,
@@ -236,6 +238,28 @@ async function callDocument(
   run.catch(() => undefined); // awaited by the batch
   batch.saving.push(run);
   await Promise.race([callOver, run]);
+}
+
+/** Each service's group commits of queued predictions: one per iteration while any of its saves is pending. */
+type IterationWrites = Map<string, { writes: PredictionWrites; pending: number }>;
+const queuedWrites = new WeakMap<ServiceContext, IterationWrites>();
+
+/**
+ * Saves a queued document's prediction by group commit with the other batches of its iteration in this process (a
+ * worker runs several at once): a save that finds a write under way goes with the next one, a `putMany` for them
+ * all, as the in-process runner's job does. Each save still resolves only once its prediction is stored.
+ */
+function saveQueued(ctx: ServiceContext, record: PredictionRecord): Promise<void> {
+  let byIteration = queuedWrites.get(ctx);
+  if (!byIteration) queuedWrites.set(ctx, (byIteration = new Map() as IterationWrites));
+  const key = `${record.organization_id}/${record.parent_id}`;
+  let entry = byIteration.get(key);
+  if (!entry) byIteration.set(key, (entry = { writes: new PredictionWrites(ctx), pending: 0 }));
+  const own = entry;
+  own.pending++;
+  return own.writes.save(record).finally(() => {
+    if (--own.pending === 0 && byIteration.get(key) === own) byIteration.delete(key);
+  });
 }
 
 /** The first failed prediction's error: an iteration where every document failed reports it. */
