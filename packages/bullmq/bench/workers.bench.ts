@@ -50,24 +50,35 @@ model.fake.handle = async (request, index) => {
   return response;
 };
 
+interface ProcStat {
+  cpuMs: number;
+  minorFaults: number;
+  /** Read and write system calls (a socket write costs tens of µs on this VM: Redis commands, HTTP requests). */
+  reads: number;
+  writes: number;
+}
+
 /**
- * User + system CPU time of a process so far in ms, and its minor page faults (a fresh page costs ~16 µs on this
- * VM), from Linux /proc; 0 elsewhere.
+ * User + system CPU time of a process so far in ms, its minor page faults (a fresh page costs ~16 µs on this VM) and
+ * its read / write system calls, from Linux /proc; 0 elsewhere.
  */
-async function procStat(pid: number | undefined): Promise<{ cpuMs: number; minorFaults: number }> {
+async function procStat(pid: number | undefined): Promise<ProcStat> {
   try {
     const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+    const io = await readFile(`/proc/${pid}/io`, 'utf8');
+    const count = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(io)?.[1] ?? 0);
     // minflt; utime, stime in clock ticks (100 Hz)
-    return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, minorFaults: Number(fields[7]) };
+    return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, minorFaults: Number(fields[7]), reads: count('syscr'), writes: count('syscw') };
   } catch {
-    return { cpuMs: 0, minorFaults: 0 };
+    return { cpuMs: 0, minorFaults: 0, reads: 0, writes: 0 };
   }
 }
 
-/** The workers' CPU (ms) and minor page faults so far, summed. */
-async function workersStat(pids: Array<number | undefined>): Promise<{ cpuMs: number; minorFaults: number }> {
+/** The workers' figures so far, summed. */
+async function workersStat(pids: Array<number | undefined>): Promise<ProcStat> {
   const stats = await Promise.all(pids.map(procStat));
-  return { cpuMs: stats.reduce((n, s) => n + s.cpuMs, 0), minorFaults: stats.reduce((n, s) => n + s.minorFaults, 0) };
+  const sum = (pick: (s: ProcStat) => number) => stats.reduce((n, s) => n + pick(s), 0);
+  return { cpuMs: sum((s) => s.cpuMs), minorFaults: sum((s) => s.minorFaults), reads: sum((s) => s.reads), writes: sum((s) => s.writes) };
 }
 
 /** Redis's own CPU so far (INFO cpu: user + sys), in ms. */
@@ -82,6 +93,8 @@ interface RunFigures {
   span: { firstCall: number; afterLast: number };
   cpuPerDocument: number;
   faultsPerDocument: number;
+  /** The workers' read and write system calls per document. */
+  syscallsPerDocument: { reads: number; writes: number };
   apiCpuPerDocument: number;
   redisCpuPerDocument: number;
 }
@@ -162,6 +175,7 @@ async function run(workers: number): Promise<RunFigures> {
       span,
       cpuPerDocument: (after.cpuMs - before.cpuMs) / DOCS,
       faultsPerDocument: (after.minorFaults - before.minorFaults) / DOCS,
+      syscallsPerDocument: { reads: (after.reads - before.reads) / DOCS, writes: (after.writes - before.writes) / DOCS },
       apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS,
       redisCpuPerDocument: redisCpu / DOCS,
     };
@@ -176,7 +190,7 @@ try {
   console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, fleet limit ${FLEET_LIMIT ?? 'none'}; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
-    const { ms, span, cpuPerDocument, faultsPerDocument, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
+    const { ms, span, cpuPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
     times.set(workers, ms);
     const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * Math.max(workers, 1), FLEET_LIMIT ?? Infinity);
     const queued = WORKERS.filter((w) => w > 0);
@@ -190,7 +204,7 @@ try {
         `peak in flight ${model.fake.maxInFlight}; first call ${Math.round(span.firstCall)} ms after the create, completed ${Math.round(span.afterLast)} ms after the last answer; ` +
         `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms, this process (API + fake model) ${apiCpuPerDocument.toFixed(2)} ms, ` +
         `Redis ${redisCpuPerDocument.toFixed(2)} ms, sum ${(cpuPerDocument + apiCpuPerDocument + redisCpuPerDocument).toFixed(2)} ms; ` +
-        (workers > 0 ? `workers' minor page faults per document ${faultsPerDocument.toFixed(1)}; ` : '') +
+        (workers > 0 ? `workers' minor page faults per document ${faultsPerDocument.toFixed(1)}, system calls ${sys.reads.toFixed(1)} reads + ${sys.writes.toFixed(1)} writes; ` : '') +
         `load ${loadavg()[0]!.toFixed(2)}`,
     );
     model.fake.maxInFlight = 0;
