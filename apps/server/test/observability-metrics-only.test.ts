@@ -12,6 +12,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStandaloneServer, type StandaloneServer } from '../src/app.js';
 import { createLogger } from '../src/observability/logger.js';
+import { exportsTraces } from '../src/observability/telemetry.js';
 import { operationLabel } from '../src/request-log.js';
 import { apiClient } from './support/api-client.js';
 import { invoiceDocuments, invoiceModel, SCHEMA, until } from './support/jobs-support.js';
@@ -149,5 +150,15 @@ describe('promises of docs/operations.md', () => {
       operation: 'evals.create',
     });
     for (const secret of ['sk-top', 'Bearer tok', 'tk-nested', 'Invoice 42', 'SW52']) expect(lines[0]).not.toContain(secret);
+  });
+});
+
+describe('which environment exports traces (a worker with no metrics address installs a tracer only then)', () => {
+  it('an OTLP endpoint, general or for traces, unless the exporter is none; a blank one is none', () => {
+    expect(exportsTraces({})).toBe(false);
+    expect(exportsTraces({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+    expect(exportsTraces({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    expect(exportsTraces({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' })).toBe(false);
+    expect(exportsTraces({ OTEL_EXPORTER_OTLP_ENDPOINT: '  ' })).toBe(false);
   });
 });
