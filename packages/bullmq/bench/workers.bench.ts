@@ -170,15 +170,10 @@ async function run(workers: number): Promise<RunFigures> {
     const api = process.cpuUsage(apiBefore);
     const after = await workersStat(pids);
     const redisCpu = (await redisCpuMs(probe)) - redisBefore;
-    return {
-      ms,
-      span,
-      cpuPerDocument: (after.cpuMs - before.cpuMs) / DOCS,
-      faultsPerDocument: (after.minorFaults - before.minorFaults) / DOCS,
-      syscallsPerDocument: { reads: (after.reads - before.reads) / DOCS, writes: (after.writes - before.writes) / DOCS },
-      apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS,
-      redisCpuPerDocument: redisCpu / DOCS,
-    };
+    const perDocument = (pick: (s: ProcStat) => number) => (pick(after) - pick(before)) / DOCS;
+    const syscallsPerDocument = { reads: perDocument((s) => s.reads), writes: perDocument((s) => s.writes) };
+    const figures = { cpuPerDocument: perDocument((s) => s.cpuMs), faultsPerDocument: perDocument((s) => s.minorFaults), syscallsPerDocument };
+    return { ms, span, ...figures, apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS, redisCpuPerDocument: redisCpu / DOCS };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
