@@ -19,7 +19,10 @@ export class FileWorkError extends Error {
   }
 }
 
-type Task = { kind: 'write'; writes: FileWrite[] } | { kind: 'fsync'; paths: string[]; folders: string[] };
+type Task =
+  | { kind: 'write'; writes: FileWrite[] }
+  | { kind: 'stage'; files: Array<{ path: string; bytes: Uint8Array }> }
+  | { kind: 'fsync'; paths: string[]; folders: string[] };
 
 /**
  * The worker's code, plain CommonJS: the adapter runs from TypeScript sources (tests, benchmarks) and from built
@@ -50,18 +53,27 @@ function fsync(path, folder) {
     fs.closeSync(fd);
   }
 }
+function folderOf(path, folderMode) {
+  const folder = dirname(path);
+  if (!folders.has(folder)) {
+    fs.mkdirSync(folder, { recursive: true, mode: folderMode });
+    folders.add(folder);
+  }
+}
 parentPort.on('message', ({ id, task, fileMode, folderMode }) => {
   let done = 0;
   try {
     if (task.kind === 'write') {
       for (const { path, temp, text } of task.writes) {
-        const folder = dirname(path);
-        if (!folders.has(folder)) {
-          fs.mkdirSync(folder, { recursive: true, mode: folderMode });
-          folders.add(folder);
-        }
+        folderOf(path, folderMode);
         fs.writeFileSync(temp, text, { mode: fileMode });
         fs.renameSync(temp, path);
+        done++;
+      }
+    } else if (task.kind === 'stage') {
+      for (const { path, bytes } of task.files) {
+        folderOf(path, folderMode);
+        fs.writeFileSync(path, bytes, { mode: fileMode });
         done++;
       }
     } else {
@@ -88,6 +100,11 @@ export class FileWorker {
   /** Writes each file (temp, then rename; folders made as needed), in order; resolves with how many. */
   write(writes: FileWrite[]): Promise<number> {
     return writes.length === 0 ? Promise.resolve(0) : this.#run({ kind: 'write', writes });
+  }
+
+  /** Writes each file's bytes to its path as it is (folders made as needed), in order; resolves with how many. */
+  stage(files: Array<{ path: string; bytes: Uint8Array }>): Promise<number> {
+    return files.length === 0 ? Promise.resolve(0) : this.#run({ kind: 'stage', files });
   }
 
   /** fsyncs each path (gone ones skipped), then each folder (where the platform allows). */

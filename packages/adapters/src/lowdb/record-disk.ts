@@ -206,6 +206,23 @@ export class RecordDisk {
     return next;
   }
 
+  /**
+   * {@link stage} for many files at once, on the file worker's thread; `staged(i, temp)` is called for each file
+   * written (in order), also when a later one fails (the caller discards what was staged).
+   */
+  async stageMany(files: ReadonlyArray<{ finalPath: string; bytes: Uint8Array }>, staged: (index: number, temp: string) => void): Promise<void> {
+    const temps = files.map((file) => ({ path: this.#tempOf(file.finalPath), bytes: file.bytes }));
+    let done = 0;
+    try {
+      done = await this.#files.stage(temps);
+    } catch (error) {
+      if (error instanceof FileWorkError) done = error.done;
+      throw error;
+    } finally {
+      for (let i = 0; i < done; i++) staged(i, temps[i]!.path);
+    }
+  }
+
   /** Writes `bytes` to a temp file without fsync (for {@link flush} then a batch move); returns its path. Concurrent calls are fine. */
   async stage(finalPath: string, bytes: Uint8Array): Promise<string> {
     await this.#folder(dirname(finalPath));
