@@ -130,10 +130,7 @@ export async function runDocuments(
     signal?: AbortSignal;
     /** Written on each prediction (`job_id`). */
     jobId?: string;
-    /**
-     * Saves one prediction and, in `replace` mode, settles it against its document (a job's group commit settles a
-     * batch with one read); default: `predictions.put` (insert-only in `insert` mode), then the settle below.
-     */
+    /** Saves one prediction (a job's group commit); default: `predictions.put` (insert-only in `insert` mode). */
     save?: (prediction: PredictionRecord, document: DocumentRecord) => Promise<void>;
     /** Called after each prediction is saved (the job's document event). */
     onSaved?: (prediction: PredictionRecord) => Promise<void>;
@@ -147,8 +144,9 @@ export async function runDocuments(
      */
     credentials?: Promise<ProviderCredentials | undefined>;
     /**
-     * `replace` mode without `save`: takes each saved prediction's document to settle later with {@link settleSaved} (a
-     * queue batch settles its documents in one read after its last save); default: settled right after its save.
+     * `replace` mode: takes each saved prediction's document to settle later with {@link settleSaved} (a queue batch
+     * settles its documents in one read after its last save; the in-process job's group commit settles each batch it
+     * writes, so its `settle` does nothing); default: settled right after its save, one read each.
      */
     settle?: (document: DocumentRecord) => void;
     /** Reads a document's file for its call; default: read here, a chunk at a time (a queue batch reads ahead). */
@@ -212,12 +210,10 @@ export async function runDocuments(
 
   async function saveOne(document: DocumentRecord, record: PredictionRecord): Promise<void> {
     if (job.save) await job.save(record, document);
-    else {
-      await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
-      if (mode === 'replace') {
-        if (job.settle) job.settle(document);
-        else await settleSaved(ctx, iteration, [document]);
-      }
+    else await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
+    if (mode === 'replace') {
+      if (job.settle) job.settle(document);
+      else await settleSaved(ctx, iteration, [document]);
     }
     if (job.onSaved) await job.onSaved(record);
   }

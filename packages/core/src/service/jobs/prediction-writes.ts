@@ -12,7 +12,7 @@ const PREDICTION_BATCH = 64;
  * write in one call (one read of them all, instead of one read per prediction) before its saves resolve.
  */
 export class PredictionWrites {
-  private queue: Array<{ record: PredictionRecord; document: DocumentRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private queue: Array<{ record: PredictionRecord; document?: DocumentRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
   private writing = false;
 
   constructor(
@@ -20,7 +20,8 @@ export class PredictionWrites {
     private readonly settle?: (documents: DocumentRecord[]) => Promise<void>,
   ) {}
 
-  save(record: PredictionRecord, document: DocumentRecord): Promise<void> {
+  /** Resolves once `record` is stored (and, with `settle`, `document` settled: pass it then). */
+  save(record: PredictionRecord, document?: DocumentRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ record, document, resolve, reject });
       if (!this.writing) void this.drain();
@@ -38,7 +39,7 @@ export class PredictionWrites {
       try {
         // No expected version: a job's prediction replaces whatever is there, as `put` did.
         await this.ctx.storage.predictions.putMany(batch.map((e) => ({ record: e.record })));
-        if (this.settle) await this.settle(batch.map((e) => e.document));
+        if (this.settle) await this.settle(batch.flatMap((e) => (e.document ? [e.document] : [])));
         for (const entry of batch) entry.resolve();
       } catch (error) {
         for (const entry of batch) entry.reject(error);
