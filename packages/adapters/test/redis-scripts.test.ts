@@ -144,6 +144,11 @@ describe('batches larger than a JavaScript call can spread', () => {
       }));
       await storage.documents.insertMany(records);
       expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_000, sums: { one: 20_000 } });
+      await storage.documents.insertMany([{ ...records[0]!, id: 'doc_zero', totals: { one: 0, two: 2 } }]);
+      expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_001, sums: { one: 20_000, two: 2 } });
+      // Its stored pairs leave out the zero, so deleting it still takes away exactly what it added.
+      expect(await storage.documents.delete('org_big', 'eval_big', 'doc_zero')).toBe(true);
+      expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_000, sums: { one: 20_000, two: 0 } });
       await storage.files.retainMany('org_big', records.map((r) => ({ fileId: r.id, content: { bytes: new Uint8Array([1]), mime_type: 'text/plain' } })));
       await storage.files.releaseMany('org_big', records.map((r) => r.id));
       expect(await storage.files.get('org_big', 'doc_0')).toBeNull();
