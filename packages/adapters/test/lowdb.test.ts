@@ -66,6 +66,7 @@ describe('lowdb storage on disk', () => {
     await storage.evaluations.insert(evaluationRecord(ORG, 'eval_1'));
     await storage.documents.insertMany([documentRecord(ORG, 'eval_1', 'file_0123456789abcdef', 3)]);
     await storage.files.retain(ORG, 'file_0123456789abcdef', { bytes: Uint8Array.from([1]), mime_type: 'application/pdf' });
+    await storage.settle(); // a batch's files are written in the background: they too
     const modes: string[] = [];
     const walk = (path: string): void => {
       const stat = statSync(path);

@@ -149,6 +149,11 @@ describe('batches larger than a JavaScript call can spread', () => {
       }));
       await storage.documents.insertMany(records);
       expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_000, sums: { one: 20_000 } });
+      await storage.documents.insertMany([{ ...records[0]!, id: 'doc_zero', totals: { one: 0, two: 2 } }]);
+      expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_001, sums: { one: 20_000, two: 2 } });
+      // Its stored pairs leave out the zero, so deleting it still takes away exactly what it added.
+      expect(await storage.documents.delete('org_big', 'eval_big', 'doc_zero')).toBe(true);
+      expect(await storage.documents.totals('org_big', 'eval_big')).toEqual({ count: 20_000, sums: { one: 20_000, two: 0 } });
       await storage.files.retainMany('org_big', records.map((r) => ({ fileId: r.id, content: { bytes: new Uint8Array([1]), mime_type: 'text/plain' } })));
       await storage.files.releaseMany('org_big', records.map((r) => r.id));
       expect(await storage.files.get('org_big', 'doc_0')).toBeNull();
@@ -157,4 +162,29 @@ describe('batches larger than a JavaScript call can spread', () => {
       await storage.close();
     }
   }, 60_000);
+});
+
+describe('redis insertMany script over several slices of keys', () => {
+  const client = scriptsClient();
+  // The script checks ids and appends to the order 500 at a time: a batch spanning slices must name the exact child
+  // whose id is taken (nothing written), and append every child in order.
+  const batch = (token: string, ids: string[]) => {
+    const args = [token, '1', 'n', String(ids.length)];
+    for (const id of ids) args.push(id, `{"id":"${id}"}`, '["n","1"]');
+    const keysAndArgs: string[] = ['order', 'totals', ...ids.map((id) => `c:${id}`), ...args];
+    return [2 + ids.length, keysAndArgs] as const;
+  };
+
+  it('refuses a batch whose 1,101st id is taken, then writes 1,201 children in their order', async () => {
+    const ids = Array.from({ length: 1_201 }, (_, i) => `k${i}`);
+    await client().hset('c:k1100', 'v', '1');
+    expect(await client().docevalsChildInsertMany(...batch('slices-1', ids))).toBe(-1_101);
+    expect(await client().exists('c:k0', 'c:k1200', 'order', 'totals')).toBe(0);
+    await client().del('c:k1100');
+    expect(await client().docevalsChildInsertMany(...batch('slices-2', ids))).toBe(1);
+    expect(await client().zrange('order', '0', '-1')).toEqual(ids);
+    expect(await client().zscore('order', 'k1200')).toBe('1201');
+    expect(await client().hgetall('totals')).toMatchObject({ count: '1201', seq: '1201', 's:n': '1201' });
+    expect(await client().hget('c:k600', 'json')).toBe('{"id":"k600"}');
+  });
 });

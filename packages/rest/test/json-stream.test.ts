@@ -30,4 +30,14 @@ describe('the JSON stream of large answers', () => {
     for (const chunk of chunks.slice(0, -1)) expect(chunk.length).toBeLessThan(80 * 1024);
     expect(chunks.join('')).toBe(JSON.stringify(large));
   });
+
+  it("streams a create's answer prediction by prediction: no chunk holds an iteration's whole predictions array", async () => {
+    const predictions = Array.from({ length: 3_000 }, (_, i) => ({ document_id: `doc_${i}`, prediction: { text: 'y'.repeat(100) } }));
+    const answer = { id: 'eval_1', iterations: [{ id: 'iter_1', predictions }] };
+    const decoder = new TextDecoder();
+    const chunks: string[] = [];
+    for await (const chunk of jsonBody(answer) as unknown as AsyncIterable<Uint8Array>) chunks.push(decoder.decode(chunk, { stream: true }));
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(80 * 1024);
+    expect(chunks.join('')).toBe(JSON.stringify(answer));
+  });
 });

@@ -119,17 +119,15 @@ async function retainMany(
   try {
     await ctx.read('files.retainMany', async () => {
       const seen = new Set<string>();
-      const limit = pLimit(32);
-      const stages: Array<Promise<void>> = [];
+      const files: Array<{ index: number; finalPath: string; bytes: Uint8Array }> = [];
       for (const [i, entry] of entries.entries()) {
         const content = entry.content;
         if (!content || seen.has(entry.fileId) || metaOf(organizationId, entry.fileId)) continue;
         seen.add(entry.fileId);
-        stages.push(limit(async () => {
-          staged.set(i, await ctx.disk.stage(contents.pathOf(organizationId, entry.fileId), copyBytes(content.bytes)));
-        }));
+        // Its own exact-size copy: a view into a larger buffer (a request body) would send that whole buffer.
+        files.push({ index: i, finalPath: contents.pathOf(organizationId, entry.fileId), bytes: copyBytes(content.bytes) });
       }
-      await Promise.all(stages);
+      await ctx.disk.stageMany(files, (k, temp) => staged.set(files[k]!.index, temp));
       await ctx.disk.flush(allStaged());
     });
     return await ctx.exclusive('files.retainMany', async () => {

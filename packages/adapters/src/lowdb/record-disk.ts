@@ -1,13 +1,14 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { fsyncSync, closeSync, openSync } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import type { KeyedMutex } from '../shared/mutex.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
 import { syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
-import { PRIVATE_FOLDER } from './file-modes.js';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
+import { FileWorker, FileWorkError, type FileWrite } from './file-worker.js';
 
 /** One file a batch writes: its path and the body (without `gen`, which the commit adds). */
 export interface BatchWrite {
@@ -36,10 +37,9 @@ export interface JournalEntry {
 export const FSYNC_EACH_UP_TO = 64;
 
 /**
- * File operations a committed batch's background work (writing its files, then their fsyncs) keeps in flight at
- * once: libuv runs every file operation of the process on 4 threads from one queue, so a bulk batch with 32 in flight
- * put each step of another write (open, write, fsync, close, rename, the folder's fsync) behind dozens of its own.
- * Two leave the other threads to the writes callers wait for (issue 26: another organization's writes).
+ * File operations a committed batch's background work on the main thread (its moves and deletes; its writes and
+ * fsyncs are the file worker's) keeps in flight at once: libuv runs every file operation of the process on 4 threads
+ * from one queue, and the writes callers wait for (another organization's, issue 26) need those threads too.
  */
 const BACKGROUND_IO = 2;
 
@@ -81,6 +81,8 @@ export class RecordDisk {
   /** The `sync -f` running now, and the one that will start after it (shared by every flush asked for meanwhile). */
   #runningSync: Promise<boolean> | null = null;
   #nextSync: Promise<boolean> | null = null;
+  /** A committed batch's files and a small batch's fsyncs, on a thread of their own. */
+  readonly #files = new FileWorker();
 
   constructor(layout: Layout, gen: number, lock: KeyedMutex, onWrite: WriteObserver | undefined, log: DiskLog) {
     this.#layout = layout;
@@ -176,19 +178,16 @@ export class RecordDisk {
 
   /**
    * Makes files written with plain writes durable: an fsync of each file and then of each folder (the renames), on
-   * libuv's threads, for a batch of up to {@link FSYNC_EACH_UP_TO} paths (a group commit of a few documents: a
+   * the file worker's thread, for a batch of up to {@link FSYNC_EACH_UP_TO} paths (a group commit of a few documents: a
    * `sync -f` process per commit was 18-27 % of lowdb's CPU per document, forking a server's heap); one `sync -f` of
    * the file system for a larger batch (a bulk insert of thousands of files) where available. Flushes asked for while
    * a `sync -f` runs share the next one (it starts after the running one ends, so it covers every file written before
    * the request): many large batches cost one or two syncs in flight, not one process each.
    */
-  async flush(paths: readonly string[], concurrency = 16): Promise<void> {
+  async flush(paths: readonly string[]): Promise<void> {
     if (paths.length === 0) return;
     if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) return;
-    const limit = pLimit(concurrency);
-    await Promise.all(paths.map((path) => limit(() => fsyncPath(path))));
-    const folders = new Set(paths.map((p) => dirname(p)));
-    await Promise.all([...folders].map((folder) => limit(() => syncFolder(folder))));
+    await this.#files.fsync([...paths], [...new Set(paths.map((p) => dirname(p)))]);
   }
 
   /** A `sync -f` that starts after this call: the one already waiting to start, else a new one after the running one. */
@@ -207,11 +206,28 @@ export class RecordDisk {
     return next;
   }
 
+  /**
+   * {@link stage} for many files at once, on the file worker's thread; `staged(i, temp)` is called for each file
+   * written (in order), also when a later one fails (the caller discards what was staged).
+   */
+  async stageMany(files: ReadonlyArray<{ finalPath: string; bytes: Uint8Array }>, staged: (index: number, temp: string) => void): Promise<void> {
+    const temps = files.map((file) => ({ path: this.#tempOf(file.finalPath), bytes: file.bytes }));
+    let done = 0;
+    try {
+      done = await this.#files.stage(temps);
+    } catch (error) {
+      if (error instanceof FileWorkError) done = error.done;
+      throw error;
+    } finally {
+      for (let i = 0; i < done; i++) staged(i, temps[i]!.path);
+    }
+  }
+
   /** Writes `bytes` to a temp file without fsync (for {@link flush} then a batch move); returns its path. Concurrent calls are fine. */
   async stage(finalPath: string, bytes: Uint8Array): Promise<string> {
     await this.#folder(dirname(finalPath));
     const temp = this.#tempOf(finalPath);
-    await writeFile(temp, bytes);
+    await writeFile(temp, bytes, { mode: PRIVATE_FILE });
     return temp;
   }
 
@@ -226,6 +242,7 @@ export class RecordDisk {
     this.#closed = true;
     await this.#applyChain;
     await Promise.all([...this.#pending.values()].map((p) => Promise.race([p, new Promise((r) => setTimeout(r, 30_000))])));
+    await this.#files.close();
   }
 
   async #apply(entry: JournalEntry): Promise<string[]> {
@@ -241,20 +258,24 @@ export class RecordDisk {
         }),
       ),
     );
-    await Promise.all(
-      entry.writes.map((write) =>
-        limit(async () => {
-          const path = this.#layout.fromRelative(write.path);
-          await this.#folder(dirname(path));
-          const temp = this.#tempOf(path);
-          await writeFile(temp, write.text);
-          await rename(temp, path);
-          this.#tombstones.delete(path);
-          this.#writtenByPending.set(path, (this.#writtenByPending.get(path) ?? 0) + 1);
-          touched.push(path);
-        }),
-      ),
-    );
+    // The records' files on the file worker's thread (owner-only, as every data file), one after another.
+    const writes: FileWrite[] = entry.writes.map((write) => {
+      const path = this.#layout.fromRelative(write.path);
+      return { path, temp: this.#tempOf(path), text: write.text };
+    });
+    const written = (count: number) => {
+      for (const { path } of writes.slice(0, count)) {
+        this.#tombstones.delete(path);
+        this.#writtenByPending.set(path, (this.#writtenByPending.get(path) ?? 0) + 1);
+        touched.push(path);
+      }
+    };
+    try {
+      written(await this.#files.write(writes));
+    } catch (error) {
+      if (error instanceof FileWorkError) written(error.done);
+      throw error;
+    }
     const tombstone = JSON.stringify({ gen: entry.gen, deleted: true });
     await Promise.all(
       entry.deletes.map((relative) =>
@@ -263,7 +284,7 @@ export class RecordDisk {
           if (this.#writtenByPending.has(path)) {
             // A pending journal wrote this path: its replay must not bring the record back.
             const temp = this.#tempOf(path);
-            await writeFile(temp, tombstone);
+            await writeFile(temp, tombstone, { mode: PRIVATE_FILE });
             await rename(temp, path);
             this.#tombstones.add(path);
             touched.push(path);
@@ -280,7 +301,7 @@ export class RecordDisk {
   async #retire(gen: number, journalPath: string, touched: string[], covered: string[], written: string[], done: Promise<void>): Promise<void> {
     for (const path of covered) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
     try {
-      await this.flush(touched, BACKGROUND_IO);
+      await this.flush(touched);
       await rm(journalPath, { force: true });
     } catch (error) {
       this.#log('lowdb: flushing a batch failed; its journal stays and replays at the next open', error);
@@ -323,16 +344,6 @@ export class RecordDisk {
 
   #report(collection: string, bytes: number): void {
     this.#onWrite?.({ collection, bytes });
-  }
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r').catch(() => null);
-  if (!handle) return; // replaced or removed since: what replaced it was written durably
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

@@ -66,16 +66,28 @@ return version
  */
 const CHILD_INSERT_MANY = `
 if #KEYS > 2 and redis.call('HGET', KEYS[3], 'w') == ARGV[1] and redis.call('HGET', KEYS[3], 'v') == '1' then return 1 end
-for i = 3, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return -(i - 2) end
+local SLICE = 500
+for first = 3, #KEYS, SLICE do
+  local last = math.min(first + SLICE - 1, #KEYS)
+  if redis.call('EXISTS', unpack(KEYS, first, last)) > 0 then
+    for i = first, last do
+      if redis.call('EXISTS', KEYS[i]) == 1 then return -(i - 2) end
+    end
+  end
 end
 local sums = tonumber(ARGV[2])
 local a = 3 + 2 * sums
 local seq = tonumber(redis.call('HGET', KEYS[2], 'seq') or '0')
+local order = {}
 for i = 3, #KEYS do
-  seq = seq + 1
-  redis.call('ZADD', KEYS[1], seq, ARGV[a])
   redis.call('HSET', KEYS[i], 'v', 1, 'json', ARGV[a + 1], 'w', ARGV[1], 't', ARGV[a + 2])
+  seq = seq + 1
+  order[#order + 1] = seq
+  order[#order + 1] = ARGV[a]
+  if #order >= 2 * SLICE or i == #KEYS then
+    redis.call('ZADD', KEYS[1], unpack(order))
+    order = {}
+  end
   a = a + 3
 end
 for j = 0, sums - 1 do

@@ -103,8 +103,14 @@ async function insertMany<T extends ChildRecordBase>(c: ChildKeys, client: Clien
   const children: string[] = [];
   records.forEach((record, i) => {
     const pairs = totalsPairs(record.totals);
-    for (let j = 0; j < pairs.length; j += 2) sums.set(pairs[j]!, (sums.get(pairs[j]!) ?? 0) + Number(pairs[j + 1]));
-    children.push(record.id, jsons[i]!, JSON.stringify(pairs));
+    // The child's own pairs (what a later put or delete subtracts) leave out its zeros, which move no sum: ten of a
+    // prediction's fourteen totals are 0 in a typical import, and these pairs were a sixth of a build's bytes to Redis.
+    const moving: string[] = [];
+    for (let j = 0; j < pairs.length; j += 2) {
+      sums.set(pairs[j]!, (sums.get(pairs[j]!) ?? 0) + Number(pairs[j + 1]));
+      if (pairs[j + 1] !== '0') moving.push(pairs[j]!, pairs[j + 1]!);
+    }
+    children.push(record.id, jsons[i]!, JSON.stringify(moving));
   });
   const args: string[] = [randomUUID(), String(sums.size)];
   for (const [key, sum] of sums) args.push(key, String(sum));

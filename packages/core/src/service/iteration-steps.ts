@@ -131,7 +131,7 @@ export async function runDocuments(
     /** Written on each prediction (`job_id`). */
     jobId?: string;
     /** Saves one prediction (a job's group commit); default: `predictions.put` (insert-only in `insert` mode). */
-    save?: (prediction: PredictionRecord) => Promise<void>;
+    save?: (prediction: PredictionRecord, document: DocumentRecord) => Promise<void>;
     /** Called after each prediction is saved (the job's document event). */
     onSaved?: (prediction: PredictionRecord) => Promise<void>;
     /** Called when a document's extraction is over, before its prediction is saved (a queue starts its next call). */
@@ -145,7 +145,8 @@ export async function runDocuments(
     credentials?: Promise<ProviderCredentials | undefined>;
     /**
      * `replace` mode: takes each saved prediction's document to settle later with {@link settleSaved} (a queue batch
-     * settles its documents in one read after its last save); default: settled right after its save, one read each.
+     * settles its documents in one read after its last save; the in-process job's group commit settles each batch it
+     * writes, so its `settle` does nothing); default: settled right after its save, one read each.
      */
     settle?: (document: DocumentRecord) => void;
     /** Reads a document's file for its call; default: read here, a chunk at a time (a queue batch reads ahead). */
@@ -208,7 +209,7 @@ export async function runDocuments(
   return { firstError };
 
   async function saveOne(document: DocumentRecord, record: PredictionRecord): Promise<void> {
-    if (job.save) await job.save(record);
+    if (job.save) await job.save(record, document);
     else await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
     if (mode === 'replace') {
       if (job.settle) job.settle(document);

@@ -78,6 +78,34 @@ describe('iterations as jobs, in-process', () => {
     await docevals.close();
   });
 
+  it('settles each group-commit batch against its documents with one read, not one read per prediction', async () => {
+    const storage = memoryStorage();
+    const batches: number[] = [];
+    const reads: number[] = [];
+    const putMany = storage.predictions.putMany.bind(storage.predictions);
+    storage.predictions.putMany = async (entries) => {
+      batches.push(entries.length);
+      await new Promise((r) => setTimeout(r, 15)); // a slow store: batches of several predictions
+      return putMany(entries);
+    };
+    const getMany = storage.documents.getMany.bind(storage.documents);
+    storage.documents.getMany = async (org, parent, ids) => {
+      reads.push(ids.length);
+      return getMany(org, parent, ids);
+    };
+    const { extractor } = slowExtractor(5);
+    const docevals = makeService({ storage, extractors: [extractor], extraction: { concurrency: 8 } });
+    const evaluation = await evaluationWith(docevals, 120);
+    reads.length = 0;
+    const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id });
+    expect(iteration.progress.succeeded).toBe(120);
+    // Every saved prediction's document is read once after its batch's write, and a batch's documents in one read.
+    const settles = reads.slice(-batches.length);
+    expect(settles).toEqual(batches);
+    expect(reads.filter((n) => n === 1).length).toBeLessThan(60);
+    await docevals.close();
+  });
+
   it('a store that fails while predictions are saved ends the job failed with that error; the saved ones are kept', async () => {
     const storage = memoryStorage();
     let calls = 0;

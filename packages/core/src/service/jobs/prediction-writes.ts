@@ -1,4 +1,4 @@
-import type { PredictionRecord } from '../../storage.js';
+import type { DocumentRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
 
 const PREDICTION_BATCH = 64;
@@ -8,17 +8,22 @@ const PREDICTION_BATCH = 64;
  * finished while a write is under way are written together by the next one (`putMany`, one commit or round trip),
  * at most {@link PREDICTION_BATCH} at a time. Each `save` resolves once its prediction is stored, so nothing is
  * acknowledged (event, progress) before it is durable, and no timer adds latency: batches grow only when the store
- * is the bottleneck (lowdb's fsync), which is when they pay.
+ * is the bottleneck (lowdb's fsync), which is when they pay. With `settle`, a batch's documents are settled after its
+ * write in one call (one read of them all, instead of one read per prediction) before its saves resolve.
  */
 export class PredictionWrites {
-  private queue: Array<{ record: PredictionRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private queue: Array<{ record: PredictionRecord; document?: DocumentRecord; resolve: () => void; reject: (error: unknown) => void }> = [];
   private writing = false;
 
-  constructor(private readonly ctx: ServiceContext) {}
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly settle?: (documents: DocumentRecord[]) => Promise<void>,
+  ) {}
 
-  save(record: PredictionRecord): Promise<void> {
+  /** Resolves once `record` is stored (and, with `settle`, `document` settled: pass it then). */
+  save(record: PredictionRecord, document?: DocumentRecord): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ record, resolve, reject });
+      this.queue.push({ record, document, resolve, reject });
       if (!this.writing) void this.drain();
     });
   }
@@ -34,6 +39,7 @@ export class PredictionWrites {
       try {
         // No expected version: a job's prediction replaces whatever is there, as `put` did.
         await this.ctx.storage.predictions.putMany(batch.map((e) => ({ record: e.record })));
+        if (this.settle) await this.settle(batch.flatMap((e) => (e.document ? [e.document] : [])));
         for (const entry of batch) entry.resolve();
       } catch (error) {
         for (const entry of batch) entry.reject(error);

@@ -1,6 +1,6 @@
 import { JOBS_SCOPE } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
-import { runDocuments } from '../iteration-steps.js';
+import { runDocuments, settleSaved } from '../iteration-steps.js';
 import type { IterationRef } from './contract.js';
 import { EventBatch, writeFinalEvent } from './events.js';
 import { isActive, type JobContext } from './job-context.js';
@@ -28,12 +28,14 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
   }, Math.max(1, Math.floor(jobs.leaseMs / 3)));
   heartbeat.unref?.();
   const events = new EventBatch(ctx, jobs, iteration.id);
-  const predictions = new PredictionWrites(ctx);
+  // Each batch of the group commit is settled against its documents with one read (not one read per prediction).
+  const predictions = new PredictionWrites(ctx, (documents) => settleSaved(ctx, iteration, documents));
   try {
     const documents = await pendingDocuments(ctx, jobs, iteration, job, undefined, taken.fresh);
     const outcome = await runDocuments(ctx, iteration, documents, 'replace', {
       signal: controller.signal,
-      save: (record) => predictions.save(record),
+      save: (record, document) => predictions.save(record, document),
+      settle: () => undefined, // the group commit settles each batch it writes (above)
       onSaved: async (prediction) => events.add(prediction, job.id),
       jobId: job.id,
       slot: (fn) => jobs.slots.run(ref.organization_id, fn, controller.signal),
