@@ -130,7 +130,12 @@ export async function runDocuments(
     signal?: AbortSignal;
     /** Written on each prediction (`job_id`). */
     jobId?: string;
-    /** Saves one prediction (a job's group commit); default: `predictions.put` (insert-only in `insert` mode). */
+    /**
+     * Saves one prediction and, in `replace` mode, sees that it is settled against `document` as stored now (the
+     * in-process job's group commit settles each batch it writes with one read; a queue batch settles its documents
+     * in one read after its last save); default: `predictions.put` (insert-only in `insert` mode), then in `replace`
+     * mode {@link settleSaved} of that one document.
+     */
     save?: (prediction: PredictionRecord, document: DocumentRecord) => Promise<void>;
     /** Called after each prediction is saved (the job's document event). */
     onSaved?: (prediction: PredictionRecord) => Promise<void>;
@@ -143,12 +148,6 @@ export async function runDocuments(
      * one document at a time); default: read here, once for this run.
      */
     credentials?: Promise<ProviderCredentials | undefined>;
-    /**
-     * `replace` mode: takes each saved prediction's document to settle later with {@link settleSaved} (a queue batch
-     * settles its documents in one read after its last save; the in-process job's group commit settles each batch it
-     * writes, so its `settle` does nothing); default: settled right after its save, one read each.
-     */
-    settle?: (document: DocumentRecord) => void;
     /** Reads a document's file for its call; default: read here, a chunk at a time (a queue batch reads ahead). */
     load?: (document: DocumentRecord) => Promise<ExtractionDocument>;
   } = {},
@@ -210,10 +209,9 @@ export async function runDocuments(
 
   async function saveOne(document: DocumentRecord, record: PredictionRecord): Promise<void> {
     if (job.save) await job.save(record, document);
-    else await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
-    if (mode === 'replace') {
-      if (job.settle) job.settle(document);
-      else await settleSaved(ctx, iteration, [document]);
+    else {
+      await ctx.storage.predictions.put(record, mode === 'insert' ? 0 : undefined);
+      if (mode === 'replace') await settleSaved(ctx, iteration, [document]);
     }
     if (job.onSaved) await job.onSaved(record);
   }

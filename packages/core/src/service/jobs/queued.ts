@@ -80,7 +80,7 @@ interface BatchReads {
 async function readBatch(ctx: ServiceContext, ref: IterationRef, jobId: string, documentIds: readonly string[]): Promise<BatchReads> {
   const org = ref.organization_id;
   // The common case (documents to run) needs them all. A document edited or deleted after this read is caught when
-  // its prediction is saved (runDocuments settles it).
+  // its prediction is saved (the batch settles its saved documents together).
   const [found, previous, stored] = await Promise.all([
     ctx.storage.iterations.get(org, ref.iteration_id),
     ctx.storage.predictions.getMany(org, ref.iteration_id, documentIds),
@@ -226,9 +226,9 @@ async function callDocument(
     signal: batch.signal,
     jobId,
     credentials: batch.credentials,
-    save: (prediction) => saveQueued(ctx, prediction),
+    // Settled with the batch's other documents in one read after its last save.
+    save: (prediction, stored) => saveQueued(ctx, prediction).then(() => void batch.saved.push(stored)),
     onExtracted: () => extracted(),
-    settle: (stored) => void batch.saved.push(stored),
     load: batch.load,
     onSaved: async (prediction) => {
       saved = prediction;

@@ -35,7 +35,6 @@ export async function runIterationJob(ctx: ServiceContext, jobs: JobContext, ref
     const outcome = await runDocuments(ctx, iteration, documents, 'replace', {
       signal: controller.signal,
       save: (record, document) => predictions.save(record, document),
-      settle: () => undefined, // the group commit settles each batch it writes (above)
       onSaved: async (prediction) => events.add(prediction, job.id),
       jobId: job.id,
       slot: (fn) => jobs.slots.run(ref.organization_id, fn, controller.signal),
