@@ -8,6 +8,7 @@ import { memoryStorage } from '@docevals/adapters/memory';
 import { apiKeyAuthenticator, createDocevals, type Extractor, type IterationEvent } from '@docevals/core';
 import { createRestHandler } from '@docevals/rest';
 import { expect, it } from 'vitest';
+import { totalsEvaluationBody } from './support/fixtures.js';
 
 const DOCUMENTS = 40;
 const instant: Extractor = { name: 'instant', models: ['instant'], extract: async () => ({ data: { total: 1 } }) };
@@ -15,15 +16,7 @@ const instant: Extractor = { name: 'instant', models: ['instant'], extract: asyn
 it('the events of a finished iteration arrive in a few writes, each event in the SSE form with its id, type and data', async () => {
   const docevals = createDocevals({ storage: memoryStorage(), extractors: [instant] });
   const handler = createRestHandler({ docevals, authenticate: apiKeyAuthenticator({ keys: { key: 'org_a' } }) });
-  const evaluation = await docevals.evals.create('org_a', {
-    name: 'batched',
-    json_schema: { type: 'object', properties: { total: { type: 'number' } } },
-    documents: Array.from({ length: DOCUMENTS }, (_, i) => ({
-      mime_data: { filename: `d${i}.txt`, url: `data:text/plain;base64,${Buffer.from(`d${i}`).toString('base64')}` },
-      annotation: { total: 1 },
-    })),
-    default_inference_settings: { model: 'instant' },
-  });
+  const evaluation = await docevals.evals.create('org_a', totalsEvaluationBody('batched', DOCUMENTS, 'instant'));
   const iteration = await docevals.evals.iterations.create('org_a', { evaluation_id: evaluation.id, background: true });
   while ((await docevals.evals.iterations.get('org_a', { evaluation_id: evaluation.id, iteration_id: iteration.id })).status !== 'completed') {
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -9,6 +9,7 @@ import type { Extractor } from '@docevals/core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { countingStorage } from '../../../test-support/counting-storage.js';
 import { KEY_A, startRestServer, type RestServer } from './support/rest-server.js';
+import { totalsEvaluationBody } from './support/fixtures.js';
 
 const STREAMS = 200;
 const DOCUMENTS = 4;
@@ -61,17 +62,7 @@ async function readStream(path: string, opened: () => void): Promise<string[]> {
 }
 
 it(`${STREAMS} streams of one running iteration: one storage reader, every event in order to each`, async () => {
-  const evaluation = await api.call('POST', '/v1/evals', {
-    body: {
-      name: 'fan-out',
-      json_schema: { type: 'object', properties: { total: { type: 'number' } } },
-      documents: Array.from({ length: DOCUMENTS }, (_, i) => ({
-        mime_data: { filename: `d${i}.txt`, url: `data:text/plain;base64,${Buffer.from(`d${i}`).toString('base64')}` },
-        annotation: { total: 1 },
-      })),
-      default_inference_settings: { model: 'stepped' },
-    },
-  });
+  const evaluation = await api.call('POST', '/v1/evals', { body: totalsEvaluationBody('fan-out', DOCUMENTS, 'stepped') });
   const iteration = await api.call('POST', `/v1/evals/${evaluation.body.id}/iterations/create`, { body: { background: true } });
   expect(iteration.status).toBe(202);
   const path = `/v1/evals/${evaluation.body.id}/iterations/${iteration.body.id}/events`;

@@ -27,6 +27,22 @@ export function evaluationBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/**
+ * The body of docs/spec/interface.md 4.1 for `count` one-line text documents (`d0`, `d1`...), each annotated
+ * `{ total: 1 }`, run by `model`: an evaluation whose iteration makes many small events.
+ */
+export function totalsEvaluationBody(name: string, count: number, model: string) {
+  return {
+    name,
+    json_schema: { type: 'object', properties: { total: { type: 'number' } } },
+    documents: Array.from({ length: count }, (_, i) => ({
+      mime_data: { filename: `d${i}.txt`, url: `data:text/plain;base64,${Buffer.from(`d${i}`).toString('base64')}` },
+      annotation: { total: 1 },
+    })),
+    default_inference_settings: { model },
+  };
+}
+
 /** The body of docs/spec/interface.md 4.6. */
 export function processorBody(overrides: Record<string, unknown> = {}) {
   return {
