@@ -52,6 +52,8 @@ model.fake.handle = async (request, index) => {
 
 interface ProcStat {
   cpuMs: number;
+  /** The kernel's share of cpuMs (system calls, page faults, the network stack on loopback). */
+  systemMs: number;
   minorFaults: number;
   /** Read and write system calls (a socket write costs tens of µs on this VM: Redis commands, HTTP requests). */
   reads: number;
@@ -68,9 +70,9 @@ async function procStat(pid: number | undefined): Promise<ProcStat> {
     const io = await readFile(`/proc/${pid}/io`, 'utf8');
     const count = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(io)?.[1] ?? 0);
     // minflt; utime, stime in clock ticks (100 Hz)
-    return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, minorFaults: Number(fields[7]), reads: count('syscr'), writes: count('syscw') };
+    return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100, systemMs: (Number(fields[12]) * 1000) / 100, minorFaults: Number(fields[7]), reads: count('syscr'), writes: count('syscw') };
   } catch {
-    return { cpuMs: 0, minorFaults: 0, reads: 0, writes: 0 };
+    return { cpuMs: 0, systemMs: 0, minorFaults: 0, reads: 0, writes: 0 };
   }
 }
 
@@ -78,7 +80,7 @@ async function procStat(pid: number | undefined): Promise<ProcStat> {
 async function workersStat(pids: Array<number | undefined>): Promise<ProcStat> {
   const stats = await Promise.all(pids.map(procStat));
   const sum = (pick: (s: ProcStat) => number) => stats.reduce((n, s) => n + pick(s), 0);
-  return { cpuMs: sum((s) => s.cpuMs), minorFaults: sum((s) => s.minorFaults), reads: sum((s) => s.reads), writes: sum((s) => s.writes) };
+  return { cpuMs: sum((s) => s.cpuMs), systemMs: sum((s) => s.systemMs), minorFaults: sum((s) => s.minorFaults), reads: sum((s) => s.reads), writes: sum((s) => s.writes) };
 }
 
 /** Redis's own CPU so far (INFO cpu: user + sys), in ms. */
@@ -92,6 +94,8 @@ interface RunFigures {
   ms: number;
   span: { firstCall: number; afterLast: number };
   cpuPerDocument: number;
+  /** The kernel's share of the workers' CPU per document. */
+  systemPerDocument: number;
   faultsPerDocument: number;
   /** The workers' read and write system calls per document. */
   syscallsPerDocument: { reads: number; writes: number };
@@ -172,7 +176,7 @@ async function run(workers: number): Promise<RunFigures> {
     const redisCpu = (await redisCpuMs(probe)) - redisBefore;
     const perDocument = (pick: (s: ProcStat) => number) => (pick(after) - pick(before)) / DOCS;
     const syscallsPerDocument = { reads: perDocument((s) => s.reads), writes: perDocument((s) => s.writes) };
-    const figures = { cpuPerDocument: perDocument((s) => s.cpuMs), faultsPerDocument: perDocument((s) => s.minorFaults), syscallsPerDocument };
+    const figures = { cpuPerDocument: perDocument((s) => s.cpuMs), systemPerDocument: perDocument((s) => s.systemMs), faultsPerDocument: perDocument((s) => s.minorFaults), syscallsPerDocument };
     return { ms, span, ...figures, apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS, redisCpuPerDocument: redisCpu / DOCS };
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -185,7 +189,7 @@ try {
   console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, fleet limit ${FLEET_LIMIT ?? 'none'}; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
-    const { ms, span, cpuPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
+    const { ms, span, cpuPerDocument, systemPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
     times.set(workers, ms);
     const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * Math.max(workers, 1), FLEET_LIMIT ?? Infinity);
     const queued = WORKERS.filter((w) => w > 0);
@@ -197,7 +201,7 @@ try {
         (workers > 0 ? `speed-up vs ${queued[0]}: ${(base / ms).toFixed(2)}x; ` : '') +
         (workers > 0 && inProcess ? `vs the in-process runner: ${(ms / inProcess).toFixed(2)}x; ` : '') +
         `peak in flight ${model.fake.maxInFlight}; first call ${Math.round(span.firstCall)} ms after the create, completed ${Math.round(span.afterLast)} ms after the last answer; ` +
-        `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms, this process (API + fake model) ${apiCpuPerDocument.toFixed(2)} ms, ` +
+        `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms${workers > 0 ? ` (kernel ${systemPerDocument.toFixed(2)})` : ''}, this process (API + fake model) ${apiCpuPerDocument.toFixed(2)} ms, ` +
         `Redis ${redisCpuPerDocument.toFixed(2)} ms, sum ${(cpuPerDocument + apiCpuPerDocument + redisCpuPerDocument).toFixed(2)} ms; ` +
         (workers > 0 ? `workers' minor page faults per document ${faultsPerDocument.toFixed(1)}, system calls ${sys.reads.toFixed(1)} reads + ${sys.writes.toFixed(1)} writes; ` : '') +
         `load ${loadavg()[0]!.toFixed(2)}`,
