@@ -246,6 +246,17 @@ describe('lowdb storage on disk', () => {
     await expect(storage.files.get(ORG, 'file_lost')).rejects.toMatchObject({ code: 'storage_error', message: expect.not.stringContaining(dir) });
   });
 
+  it("removes a batch's journal once its files are flushed, for a small batch (fsync each) and a large one (sync -f)", async () => {
+    const dir = freshDir();
+    const storage = open(dir, { sweepOrphans: false });
+    await storage.documents.insertMany([documentRecord(ORG, 'eval_1', 'a', 1), documentRecord(ORG, 'eval_1', 'b', 2)]);
+    await storage.documents.insertMany(Array.from({ length: 200 }, (_, i) => documentRecord(ORG, 'eval_2', `f${i}`, 1)));
+    await storage.settle();
+    // Nothing left to replay: both journals are gone while the store is open (not only at the next open's replay).
+    expect(readdirSync(join(dir, 'journal'))).toEqual([]);
+    expect(readdirSync(join(dir, 'children', 'documents', ORG, 'eval_1')).filter((f) => !f.startsWith('.')).sort()).toEqual(['a.json', 'b.json']);
+  });
+
   it('replays a batch whose journal was committed but not applied, without undoing a later write', async () => {
     const dir = freshDir();
     let storage = open(dir, { sweepOrphans: false });

@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ByOrganization, FileMeta } from './state.js';
-import { syncFolder, writeAndSync } from './durable-write.js';
+import { removeFile, syncFolder, writeAndSync } from './durable-write.js';
 import { safeName } from './safe-name.js';
 import { PRIVATE_FOLDER } from './file-modes.js';
 
@@ -42,7 +42,7 @@ export class ContentFolder {
   }
 
   async discard(path: string): Promise<void> {
-    await rm(path, { force: true }).catch(() => undefined);
+    await removeFile(path).catch(() => undefined);
   }
 
   /** The bytes, or null when the file is not there. */

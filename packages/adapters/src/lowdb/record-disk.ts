@@ -1,11 +1,11 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { fsyncSync, closeSync, openSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import pLimit from 'p-limit';
 import type { KeyedMutex } from '../shared/mutex.js';
 import type { WriteObserver } from '@docevals/core/storage-kit';
-import { syncFolder, writeFileDurably } from './durable-write.js';
+import { removeFile, syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
 import { FileWorker, FileWorkError, type FileWrite } from './file-worker.js';
@@ -113,7 +113,7 @@ export class RecordDisk {
       this.#report(collection, text.length);
       return;
     }
-    await rm(path, { force: true });
+    await removeFile(path);
     await syncFolder(dirname(path));
     this.#report(collection, 0);
   }
@@ -182,12 +182,16 @@ export class RecordDisk {
    * `sync -f` process per commit was 18-27 % of lowdb's CPU per document, forking a server's heap); one `sync -f` of
    * the file system for a larger batch (a bulk insert of thousands of files) where available. Flushes asked for while
    * a `sync -f` runs share the next one (it starts after the running one ends, so it covers every file written before
-   * the request): many large batches cost one or two syncs in flight, not one process each.
+   * the request): many large batches cost one or two syncs in flight, not one process each. `thenRemove` (a batch's
+   * journal) is removed once they are flushed, on the file worker's thread with the fsyncs when they run there.
    */
-  async flush(paths: readonly string[]): Promise<void> {
-    if (paths.length === 0) return;
-    if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) return;
-    await this.#files.fsync([...paths], [...new Set(paths.map((p) => dirname(p)))]);
+  async flush(paths: readonly string[], thenRemove?: string): Promise<void> {
+    const remove = thenRemove === undefined ? [] : [thenRemove];
+    if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) {
+      if (thenRemove !== undefined) await removeFile(thenRemove);
+      return;
+    }
+    await this.#files.fsync([...paths], [...new Set(paths.map((p) => dirname(p)))], remove);
   }
 
   /** A `sync -f` that starts after this call: the one already waiting to start, else a new one after the running one. */
@@ -289,7 +293,7 @@ export class RecordDisk {
             this.#tombstones.add(path);
             touched.push(path);
           } else {
-            await rm(path, { force: true });
+            await removeFile(path);
             touched.push(dirname(path));
           }
         }),
@@ -301,8 +305,7 @@ export class RecordDisk {
   async #retire(gen: number, journalPath: string, touched: string[], covered: string[], written: string[], done: Promise<void>): Promise<void> {
     for (const path of covered) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
     try {
-      await this.flush(touched);
-      await rm(journalPath, { force: true });
+      await this.flush(touched, journalPath);
     } catch (error) {
       this.#log('lowdb: flushing a batch failed; its journal stays and replays at the next open', error);
       return; // stays pending: deletes of its paths keep leaving tombstones
@@ -327,7 +330,7 @@ export class RecordDisk {
     this.#tombstones.clear();
     // Not durable, and need not be: a tombstone left behind is removed at the next open.
     const limit = pLimit(16);
-    await Promise.all(paths.map((path) => limit(() => rm(path, { force: true }).catch(() => undefined))));
+    await Promise.all(paths.map((path) => limit(() => removeFile(path).catch(() => undefined))));
   }
 
   async #folder(folder: string): Promise<void> {
