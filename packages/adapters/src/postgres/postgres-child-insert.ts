@@ -69,7 +69,7 @@ export async function copyChildren(t: InsertTarget, db: Queryable, records: read
   const rows = new CopyRows();
   records.forEach((record, i) => {
     const totals = record.totals == null ? '{}' : JSON.stringify(record.totals);
-    rows.push(head, copyText(record.id), `\t1\t${first + i}\t`, totals, '\t', copyJson(JSON.stringify(record)), '\n');
+    rows.push(`${head}${copyText(record.id)}\t1\t${first + i}\t${totals}\t${copyJson(JSON.stringify(record))}\n`);
   });
   await copyIn(db, `COPY ${c} (organization_id, parent_id, id, version, position, totals, body) FROM STDIN`, rows.done());
   return rows.bytes;

@@ -31,24 +31,22 @@ export class CopyRows {
   #used = 0;
 
   /**
-   * Appends one row given as its pieces (columns in COPY text form with their tabs, the last ending with a newline):
-   * each piece is written as it is, so no row string is concatenated and flattened before being encoded.
+   * Appends one row (its columns in COPY text form, tab-separated, newline-ended). One string per row: writing its
+   * seven pieces apart cost twice the CPU (420,000 `Buffer.write` calls for a build's 60,000 rows).
    */
-  push(...pieces: string[]): void {
-    let length = 0;
-    for (const piece of pieces) length += piece.length;
+  push(row: string): void {
     // At most 3 bytes per UTF-16 unit: a row that may not fit starts a new buffer, one larger than a buffer is its own.
-    const most = length * 3;
+    const most = row.length * 3;
     if (most > CHUNK_BYTES - this.#used) {
       this.#flush();
       if (most > CHUNK_BYTES) {
-        const own = Buffer.from(pieces.join(''));
+        const own = Buffer.from(row);
         this.chunks.push(own);
         this.bytes += own.length;
         return;
       }
     }
-    for (const piece of pieces) this.#used += this.#buffer.write(piece, this.#used);
+    this.#used += this.#buffer.write(row, this.#used);
   }
 
   /** The buffers to send, the last one cut to its rows. */
