@@ -222,6 +222,33 @@ describe('postgresStorage', () => {
     await storage.close();
   });
 
+  it('writes a large insertMany (COPY) exactly: escapes, order, totals, and a taken id fails it whole', async () => {
+    const storage = postgresStorage({ pool: hostPool, schema: freshSchema() });
+    const p = storage.predictions;
+    const awkward = 'tab\there, line\nbreak, cr\r, back\\slash \\N \\., quote ", NUL \u0000, \ud800 lone, é 日本';
+    const batch = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => {
+        const record = pgPrediction('org\t1', 'it\\1', `d\n${from + i}`, (i % 4) / 4);
+        return { ...record, prediction: { vendor_name: `${awkward} ${from + i}`, total: from + i } };
+      });
+    const first = batch(0, 100);
+    const written = await p.insertMany(first);
+    expect(written.map((w) => w.version)).toEqual(first.map(() => 1));
+    const page = (await p.list('org\t1', 'it\\1', { limit: 200 }))!;
+    expect(page.items).toEqual(first); // every byte back, in the order given
+    expect(await p.totals('org\t1', 'it\\1')).toMatchObject({ count: 100, sums: { succeeded: 100, similarity: 37.5 } });
+
+    // A second large batch to the same parent: one id already there fails the whole batch, nothing of it stays.
+    const second = batch(100, 80);
+    expect(await failure(p.insertMany([...second, first[42]!]))).toMatchObject({ code: 'conflict', message: expect.stringContaining('d\n42') });
+    expect((await p.totals('org\t1', 'it\\1')).count).toBe(100);
+    await p.insertMany(second);
+    const all = (await p.list('org\t1', 'it\\1', { limit: 500 }))!.items;
+    expect(all.map((r) => r.id)).toEqual([...first, ...second].map((r) => r.id));
+    expect(await p.get('org\t1', 'it\\1', 'd\n150')).toMatchObject({ value: second[50], version: 1 });
+    await storage.close();
+  });
+
   it('counts a file given twice in one retainMany twice, and releases it only with the last reference', async () => {
     const storage = postgresStorage({ pool: hostPool, schema: freshSchema() });
     const content = { bytes: new Uint8Array([1, 2, 3]), mime_type: 'application/pdf' };

@@ -1,7 +1,7 @@
 // Shared by the HTTP benchmarks (scale.bench.ts, annotation-import.bench.ts): a store of each kind started for the
 // run, the REST handler on a loopback node:http server, small JSON documents and imported iterations.
 import { Buffer } from 'node:buffer';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -42,6 +42,28 @@ export function importedIterations(n: number, count: number) {
 export interface Opened {
   storage: Storage;
   cleanup(): Promise<void>;
+  /** CPU time (ms) the store's own server process and its children have used so far, when the store has one. */
+  serverCpuMs?: () => number;
+}
+
+/** CPU time (ms) of process `pid` and of its children, live (from /proc) or exited and reaped (cutime, cstime). */
+export function processTreeCpuMs(pid: number): number {
+  const ticks = (id: number): number => {
+    try {
+      // Fields after the command's closing parenthesis: utime, stime, cutime, cstime are the 12th to 15th.
+      const fields = readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    } catch {
+      return 0; // exited meanwhile: its time is in its parent's cutime once reaped
+    }
+  };
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    children = [];
+  }
+  return ((ticks(pid) + children.reduce((sum, child) => sum + ticks(child), 0)) * 1000) / 100; // USER_HZ = 100
 }
 
 /** memory, lowdb (a fresh temporary folder), redis or postgres (a server started for the run). */
@@ -57,13 +79,13 @@ export async function openStore(name: string): Promise<Opened> {
     const server = await startRedisServer();
     const { redisStorage } = await import('@docevals/adapters/redis');
     const storage = redisStorage({ url: server.url });
-    return { storage, cleanup: () => server.stop() };
+    return { storage, cleanup: () => server.stop(), serverCpuMs: () => processTreeCpuMs(server.process.pid!) };
   }
   if (name === 'postgres') {
     const server = await startPostgresServer();
     const { postgresStorage } = await import('@docevals/adapters/postgres');
     const storage = postgresStorage({ connectionString: server.url });
-    return { storage, cleanup: () => server.stop() };
+    return { storage, cleanup: () => server.stop(), serverCpuMs: () => processTreeCpuMs(server.process.pid!) };
   }
   throw new Error(`unknown store ${name}`);
 }

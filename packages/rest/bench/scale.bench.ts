@@ -77,17 +77,19 @@ async function benchStore(name: string): Promise<string[]> {
     try {
       const cpuBefore = process.cpuUsage();
       const faultsBefore = process.resourceUsage().minorPageFault;
+      const serverBefore = opened.serverCpuMs?.();
       const build = await timed(() => buildEvaluation(api, N, ITERATIONS, 'big'));
       const cpu = process.cpuUsage(cpuBefore);
       // Minor page faults of this process during the build: each fresh heap page costs one, and on a VM that hands
       // freed memory back to its host they are a large part of the figure (allocation is the cost).
       const faults = process.resourceUsage().minorPageFault - faultsBefore;
+      const serverCpu = serverBefore === undefined ? '' : `; the store server's CPU ${ms(opened.serverCpuMs!() - serverBefore)} ms`;
       const evaluation = build.value.json;
       // The figure is the server's (request sent to response received); in brackets: with the in-thread client's
       // stringify and parse, and the CPU time of this process (server and client; a store server's own not included),
       // which other agents' load slows far less than the wall clock.
       const cpuMs = (cpu.user + cpu.system) / 1000;
-      say(`build ${N} documents × ${ITERATIONS} imported iterations (POST /v1/evals, empty store) | ${ms(build.value.ms)} ms (${ms(build.ms)} ms with the client's work; CPU ${ms(cpuMs)} ms, ${faults.toLocaleString('en-US')} page faults), response ${(build.value.bytes / 1e6).toFixed(1)} MB`);
+      say(`build ${N} documents × ${ITERATIONS} imported iterations (POST /v1/evals, empty store) | ${ms(build.value.ms)} ms (${ms(build.ms)} ms with the client's work; CPU ${ms(cpuMs)} ms, ${faults.toLocaleString('en-US')} page faults${serverCpu}), response ${(build.value.bytes / 1e6).toFixed(1)} MB`);
       if (BUILD_ONLY) return lines;
       const ids: string[] = evaluation.documents.map((d: { id: string }) => d.id);
       const iterationId: string = evaluation.iterations[ITERATIONS - 1].id;

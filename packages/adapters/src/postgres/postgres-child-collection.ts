@@ -1,7 +1,8 @@
 import type { ChildCollection, ChildPageQuery, ChildPut, ChildRecordBase, ChildTotals, PutManyResult, RecordPage, Versioned } from '@docevals/core';
-import { addInto, checkPutManyShape, idRepeated, idTaken, mixedBatch, noTotals } from '@docevals/core/storage-kit';
+import { addInto, checkPutManyShape, idRepeated, mixedBatch, noTotals } from '@docevals/core/storage-kit';
 import { PARENT_KEY } from './migrations.js';
 import type { PostgresConnection, Queryable } from './postgres-connection.js';
+import { COPY_AFTER, copyChildren, ELEMENTS, insertChildren } from './postgres-child-insert.js';
 
 /** The smallest insert after which the table is analyzed at once (see `analyzeAfterBulkInsert`). */
 export const ANALYZE_AFTER = 1_000;
@@ -110,16 +111,6 @@ async function analyzeAfterBulkInsert({ connection, c, label }: ChildTables, ins
     .catch(() => undefined);
 }
 
-/**
- * The rows of a JSON array parameter `$n` (the records, one `JSON.stringify`: as three `text[]` parameters they cost
- * node-postgres an escape of every character of every record, a bulk insert's main CPU cost): `e.value` (the record
- * as `json`, its text as sent),
- * `e.ord` (1-based), `id` and `totals` (`{}` when the record has none) from it.
- */
-const ELEMENTS = (n: number) =>
-  `(SELECT e.value, e.ord, e.value->>'id' AS id, COALESCE(NULLIF((e.value->'totals')::jsonb, 'null'::jsonb), '{}'::jsonb) AS totals
-    FROM json_array_elements($${n}::json) WITH ORDINALITY AS e(value, ord)) AS u`;
-
 /** Written records as their answers: the records as given (JSON values: what was stored reads back equal). */
 function asWritten<T extends ChildRecordBase>(records: readonly T[], rows: Array<{ id: string; version: number }>): Array<Versioned<T>> {
   const versions = new Map(rows.map((row) => [row.id, row.version]));
@@ -152,7 +143,7 @@ function getManyChildren<T extends ChildRecordBase>({ connection, c, label }: Ch
 }
 
 async function insertManyChildren<T extends ChildRecordBase>(t: ChildTables, records: readonly T[]): Promise<Array<Versioned<T>>> {
-  const { connection, c, label } = t;
+  const { connection, label } = t;
   if (records.length === 0) return connection.run(`${label}.insertMany`, async (): Promise<Array<Versioned<T>>> => []);
   const written = await connection.transaction(`${label}.insertMany`, async (db) => {
     const { organization_id: organizationId, parent_id: parentId } = records[0];
@@ -165,22 +156,10 @@ async function insertManyChildren<T extends ChildRecordBase>(t: ChildTables, rec
     const parent = await lockOrCreateParent(t, db, organizationId, parentId);
     const sums = { ...parent.sums };
     for (const record of records) addInto(sums, record.totals, 1);
-    const json = JSON.stringify(records);
-    const { rows } = await db.query<{ id: string; version: number }>(
-      `INSERT INTO ${c} (organization_id, parent_id, id, version, position, totals, body)
-       SELECT $1, $2, u.id, 1, $3::bigint + u.ord - 1, u.totals, u.value
-       FROM ${ELEMENTS(4)}
-       ON CONFLICT (organization_id, parent_id, id) DO NOTHING
-       RETURNING id, version`,
-      [organizationId, parentId, parent.next_position, json],
-    );
-    if (rows.length < records.length) {
-      const inserted = new Set(rows.map((row) => row.id));
-      throw idTaken(label, records.find((r) => !inserted.has(r.id))!.id); // rolls the whole batch back
-    }
+    const bytes = records.length >= COPY_AFTER ? await copyChildren(t, db, records, parent) : await insertChildren(t, db, records, parent);
     await saveParent(t, db, organizationId, parentId, { positions: records.length, count: records.length, sums });
-    connection.reportWrite(label, Buffer.byteLength(json));
-    return asWritten(records, rows);
+    connection.reportWrite(label, bytes);
+    return records.map((record) => ({ value: record, version: 1 }));
   });
   await analyzeAfterBulkInsert(t, records.length);
   return written;
