@@ -1,7 +1,8 @@
 /**
  * Throughput of the queue mode with 1, 2 and 4 worker processes (issue 17): per-worker concurrency 8, no fleet-wide
  * limit, one iteration of DOCS documents against a loopback OpenAI-compatible server answering after LATENCY_MS. The
- * API side (the service with the BullMQ runner) runs in this process; the workers are `apps/server/src/worker.ts`
+ * API side (the service with the BullMQ runner) runs in this process, the fake model in one of its own (its CPU printed
+ * apart, not in the sum); the workers are `apps/server/src/worker.ts`
  * processes (what `pnpm worker` runs). Prints the wall time from the enqueue to `completed`, the ideal
  * (documents x latency / (8 x workers)), and the speed-up against 1 worker (goal >= 3x at 4).
  *
@@ -13,7 +14,7 @@
  * WARMUP (0: iterations run untimed first, e.g. 3 for a warm fleet as long-running workers are; 0: cold processes),
  * CPU_PROF_DIR (each worker writes a V8 CPU profile there when it exits: open it in Chrome's DevTools).
  */
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +25,7 @@ import { createDocevals } from '@docevals/core';
 import { openaiExtractor } from '@docevals/openai';
 import { bullmqJobRunner } from '@docevals/bullmq';
 import { startRedisServer, type RedisServerHandle } from '../../../test-support/redis-global-setup.js';
-import { invoiceDocuments, invoiceModel, SCHEMA } from '../../../test-support/invoice-model.js';
+import { invoiceDocuments, SCHEMA } from '../../../test-support/invoice-model.js';
 
 const DOCS = Number(process.env.DOCS ?? 240);
 const LATENCY_MS = Number(process.env.LATENCY_MS ?? 1000);
@@ -37,18 +38,43 @@ const standalone = fileURLToPath(new URL('../../../apps/server/', import.meta.ur
 
 let redis: RedisServerHandle | undefined;
 const url = process.env.REDIS_URL ?? (redis = await startRedisServer()).url;
-const model = await invoiceModel(LATENCY_MS);
+/**
+ * The fake model in a process of its own (packages/openai/bench/fake-server-process.ts), so that "this process" is
+ * the API side alone and the model's serving CPU is read apart.
+ */
+const model = await (async () => {
+  const child = fork(fileURLToPath(new URL('../../openai/bench/fake-server-process.ts', import.meta.url)), [String(LATENCY_MS)]);
+  const next = (type: string) =>
+    new Promise<any>((resolve) => {
+      const on = (message: any) => {
+        if (message?.type !== type) return;
+        child.off('message', on);
+        resolve(message);
+      };
+      child.on('message', on);
+    });
+  const ask = async (type: string) => {
+    const reply = next(type);
+    child.send({ type });
+    return reply;
+  };
+  const { baseURL } = await next('ready');
+  return {
+    baseURL: baseURL as string,
+    pid: child.pid,
+    reset: () => ask('reset'),
+    /** The peak of calls in flight and when the first call started and the last answered (epoch ms) since the reset. */
+    stats: (): Promise<{ maxInFlight: number; firstCall: number; lastCall: number }> => ask('stats'),
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+})();
 const dataDir = await mkdtemp(join(tmpdir(), 'docevals-bench-workers-'));
 const probe = new Redis(url);
-/** When the timed iteration's first call started and its last call answered (performance.now()). */
-const calls = { first: Infinity, last: 0 };
-const answer = model.fake.handle.bind(model.fake);
-model.fake.handle = async (request, index) => {
-  calls.first = Math.min(calls.first, performance.now());
-  const response = await answer(request, index);
-  calls.last = Math.max(calls.last, performance.now());
-  return response;
-};
+const epochNow = () => performance.timeOrigin + performance.now();
 
 interface ProcStat {
   cpuMs: number;
@@ -101,6 +127,9 @@ interface RunFigures {
   syscallsPerDocument: { reads: number; writes: number };
   apiCpuPerDocument: number;
   redisCpuPerDocument: number;
+  /** The fake model's process, apart (not in the pipeline's sum). */
+  modelCpuPerDocument: number;
+  maxInFlight: number;
 }
 
 async function run(workers: number): Promise<RunFigures> {
@@ -108,7 +137,7 @@ async function run(workers: number): Promise<RunFigures> {
   const prefix = `${keyPrefix}bull`;
   const docevals = createDocevals({
     storage: redisStorage({ url, keyPrefix }),
-    extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: model.fake.baseURL, models: ['*'] })],
+    extractors: [openaiExtractor({ apiKey: 'sk-bench', baseURL: model.baseURL, models: ['*'] })],
     // 0 workers: the in-process runner on the same store, as many calls in flight as the fleet may make.
     ...(workers === 0
       ? { extraction: { concurrency: Math.min(PER_WORKER, FLEET_LIMIT ?? PER_WORKER) } }
@@ -120,7 +149,7 @@ async function run(workers: number): Promise<RunFigures> {
     REDIS_KEY_PREFIX: keyPrefix,
     DATA_DIR: dataDir,
     OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: model.fake.baseURL,
+    OPENAI_BASE_URL: model.baseURL,
     WORKER_CONCURRENCY: String(PER_WORKER),
   };
   const children = await Promise.all(
@@ -165,19 +194,23 @@ async function run(workers: number): Promise<RunFigures> {
     const pids = children.map((c) => c.pid);
     const before = await workersStat(pids);
     const redisBefore = await redisCpuMs(probe);
+    await model.reset();
+    const modelBefore = await procStat(model.pid);
     const apiBefore = process.cpuUsage();
-    Object.assign(calls, { first: Infinity, last: 0 });
-    const started = performance.now();
+    const started = epochNow();
     await iterate();
-    const ms = performance.now() - started;
-    const span = { firstCall: calls.first - started, afterLast: started + ms - calls.last };
+    const ms = epochNow() - started;
     const api = process.cpuUsage(apiBefore);
+    const modelCpu = (await procStat(model.pid)).cpuMs - modelBefore.cpuMs;
+    const stats = await model.stats();
+    const span = { firstCall: stats.firstCall - started, afterLast: started + ms - stats.lastCall };
     const after = await workersStat(pids);
     const redisCpu = (await redisCpuMs(probe)) - redisBefore;
     const perDocument = (pick: (s: ProcStat) => number) => (pick(after) - pick(before)) / DOCS;
     const syscallsPerDocument = { reads: perDocument((s) => s.reads), writes: perDocument((s) => s.writes) };
     const figures = { cpuPerDocument: perDocument((s) => s.cpuMs), systemPerDocument: perDocument((s) => s.systemMs), faultsPerDocument: perDocument((s) => s.minorFaults), syscallsPerDocument };
-    return { ms, span, ...figures, apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS, redisCpuPerDocument: redisCpu / DOCS };
+    const processes = { apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS, redisCpuPerDocument: redisCpu / DOCS, modelCpuPerDocument: modelCpu / DOCS };
+    return { ms, span, ...figures, ...processes, maxInFlight: stats.maxInFlight };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
@@ -189,7 +222,7 @@ try {
   console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, fleet limit ${FLEET_LIMIT ?? 'none'}; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
-    const { ms, span, cpuPerDocument, systemPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument } = await run(workers);
+    const { ms, span, cpuPerDocument, systemPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument, modelCpuPerDocument, maxInFlight } = await run(workers);
     times.set(workers, ms);
     const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * Math.max(workers, 1), FLEET_LIMIT ?? Infinity);
     const queued = WORKERS.filter((w) => w > 0);
@@ -200,16 +233,15 @@ try {
         (ideal > 0 ? ` (ideal ${Math.round(ideal)} ms, ${(ms / ideal).toFixed(2)}x it); ` : '; ') +
         (workers > 0 ? `speed-up vs ${queued[0]}: ${(base / ms).toFixed(2)}x; ` : '') +
         (workers > 0 && inProcess ? `vs the in-process runner: ${(ms / inProcess).toFixed(2)}x; ` : '') +
-        `peak in flight ${model.fake.maxInFlight}; first call ${Math.round(span.firstCall)} ms after the create, completed ${Math.round(span.afterLast)} ms after the last answer; ` +
-        `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms${workers > 0 ? ` (kernel ${systemPerDocument.toFixed(2)})` : ''}, this process (API + fake model) ${apiCpuPerDocument.toFixed(2)} ms, ` +
-        `Redis ${redisCpuPerDocument.toFixed(2)} ms, sum ${(cpuPerDocument + apiCpuPerDocument + redisCpuPerDocument).toFixed(2)} ms; ` +
+        `peak in flight ${maxInFlight}; first call ${Math.round(span.firstCall)} ms after the create, completed ${Math.round(span.afterLast)} ms after the last answer; ` +
+        `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms${workers > 0 ? ` (kernel ${systemPerDocument.toFixed(2)})` : ''}, ${workers > 0 ? 'API' : 'API + runner'} ${apiCpuPerDocument.toFixed(2)} ms, ` +
+        `Redis ${redisCpuPerDocument.toFixed(2)} ms, sum ${(cpuPerDocument + apiCpuPerDocument + redisCpuPerDocument).toFixed(2)} ms (the fake model apart: ${modelCpuPerDocument.toFixed(2)} ms); ` +
         (workers > 0 ? `workers' minor page faults per document ${faultsPerDocument.toFixed(1)}, system calls ${sys.reads.toFixed(1)} reads + ${sys.writes.toFixed(1)} writes; ` : '') +
         `load ${loadavg()[0]!.toFixed(2)}`,
     );
-    model.fake.maxInFlight = 0;
   }
 } finally {
-  await model.fake.stop();
+  await model.stop();
   await rm(dataDir, { recursive: true, force: true });
   probe.disconnect();
   await redis?.stop();
