@@ -116,6 +116,20 @@ async function redisCpuMs(client: { info(section: string): Promise<string> }): P
   return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
 }
 
+/** Redis's calls so far per command (INFO commandstats: a script's own commands counted too, and its EVALSHA). */
+async function redisCalls(client: { info(section: string): Promise<string> }): Promise<Map<string, number>> {
+  const info = await client.info('commandstats');
+  return new Map([...info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+}
+
+/** The commands Redis ran most per document between two readings, e.g. `evalsha 3.2, sadd 2.1`. */
+function topCalls(before: Map<string, number>, after: Map<string, number>, documents: number): string {
+  const per = [...after].map(([name, calls]) => [name, (calls - (before.get(name) ?? 0)) / documents] as const);
+  const all = per.reduce((n, [, c]) => n + c, 0);
+  const top = per.filter(([, c]) => c >= 0.2).sort((a, b) => b[1] - a[1]);
+  return `${all.toFixed(1)} (${top.map(([name, c]) => `${name} ${c.toFixed(1)}`).join(', ')})`;
+}
+
 interface RunFigures {
   ms: number;
   span: { firstCall: number; afterLast: number };
@@ -130,6 +144,8 @@ interface RunFigures {
   /** The fake model's process, apart (not in the pipeline's sum). */
   modelCpuPerDocument: number;
   maxInFlight: number;
+  /** Redis's commands per document, the most frequent named. */
+  redisCalls: string;
 }
 
 async function run(workers: number): Promise<RunFigures> {
@@ -194,6 +210,7 @@ async function run(workers: number): Promise<RunFigures> {
     const pids = children.map((c) => c.pid);
     const before = await workersStat(pids);
     const redisBefore = await redisCpuMs(probe);
+    const callsBefore = await redisCalls(probe);
     await model.reset();
     const modelBefore = await procStat(model.pid);
     const apiBefore = process.cpuUsage();
@@ -206,11 +223,12 @@ async function run(workers: number): Promise<RunFigures> {
     const span = { firstCall: stats.firstCall - started, afterLast: started + ms - stats.lastCall };
     const after = await workersStat(pids);
     const redisCpu = (await redisCpuMs(probe)) - redisBefore;
+    const calls = topCalls(callsBefore, await redisCalls(probe), DOCS);
     const perDocument = (pick: (s: ProcStat) => number) => (pick(after) - pick(before)) / DOCS;
     const syscallsPerDocument = { reads: perDocument((s) => s.reads), writes: perDocument((s) => s.writes) };
     const figures = { cpuPerDocument: perDocument((s) => s.cpuMs), systemPerDocument: perDocument((s) => s.systemMs), faultsPerDocument: perDocument((s) => s.minorFaults), syscallsPerDocument };
     const processes = { apiCpuPerDocument: (api.user + api.system) / 1000 / DOCS, redisCpuPerDocument: redisCpu / DOCS, modelCpuPerDocument: modelCpu / DOCS };
-    return { ms, span, ...figures, ...processes, maxInFlight: stats.maxInFlight };
+    return { ms, span, ...figures, ...processes, maxInFlight: stats.maxInFlight, redisCalls: calls };
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))));
@@ -222,7 +240,7 @@ try {
   console.log(`${DOCS} documents, ${LATENCY_MS} ms per call, ${PER_WORKER} per worker, fleet limit ${FLEET_LIMIT ?? 'none'}; load before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const times = new Map<number, number>();
   for (const workers of WORKERS) {
-    const { ms, span, cpuPerDocument, systemPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument, modelCpuPerDocument, maxInFlight } = await run(workers);
+    const { ms, span, cpuPerDocument, systemPerDocument, faultsPerDocument, syscallsPerDocument: sys, apiCpuPerDocument, redisCpuPerDocument, modelCpuPerDocument, maxInFlight, redisCalls: calls } = await run(workers);
     times.set(workers, ms);
     const ideal = (DOCS * LATENCY_MS) / Math.min(PER_WORKER * Math.max(workers, 1), FLEET_LIMIT ?? Infinity);
     const queued = WORKERS.filter((w) => w > 0);
@@ -237,7 +255,7 @@ try {
         `CPU per document: workers ${cpuPerDocument.toFixed(2)} ms${workers > 0 ? ` (kernel ${systemPerDocument.toFixed(2)})` : ''}, ${workers > 0 ? 'API' : 'API + runner'} ${apiCpuPerDocument.toFixed(2)} ms, ` +
         `Redis ${redisCpuPerDocument.toFixed(2)} ms, sum ${(cpuPerDocument + apiCpuPerDocument + redisCpuPerDocument).toFixed(2)} ms (the fake model apart: ${modelCpuPerDocument.toFixed(2)} ms); ` +
         (workers > 0 ? `workers' minor page faults per document ${faultsPerDocument.toFixed(1)}, system calls ${sys.reads.toFixed(1)} reads + ${sys.writes.toFixed(1)} writes; ` : '') +
-        `load ${loadavg()[0]!.toFixed(2)}`,
+        `Redis commands per document ${calls}; load ${loadavg()[0]!.toFixed(2)}`,
     );
   }
 } finally {
