@@ -148,6 +148,29 @@ interface RunFigures {
   redisCalls: string;
 }
 
+/** `count` worker processes (`apps/server/src/worker.ts`), each resolved once it logs that it is ready. */
+function spawnWorkers(count: number, env: NodeJS.ProcessEnv) {
+  return Promise.all(
+    Array.from({ length: count }, () => {
+      const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
+      const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/worker.ts'], { cwd: standalone, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      return new Promise<typeof child>((resolve, reject) => {
+        let out = '';
+        const read = (c: Buffer) => {
+          out += c.toString();
+          if (!out.includes('docevals worker ready')) return;
+          // Ready: its log lines (one per document) are drained unread, not kept, off the API side's CPU figure.
+          child.stdout.off('data', read);
+          child.stdout.resume();
+          resolve(child);
+        };
+        child.stdout.on('data', read);
+        child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
+      });
+    }),
+  );
+}
+
 async function run(workers: number): Promise<RunFigures> {
   const keyPrefix = `bench-workers-${workers}-${Date.now().toString(36)}:`;
   const prefix = `${keyPrefix}bull`;
@@ -168,25 +191,7 @@ async function run(workers: number): Promise<RunFigures> {
     OPENAI_BASE_URL: model.baseURL,
     WORKER_CONCURRENCY: String(PER_WORKER),
   };
-  const children = await Promise.all(
-    Array.from({ length: workers }, () => {
-      const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
-      const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/worker.ts'], { cwd: standalone, env, stdio: ['ignore', 'pipe', 'inherit'] });
-      return new Promise<typeof child>((resolve, reject) => {
-        let out = '';
-        const read = (c: Buffer) => {
-          out += c.toString();
-          if (!out.includes('docevals worker ready')) return;
-          // Ready: its log lines (one per document) are drained unread, not kept, off the API side's CPU figure.
-          child.stdout.off('data', read);
-          child.stdout.resume();
-          resolve(child);
-        };
-        child.stdout.on('data', read);
-        child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
-      });
-    }),
-  );
+  const children = await spawnWorkers(workers, env);
   try {
     const evaluation = await docevals.evals.create('org_bench', {
       name: 'bench',
