@@ -8,24 +8,18 @@ export type StepAnswer = { entered: boolean; left: number };
  * checked against the cancel flag in the same step, so that once a cancel is acknowledged no call starts. The next
  * document is entered while the current call runs (its step is off the calls' path), and with it the previous call,
  * over by then, leaves; the last step leaves what is left and records the batch's documents. `batchId` names the
- * batch's attempt on this worker (worker, BullMQ job, attempt): with a document id, an entry (no spaces). The
- * batch's first step also moves its queue's fair turns up to the batch's `priority` (BullMQ's; none: 0), so a
- * batch that sends any step sends no separate `advance`; `last` sends a step for that alone when none was sent.
+ * batch's attempt on this worker (worker, BullMQ job, attempt): with a document id, an entry (no spaces).
  */
-export function batchEntries(fleet: Fleet, batchId: string, data: DocumentJobData, priority = 0) {
+export function batchEntries(fleet: Fleet, batchId: string, data: DocumentJobData) {
   const entryOf = (documentId: string) => `${batchId}:${documentId}`;
   /** Entries sent and not left yet (a document entered ahead and then skipped included). */
   const open = new Set<string>();
   const ahead = new Map<string, Promise<StepAnswer>>();
   let calling: string | null = null;
-  /** The priority the next step carries: the first one's. */
-  let advanceTo = priority;
   const send = (leave: string[], enter: string | null, done: ReadonlyArray<readonly [string, string]> = []) => {
     for (const id of leave) open.delete(id);
     if (enter !== null) open.add(enter);
-    const to = advanceTo;
-    advanceTo = 0;
-    return fleet.step(data.job_id, data.model, leave, done, enter, to);
+    return fleet.step(data.job_id, data.model, leave, done, enter);
   };
   return {
     async beforeCall(documentId: string, next: string | undefined): Promise<boolean> {
@@ -49,7 +43,7 @@ export function batchEntries(fleet: Fleet, batchId: string, data: DocumentJobDat
     },
     /** The batch's last step: leaves every open entry, records `done`; null when there was nothing to send. */
     async last(done: ReadonlyArray<readonly [string, string]>): Promise<StepAnswer | null> {
-      if (open.size === 0 && done.length === 0 && advanceTo === 0) return null;
+      if (open.size === 0 && done.length === 0) return null;
       return send([...open], null, done);
     },
   };

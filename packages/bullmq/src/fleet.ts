@@ -79,36 +79,25 @@ export const newRedis = (connection: RedisConnection): Redis =>
 /** Lua: cancel flag set and announced in one step; later ENTERs fail. */
 const CANCEL = `redis.call('SET', KEYS[1], '1', 'EX', ARGV[1]) redis.call('PUBLISH', KEYS[2], ARGV[2]) return 1`;
 /**
- * Lua: a worker took a job of priority ARGV[1] (0: none) from a queue whose virtual time is KEYS[1]: the virtual time
- * moves up to it (never back). Alone as ADVANCE, and at the head of a batch's first STEP (one round trip fewer).
+ * Lua, one round trip per document of a batch: leaves the calls over (ARGV[2], ids separated by spaces), records the
+ * documents done since (pairs from ARGV[4]: id, outcome; each counted once whatever the re-runs, and in the model's
+ * counts by outcome), then enters the next call (ARGV[3]) unless the job is cancelled. KEYS: cancel flag, calls in
+ * flight, done set, documents left, the model's counts. Returns {entered (0/1), documents left (<= 0: finish)}.
  */
-const ADVANCE_TO = `local priority = tonumber(ARGV[1]) or 0
-if priority > 0 and priority > tonumber(redis.call('GET', KEYS[1]) or '0') then
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-end
-`;
-/**
- * Lua, one round trip per document of a batch: leaves the calls over (ARGV[3], ids separated by spaces), records the
- * documents done since (pairs from ARGV[5]: id, outcome; each counted once whatever the re-runs, and in the model's
- * counts by outcome), then enters the next call (ARGV[4]) unless the job is cancelled. A batch's first step also moves
- * the queue's virtual time up to the batch's priority (ARGV[1], 0: not this step; see ADVANCE). KEYS: the queue's
- * virtual time, cancel flag, calls in flight, done set, documents left, the model's counts; ARGV[2]: the keys' TTL.
- * Returns {entered (0/1), documents left (<= 0: finish)}.
- */
-const STEP = `${ADVANCE_TO}for id in string.gmatch(ARGV[3], '%S+') do redis.call('SREM', KEYS[3], id) end
-if #ARGV >= 5 then
-  for i = 5, #ARGV, 2 do
-    if redis.call('SADD', KEYS[4], ARGV[i]) == 1 then
-      redis.call('DECR', KEYS[5]) redis.call('HINCRBY', KEYS[6], ARGV[i + 1], 1)
+const STEP = `for id in string.gmatch(ARGV[2], '%S+') do redis.call('SREM', KEYS[2], id) end
+if #ARGV >= 4 then
+  for i = 4, #ARGV, 2 do
+    if redis.call('SADD', KEYS[3], ARGV[i]) == 1 then
+      redis.call('DECR', KEYS[4]) redis.call('HINCRBY', KEYS[5], ARGV[i + 1], 1)
     end
   end
-  redis.call('EXPIRE', KEYS[4], ARGV[2]) redis.call('EXPIRE', KEYS[5], ARGV[2])
+  redis.call('EXPIRE', KEYS[3], ARGV[1]) redis.call('EXPIRE', KEYS[4], ARGV[1])
 end
 local entered = 0
-if ARGV[4] ~= '' and redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('SADD', KEYS[3], ARGV[4]) redis.call('EXPIRE', KEYS[3], ARGV[2]) entered = 1
+if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('SADD', KEYS[2], ARGV[3]) redis.call('EXPIRE', KEYS[2], ARGV[1]) entered = 1
 end
-return {entered, tonumber(redis.call('GET', KEYS[5]) or '0')}`;
+return {entered, tonumber(redis.call('GET', KEYS[4]) or '0')}`;
 
 /**
  * Lua, fair shares between organizations by start-time fair queuing over BullMQ's priorities (lower runs first,
@@ -131,8 +120,11 @@ local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 local first = math.max(vt, last) + 1
 redis.call('HSET', KEYS[2], ARGV[1], first + tonumber(ARGV[2]) - 1) redis.call('EXPIRE', KEYS[2], ARGV[3])
 return first`;
-/** Lua: {@link ADVANCE_TO} alone (a plan's job; a batch's goes with its first step). */
-const ADVANCE = `${ADVANCE_TO}return 1`;
+/** Lua: a worker took a job of priority ARGV[1]: the virtual time moves up to it (never back). */
+const ADVANCE = `if tonumber(ARGV[1]) > tonumber(redis.call('GET', KEYS[1]) or '0') then
+  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+end
+return 1`;
 /** BullMQ's lowest priority: past it (after ~2 million turns without the queue ever empty) jobs share it, FIFO. */
 export const PRIORITY_LIMIT = 2 ** 21;
 
@@ -170,7 +162,7 @@ export class Fleet {
     this.prefix = options.prefix ?? 'docevals:bull';
     const redis = newRedis(options.connection);
     redis.defineCommand('docevalsFleetCancel', { numberOfKeys: 2, lua: CANCEL });
-    redis.defineCommand('docevalsFleetStep', { numberOfKeys: 6, lua: STEP });
+    redis.defineCommand('docevalsFleetStep', { numberOfKeys: 5, lua: STEP });
     redis.defineCommand('docevalsFleetFair', { numberOfKeys: 6, lua: FAIR });
     redis.defineCommand('docevalsFleetAdvance', { numberOfKeys: 1, lua: ADVANCE });
     this.redis = redis as Redis & FleetScripts;
@@ -229,14 +221,12 @@ export class Fleet {
   /**
    * One step of a batch: leaves the calls `leave` (ids without spaces), records `done` (document id, outcome:
    * succeeded, failed, skipped), then enters the call `enter` (if any) unless the job is cancelled: once a cancel is
-   * acknowledged, no call starts. With `priority` (a batch's first step), the model queue's fair turns move up to the
-   * batch's priority first, as {@link advance}. Returns whether `enter` was entered and how many of the job's
-   * documents are left to record.
+   * acknowledged, no call starts. Returns whether `enter` was entered and how many of the job's documents are left
+   * to record.
    */
-  async step(jobId: string, model: string, leave: readonly string[], done: ReadonlyArray<readonly [string, string]>, enter: string | null, priority = 0) {
-    const job = [this.key('cancel', jobId), this.key('inflight', jobId), this.key('done', jobId), this.key('remaining', jobId)];
-    const keys = [this.key('vt', documentQueueName(model)), ...job, this.key('stats', model)];
-    const [entered, left] = await this.redis.docevalsFleetStep(...keys, priority, KEY_TTL_SECONDS, leave.join(' '), enter ?? '', ...done.flat());
+  async step(jobId: string, model: string, leave: readonly string[], done: ReadonlyArray<readonly [string, string]>, enter: string | null) {
+    const keys = [this.key('cancel', jobId), this.key('inflight', jobId), this.key('done', jobId), this.key('remaining', jobId), this.key('stats', model)];
+    const [entered, left] = await this.redis.docevalsFleetStep(...keys, KEY_TTL_SECONDS, leave.join(' '), enter ?? '', ...done.flat());
     return { entered: entered === 1, left: Number(left) };
   }
   /**

@@ -209,11 +209,12 @@ function documentLine(data: DocumentJobData, attempt: number, traceId: string | 
 async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: AbortSignal | undefined): Promise<string> {
   const { fleet, jobs } = ctx;
   const data = job.data;
+  // The queue's fair turns move on beside the batch's reads.
+  void fleet.advance(documentQueueName(data.model), job.opts.priority).catch(logError(fleet));
   const attempt = job.attemptsMade + 1;
   // BullMQ's signal: a cancel announced on the channel aborts it (worker.cancelJob), and with it the call in flight.
   const aborted = signal ?? new AbortController().signal;
-  // The queue's fair turns move on with the batch's first step (see batchEntries).
-  const entries = batchEntries(fleet, `${ctx.workerId}:${job.id}:${attempt}`, data, job.opts.priority ?? 0);
+  const entries = batchEntries(fleet, `${ctx.workerId}:${job.id}:${attempt}`, data);
   const done: Array<readonly [string, string]> = [];
   const lines: Array<[string, Record<string, string | number>]> = [];
   const batchStarted = performance.now();

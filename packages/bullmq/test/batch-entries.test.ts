@@ -13,13 +13,13 @@ afterEach(async () => {
   await Promise.all(fleets.splice(0).map((f) => f.close()));
 });
 
-async function setUp(documents: string[], priority = 0) {
+async function setUp(documents: string[]) {
   const fleet = new Fleet({ connection: inject('redisUrl'), prefix: `test-entries-${randomUUID()}`, log: () => undefined });
   fleets.push(fleet);
   const data: DocumentJobData = { organization_id: 'org', evaluation_id: 'e', iteration_id: 'i', job_id: 'job_1', document_ids: documents, model: 'm' };
   await fleet.redis.set(fleet.key('remaining', data.job_id), documents.length);
   const inFlight = async () => (await fleet.redis.smembers(fleet.key('inflight', data.job_id))).sort();
-  return { fleet, data, inFlight, entries: batchEntries(fleet, 'w:b0:1', data, priority) };
+  return { fleet, data, inFlight, entries: batchEntries(fleet, 'w:b0:1', data) };
 }
 
 describe('batch entries', () => {
@@ -55,33 +55,5 @@ describe('batch entries', () => {
     // The batch's signal aborts: b never gets its turn.
     expect(await entries.last([['a', 'succeeded']])).toEqual({ entered: false, left: 1 });
     expect(await inFlight()).toEqual([]);
-  });
-
-  it("the batch's first step moves its queue's fair turns up to its priority, never back, and only the first", async () => {
-    const { fleet, entries } = await setUp(['a', 'b'], 7);
-    const virtualTime = async () => Number(await fleet.redis.get(fleet.key('vt', 'docs-m')));
-    await fleet.redis.set(fleet.key('vt', 'docs-m'), 5);
-    expect(await entries.beforeCall('a', 'b')).toBe(true);
-    expect(await virtualTime()).toBe(7);
-    // Another batch took a later turn meanwhile: this batch's later steps do not move it back.
-    await fleet.redis.set(fleet.key('vt', 'docs-m'), 9);
-    expect(await entries.beforeCall('b', undefined)).toBe(true);
-    await entries.last([['a', 'succeeded'], ['b', 'succeeded']]);
-    expect(await virtualTime()).toBe(9);
-    // A batch of a lower priority than the virtual time leaves it where it is.
-    const lower = await setUp(['c'], 3);
-    await lower.fleet.redis.set(lower.fleet.key('vt', 'docs-m'), 5);
-    expect(await lower.entries.beforeCall('c', undefined)).toBe(true);
-    expect(Number(await lower.fleet.redis.get(lower.fleet.key('vt', 'docs-m')))).toBe(5);
-  });
-
-  it('a batch that called nothing and recorded nothing still moves the fair turns, with its last step', async () => {
-    const { fleet, entries, inFlight } = await setUp(['a'], 4);
-    expect(await entries.last([])).toEqual({ entered: false, left: 1 });
-    expect(Number(await fleet.redis.get(fleet.key('vt', 'docs-m')))).toBe(4);
-    expect(await inFlight()).toEqual([]);
-    // Without a priority there is nothing to send.
-    const plain = await setUp(['a']);
-    expect(await plain.entries.last([])).toBeNull();
   });
 });
