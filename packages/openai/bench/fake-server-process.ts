@@ -1,16 +1,27 @@
-// The loopback server of the throughput benchmark in its own process, so that serving does not compete with the
-// runner for one event loop. Forked by iteration-throughput.bench.ts; sends its base URL over IPC.
+// The loopback server of the throughput benchmarks in its own process, so that serving does not compete with the
+// runner for one event loop (and its CPU can be read apart from the process under test). Forked by
+// iteration-throughput.bench.ts and others; sends its base URL over IPC. Its stats also give when the first call
+// since the last reset started and when the last one answered (ms since the epoch, performance's clock).
 import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 
 const delayMs = Number(process.argv[2] ?? 20);
 const server = await new FakeOpenAIServer().start();
-server.handle = () => ({ body: completion({ invoice_number: 'INV-1', total: 12.5 }), delayMs });
+const now = () => performance.timeOrigin + performance.now();
+let calls = { first: Infinity, last: 0 };
+const answer = async () => {
+  calls.first = Math.min(calls.first, now());
+  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+  calls.last = Math.max(calls.last, now());
+  return { body: completion({ invoice_number: 'INV-1', total: 12.5 }) };
+};
+server.handle = answer;
 process.on('message', (message: { type: string }) => {
   if (message.type === 'stats') {
-    process.send!({ type: 'stats', maxInFlight: server.maxInFlight, requests: server.requests.length });
+    process.send!({ type: 'stats', maxInFlight: server.maxInFlight, requests: server.requests.length, firstCall: calls.first, lastCall: calls.last });
   } else if (message.type === 'reset') {
     server.reset();
-    server.handle = () => ({ body: completion({ invoice_number: 'INV-1', total: 12.5 }), delayMs });
+    server.handle = answer;
+    calls = { first: Infinity, last: 0 };
     process.send!({ type: 'reset' });
   } else if (message.type === 'stop') {
     void server.stop().then(() => process.exit(0));
