@@ -22,7 +22,7 @@ export class FileWorkError extends Error {
 type Task =
   | { kind: 'write'; writes: FileWrite[] }
   | { kind: 'stage'; files: Array<{ path: string; bytes: Uint8Array }> }
-  | { kind: 'fsync'; paths: string[]; folders: string[]; remove: string[] };
+  | { kind: 'fsync'; paths: string[]; folders: string[] };
 
 /**
  * The worker's code, plain CommonJS: the adapter runs from TypeScript sources (tests, benchmarks) and from built
@@ -79,13 +79,6 @@ parentPort.on('message', ({ id, task, fileMode, folderMode }) => {
     } else {
       for (const path of task.paths) fsync(path, false);
       for (const folder of task.folders) fsync(folder, true);
-      for (const path of task.remove) {
-        try {
-          fs.unlinkSync(path);
-        } catch (error) {
-          if (error.code !== 'ENOENT') throw error;
-        }
-      }
     }
     parentPort.postMessage({ id, done });
   } catch (error) {
@@ -114,12 +107,9 @@ export class FileWorker {
     return files.length === 0 ? Promise.resolve(0) : this.#run({ kind: 'stage', files });
   }
 
-  /**
-   * fsyncs each path (gone ones skipped), then each folder (where the platform allows), then removes each of `remove`
-   * (gone ones skipped; not made durable: what it removes is a batch's journal, which replays harmlessly).
-   */
-  async fsync(paths: string[], folders: string[], remove: string[] = []): Promise<void> {
-    if (paths.length + folders.length + remove.length > 0) await this.#run({ kind: 'fsync', paths, folders, remove });
+  /** fsyncs each path (gone ones skipped), then each folder (where the platform allows). */
+  async fsync(paths: string[], folders: string[]): Promise<void> {
+    if (paths.length + folders.length > 0) await this.#run({ kind: 'fsync', paths, folders });
   }
 
   async close(): Promise<void> {

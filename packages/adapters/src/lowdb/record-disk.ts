@@ -182,16 +182,12 @@ export class RecordDisk {
    * `sync -f` process per commit was 18-27 % of lowdb's CPU per document, forking a server's heap); one `sync -f` of
    * the file system for a larger batch (a bulk insert of thousands of files) where available. Flushes asked for while
    * a `sync -f` runs share the next one (it starts after the running one ends, so it covers every file written before
-   * the request): many large batches cost one or two syncs in flight, not one process each. `thenRemove` (a batch's
-   * journal) is removed once they are flushed, on the file worker's thread with the fsyncs when they run there.
+   * the request): many large batches cost one or two syncs in flight, not one process each.
    */
-  async flush(paths: readonly string[], thenRemove?: string): Promise<void> {
-    const remove = thenRemove === undefined ? [] : [thenRemove];
-    if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) {
-      if (thenRemove !== undefined) await removeFile(thenRemove);
-      return;
-    }
-    await this.#files.fsync([...paths], [...new Set(paths.map((p) => dirname(p)))], remove);
+  async flush(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    if (paths.length > FSYNC_EACH_UP_TO && (await this.#sharedSync())) return;
+    await this.#files.fsync([...paths], [...new Set(paths.map((p) => dirname(p)))]);
   }
 
   /** A `sync -f` that starts after this call: the one already waiting to start, else a new one after the running one. */
@@ -305,7 +301,8 @@ export class RecordDisk {
   async #retire(gen: number, journalPath: string, touched: string[], covered: string[], written: string[], done: Promise<void>): Promise<void> {
     for (const path of covered) if (this.#pendingPaths.get(path) === done) this.#pendingPaths.delete(path);
     try {
-      await this.flush(touched, journalPath);
+      await this.flush(touched);
+      await removeFile(journalPath);
     } catch (error) {
       this.#log('lowdb: flushing a batch failed; its journal stays and replays at the next open', error);
       return; // stays pending: deletes of its paths keep leaving tombstones
