@@ -348,6 +348,23 @@ describe('lowdb storage on disk', () => {
     expect((await storage.documents.totals(ORG, 'eval_big')).count).toBe(10_000);
   });
 
+  it("stages another organization's file between chunks of a large batch's files, not after all of them", async () => {
+    const dir = freshDir();
+    const storage = open(dir, { sweepOrphans: false });
+    const folder = join(dir, 'children', 'documents', ORG, 'eval_big');
+    const written = () => (existsSync(folder) ? readdirSync(folder).filter((f) => !f.startsWith('.')).length : 0);
+    // A's batch is committed (its journal); its 20,000 files are then written on the adapter's file thread.
+    await storage.documents.insertMany(Array.from({ length: 20_000 }, (_, i) => documentRecord(ORG, 'eval_big', `d${i}`)));
+    while (written() === 0) await new Promise((r) => setTimeout(r, 1));
+    // B's new file is staged and flushed on that thread too, before B's call resolves: it waits for a chunk of A's
+    // files, not for all of them (one task for the whole batch made B wait for the 20,000).
+    await storage.files.retainMany('org_other', [{ fileId: 'file_b', content: contentOf(3) }]);
+    expect(written()).toBeLessThan(10_000);
+    expect((await storage.files.get('org_other', 'file_b'))?.bytes).toEqual(contentOf(3).bytes);
+    await storage.settle();
+    expect(written()).toBe(20_000);
+  });
+
   it('refuses calls after close() with a storage_error', async () => {
     const storage = open(freshDir());
     await storage.close();

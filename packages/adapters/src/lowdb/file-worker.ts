@@ -88,9 +88,17 @@ parentPort.on('message', ({ id, task, fileMode, folderMode }) => {
 `;
 
 /**
+ * Most files of one message to the thread. A longer list goes in chunks, each sent once the previous one is done, so a
+ * task another caller sends meanwhile (another organization's staged file, a small batch's fsyncs it waits for) runs
+ * after one chunk of a 60,000-file import's files, not after all of them.
+ */
+export const CHUNK_FILES = 256;
+
+/**
  * The lowdb adapter's background file work on a thread of its own (started at the first task, stopped by
  * {@link close}): a committed batch's files (a 10,000-document import writes 60,000) and the fsyncs of a small batch.
- * Tasks run one at a time in the order given. The thread holds the process open only while a task is under way.
+ * Tasks run one at a time in the order given (long ones in chunks: {@link CHUNK_FILES}). The thread holds the
+ * process open only while a task is under way.
  */
 export class FileWorker {
   #worker: Worker | undefined;
@@ -99,12 +107,26 @@ export class FileWorker {
 
   /** Writes each file (temp, then rename; folders made as needed), in order; resolves with how many. */
   write(writes: FileWrite[]): Promise<number> {
-    return writes.length === 0 ? Promise.resolve(0) : this.#run({ kind: 'write', writes });
+    return this.#chunked(writes, (chunk) => ({ kind: 'write', writes: chunk }));
   }
 
   /** Writes each file's bytes to its path as it is (folders made as needed), in order; resolves with how many. */
   stage(files: Array<{ path: string; bytes: Uint8Array }>): Promise<number> {
-    return files.length === 0 ? Promise.resolve(0) : this.#run({ kind: 'stage', files });
+    return this.#chunked(files, (chunk) => ({ kind: 'stage', files: chunk }));
+  }
+
+  /** `items` in tasks of {@link CHUNK_FILES}, one after another; a failure counts the files of the chunks before it. */
+  async #chunked<T>(items: T[], task: (chunk: T[]) => Task): Promise<number> {
+    let done = 0;
+    for (let i = 0; i < items.length; i += CHUNK_FILES) {
+      try {
+        done += await this.#run(task(items.slice(i, i + CHUNK_FILES)));
+      } catch (error) {
+        if (error instanceof FileWorkError) throw new FileWorkError(error.message, error.code, done + error.done);
+        throw error;
+      }
+    }
+    return done;
   }
 
   /** fsyncs each path (gone ones skipped), then each folder (where the platform allows). */
