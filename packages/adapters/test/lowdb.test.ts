@@ -6,6 +6,7 @@ import type { DocevalsError } from '@docevals/core';
 import { runStorageConformance } from '@docevals/adapters/conformance';
 import { type LowdbStorage, type LowdbStorageOptions, lowdbStorage } from '@docevals/adapters/lowdb';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { journalText, type JournalEntry } from '../src/lowdb/journal.js';
 import { documentRecord, evaluationRecord, iterationRecord, predictionRecord, processorRecord } from '../src/conformance/fixtures.js';
 import { startChild, type Child } from './support/child-process.js';
 import { contentOf, streamDocument, STREAM_ORG } from './support/lowdb-fixtures.js';
@@ -13,7 +14,8 @@ import { contentOf, streamDocument, STREAM_ORG } from './support/lowdb-fixtures.
 const root = mkdtempSync(join(tmpdir(), 'docevals-lowdb-test-'));
 let folders = 0;
 const freshDir = () => join(root, `store-${++folders}`);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// Tens of thousands of files (the large-batch tests): their removal alone can take half a minute on a slow disk.
+afterAll(() => rmSync(root, { recursive: true, force: true }), 180_000);
 
 const written = new WeakMap<object, { bytes: number }>();
 const quiet = () => undefined;
@@ -257,7 +259,10 @@ describe('lowdb storage on disk', () => {
     expect(readdirSync(join(dir, 'children', 'documents', ORG, 'eval_1')).filter((f) => !f.startsWith('.')).sort()).toEqual(['a.json', 'b.json']);
   });
 
-  it('replays a batch whose journal was committed but not applied, without undoing a later write', async () => {
+  it.each([
+    ['lines (this version)', journalText],
+    ['one JSON document (earlier versions)', (entry: JournalEntry) => JSON.stringify(entry)],
+  ])('replays a batch whose journal (%s) was committed but not applied, without undoing a later write', async (_format, encode) => {
     const dir = freshDir();
     let storage = open(dir, { sweepOrphans: false });
     await storage.documents.put(documentRecord(ORG, 'eval_1', 'b', 2), 0); // gen 1
@@ -265,23 +270,25 @@ describe('lowdb storage on disk', () => {
     await storage.documents.put(documentRecord(ORG, 'eval_1', 'a', 10), 1); // gen 3
     await storage.close();
     // What a kill after the journal write and before (or during) its application leaves: the journal, records missing.
-    const journal = {
+    // c's annotation holds what a line-based journal must carry intact: line breaks, quotes, backslashes, U+2028.
+    const tricky = { ...documentRecord(ORG, 'eval_1', 'c', 3), annotation: { note: 'a\nb\r\n"c"\\ d\u2028e\u2029\tf' } };
+    const journal: JournalEntry = {
       gen: 2,
       writes: [
         { path: 'children/documents/org_disk/eval_1/a.json', text: JSON.stringify({ gen: 2, version: 1, seq: 1, value: documentRecord(ORG, 'eval_1', 'a', 1) }) },
-        { path: 'children/documents/org_disk/eval_1/c.json', text: JSON.stringify({ gen: 2, version: 1, seq: 3, value: documentRecord(ORG, 'eval_1', 'c', 3) }) },
+        { path: 'children/documents/org_disk/eval_1/c.json', text: JSON.stringify({ gen: 2, version: 1, seq: 3, value: tricky }) },
       ],
       deletes: ['children/documents/org_disk/eval_1/b.json'],
       moves: [],
     };
     mkdirSync(join(dir, 'journal'), { recursive: true });
-    writeFileSync(join(dir, 'journal', '000000000002.json'), JSON.stringify(journal));
+    writeFileSync(join(dir, 'journal', '000000000002.json'), encode(journal));
     storage = open(dir, { sweepOrphans: false });
     expect(storage.swept.journalsReplayed).toBe(1);
     expect(readdirSync(join(dir, 'journal'))).toEqual([]);
     // a was rewritten later (a newer gen): kept; c was missing: written; b: deleted by the batch.
     expect((await storage.documents.get(ORG, 'eval_1', 'a'))?.value.size).toBe(10);
-    expect((await storage.documents.get(ORG, 'eval_1', 'c'))?.value.size).toBe(3);
+    expect((await storage.documents.get(ORG, 'eval_1', 'c'))?.value).toEqual(tricky);
     expect(await storage.documents.get(ORG, 'eval_1', 'b')).toBeNull();
     expect(await storage.documents.totals(ORG, 'eval_1')).toEqual({ count: 2, sums: { size: 13 } });
   });

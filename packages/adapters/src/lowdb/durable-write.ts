@@ -1,4 +1,4 @@
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PRIVATE_FILE } from './file-modes.js';
 
@@ -8,7 +8,7 @@ import { PRIVATE_FILE } from './file-modes.js';
  * new file, and the fsyncs make the new one survive a power cut too: rename alone orders names, not data blocks.
  * lowdb's own writer (steno) does temp file + rename without any fsync.
  */
-export async function writeFileDurably(path: string, tempPath: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileDurably(path: string, tempPath: string, data: string | Uint8Array | readonly string[]): Promise<void> {
   await writeAndSync(tempPath, data);
   try {
     await rename(tempPath, path);
@@ -19,15 +19,44 @@ export async function writeFileDurably(path: string, tempPath: string, data: str
   await syncFolder(dirname(path));
 }
 
-/** Creates or truncates `path`, writes `data` and fsyncs it before closing. */
-export async function writeAndSync(path: string, data: string | Uint8Array): Promise<void> {
+/** Creates or truncates `path`, writes `data` (lines: joined with line breaks) and fsyncs it before closing. */
+export async function writeAndSync(path: string, data: string | Uint8Array | readonly string[]): Promise<void> {
   const handle = await open(path, 'w', PRIVATE_FILE);
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else await writeLines(handle, data);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** The buffer {@link writeLines} fills and writes, again and again. */
+const LINES_BUFFER = 1 << 20;
+
+/**
+ * Writes `lines` joined with line breaks through one buffer of {@link LINES_BUFFER} bytes, never holding the whole
+ * text: on a machine where fresh memory is slow (a virtual machine's page faults), a journal of tens of megabytes
+ * built as one string, then encoded, cost more than writing it.
+ */
+async function writeLines(handle: FileHandle, lines: readonly string[]): Promise<void> {
+  const buffer = Buffer.allocUnsafe(LINES_BUFFER);
+  let used = 0;
+  const flush = async () => {
+    for (let at = 0; at < used; ) at += (await handle.write(buffer, at, used - at)).bytesWritten;
+    used = 0;
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    // At most 3 bytes of UTF-8 per UTF-16 unit (a surrogate pair: 4 bytes for 2 units), and the line break.
+    if (line.length * 3 + 1 > LINES_BUFFER - used) await flush();
+    if (i > 0) buffer[used++] = 0x0a;
+    if (line.length * 3 > LINES_BUFFER - used) {
+      await flush();
+      await handle.write(line);
+    } else used += buffer.write(line, used);
+  }
+  await flush();
 }
 
 /**

@@ -64,7 +64,11 @@ export class Layout {
 
   /** A path inside the folder, as a journal names it (relative, with `/`). */
   toRelative(path: string): string {
-    return relative(this.dir, path).split(sep).join('/');
+    // The paths given are this layout's own (joined under `dir`): a slice, not `relative()`'s resolving of both
+    // paths (a tenth of a bulk insert's main thread at 50,000 files).
+    const prefix = this.dir.endsWith(sep) ? this.dir : this.dir + sep;
+    const inside = path.startsWith(prefix) ? path.slice(prefix.length) : relative(this.dir, path);
+    return sep === '/' ? inside : inside.split(sep).join('/');
   }
 
   fromRelative(path: string): string {

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import type { ChildRecordBase } from '@docevals/core';
 import type { ChildFamilies } from '@docevals/core/storage-kit';
 import { CHILD_COLLECTIONS, type ChildCollectionName, FORMAT, type Layout, RECORD_COLLECTIONS } from './layout.js';
-import { flushSync, type DiskLog, type JournalEntry } from './record-disk.js';
+import { flushSync, type DiskLog } from './record-disk.js';
+import { parseJournal } from './journal.js';
 import { migrateLegacyFile } from './migrate-v1.js';
 import { emptyState, type FileMeta, getItem, type LowdbState, setItem } from './state.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
@@ -145,7 +146,7 @@ function replayJournals(layout: Layout, swept: SweepReport): number {
       swept.tempFiles++;
       continue;
     }
-    const entry = JSON.parse(readFileSync(path, 'utf8')) as JournalEntry;
+    const entry = parseJournal(readFileSync(path, 'utf8'));
     gen = Math.max(gen, entry.gen);
     for (const move of entry.moves) {
       const from = layout.fromRelative(move.from);

@@ -30,6 +30,12 @@ function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** {@link jsonCopy} of many records, with each one's JSON text (written to its file as is: serialized once). */
+function jsonCopies<T>(records: readonly T[]): { values: T[]; texts: string[] } {
+  const texts = records.map((record) => JSON.stringify(record));
+  return { values: texts.map((text) => JSON.parse(text) as T), texts };
+}
+
 const out = <T>(entry: { value: unknown; version: number }): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
 
 /** An evaluation, iteration or processor collection: one file per record. */
@@ -124,7 +130,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
   families: ChildFamilies<T>,
 ): ChildCollection<T> {
   const pathOf = (organizationId: string, parentId: string, id: string) => ctx.layout.child(name, organizationId, parentId, id);
-  const writeEntries = (entries: Array<ChildEntry<T>>) => writeChildren(ctx, name, families, entries);
+  const writeEntries = (entries: Array<ChildEntry<T>>, texts: readonly string[]) => writeChildren(ctx, name, families, entries, texts);
 
   return {
     get: (organizationId, parentId, id) =>
@@ -140,12 +146,12 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
         }),
       ),
     insertMany(records) {
-      const values = records.map((record) => jsonCopy(record));
+      const { values, texts } = jsonCopies(records);
       return ctx.exclusive(`${name}.insertMany`, async () => {
         if (values.length === 0) return [];
         const firstSeq = families.checkInsertMany(values);
         const entries = values.map((value, i): ChildEntry<T> => ({ value, version: 1, seq: firstSeq + i }));
-        await writeEntries(entries);
+        await writeEntries(entries, texts);
         // The records as given, as the Redis and PostgreSQL adapters answer (JSON values: what is stored reads back
         // equal), not a clone of each copy stored: an import of 50,000 predictions cloned every one for nobody.
         return records.map((record) => ({ value: record, version: 1 }));
@@ -167,13 +173,14 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
       }, value.organization_id);
     },
     putMany(batch) {
-      const copies = batch.map((entry) => ({ ...entry, record: jsonCopy(entry.record) }));
+      const { values, texts } = jsonCopies(batch.map((entry) => entry.record));
+      const copies = batch.map((entry, i) => ({ ...entry, record: values[i]! }));
       return ctx.exclusive(`${name}.putMany`, async () => {
         const conflicts = families.putManyConflicts(copies);
         if (conflicts.length > 0) return { ok: false as const, conflicts };
         if (copies.length === 0) return { ok: true as const, records: [] };
         const entries = families.putManyEntries(copies, (value) => value);
-        await writeEntries(entries);
+        await writeEntries(entries, texts);
         return { ok: true as const, records: entries.map((e) => out<T>(e)) };
       }, copies[0]?.record.organization_id ?? '');
     },
@@ -205,15 +212,19 @@ function childBody<T>(entry: ChildEntry<T>) {
   return { version: entry.version, seq: entry.seq, value: entry.value };
 }
 
-/** Writes new or changed children: one journal commit for a batch (one fsync) whatever its size, a single one as a plain put. */
+/**
+ * Writes new or changed children: one journal commit for a batch (one fsync) whatever its size, a single one as a
+ * plain put. `texts`: each entry's value as JSON (in the entries' order), written as is.
+ */
 async function writeChildren<T extends ChildRecordBase>(
   ctx: LowdbContext,
   name: ChildCollectionName,
   families: ChildFamilies<T>,
   entries: Array<ChildEntry<T>>,
+  texts: readonly string[],
 ): Promise<void> {
   const paths = entries.map((e) => ctx.layout.child(name, e.value.organization_id, e.value.parent_id, e.value.id));
   if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, childBody(entries[0]!));
-  else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: childBody(e) })), []);
+  else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: { version: e.version, seq: e.seq }, valueText: texts[i]! })), []);
   for (const entry of entries) families.set(entry);
 }

@@ -9,11 +9,17 @@ import { removeFile, syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
 import { FileWorker, FileWorkError, type FileWrite } from './file-worker.js';
+import { journalLines, type JournalEntry } from './journal.js';
 
 /** One file a batch writes: its path and the body (without `gen`, which the commit adds). */
 export interface BatchWrite {
   path: string;
   body: object;
+  /**
+   * The file's `value` as JSON text already (the caller serialized the record once to copy it): written after the
+   * body's fields as is, not serialized again. `body` then holds no `value`.
+   */
+  valueText?: string;
 }
 
 /** A staged file a batch moves into place (the content of a new stored file). */
@@ -22,13 +28,8 @@ export interface BatchMove {
   to: string;
 }
 
-/** The text of a journal entry: what replay needs to redo a batch. Paths are relative to the store folder. */
-export interface JournalEntry {
-  gen: number;
-  writes: Array<{ path: string; text: string }>;
-  deletes: string[];
-  moves: Array<{ from: string; to: string }>;
-}
+/** A committed batch as its background application takes it: {@link JournalEntry} with absolute paths. */
+type AppliedBatch = JournalEntry;
 
 /**
  * The most paths a flush makes durable one fsync at a time; above, one `sync -f` of the file system (see
@@ -126,17 +127,19 @@ export class RecordDisk {
    */
   async commitBatch(collection: string, writes: readonly BatchWrite[], deletes: readonly string[], moves: readonly BatchMove[] = []): Promise<void> {
     const gen = ++this.#gen;
-    const entry: JournalEntry = {
-      gen,
-      writes: writes.map((w) => ({ path: this.#layout.toRelative(w.path), text: JSON.stringify({ gen, ...w.body }) })),
-      deletes: deletes.map((d) => this.#layout.toRelative(d)),
-      moves: moves.map((m) => ({ from: this.#layout.toRelative(m.from), to: this.#layout.toRelative(m.to) })),
-    };
+    // In memory with absolute paths (what the application writes), in the journal relative to the folder.
+    const entry: AppliedBatch = { gen, writes: writes.map((w) => ({ path: w.path, text: fileText(gen, w) })), deletes: [...deletes], moves: [...moves] };
+    const relative = (path: string) => this.#layout.toRelative(path);
     const journalPath = this.#layout.journalEntry(gen);
     await this.#folder(this.#layout.journal);
-    const text = JSON.stringify(entry);
-    await writeFileDurably(journalPath, this.#tempOf(journalPath), text);
-    this.#report(collection, text.length);
+    const lines = journalLines({
+      gen,
+      writes: entry.writes.map((w) => ({ path: relative(w.path), text: w.text })),
+      deletes: deletes.map(relative),
+      moves: moves.map((m) => ({ from: relative(m.from), to: relative(m.to) })),
+    });
+    await writeFileDurably(journalPath, this.#tempOf(journalPath), lines);
+    this.#report(collection, lines.reduce((n, line) => n + line.length + 1, -1));
 
     const covered = [...writes.map((w) => w.path), ...deletes, ...moves.map((m) => m.to)];
     const applied = this.#applyChain.then(() => this.#apply(entry));
@@ -245,24 +248,21 @@ export class RecordDisk {
     await this.#files.close();
   }
 
-  async #apply(entry: JournalEntry): Promise<string[]> {
+  async #apply(entry: AppliedBatch): Promise<string[]> {
     // Each path appears once in a batch, so the files are written side by side (bounded), not one after another.
     const limit = pLimit(BACKGROUND_IO);
     const touched: string[] = [];
     await Promise.all(
       entry.moves.map((move) =>
         limit(async () => {
-          const to = this.#layout.fromRelative(move.to);
-          await rename(this.#layout.fromRelative(move.from), to);
+          const to = move.to;
+          await rename(move.from, to);
           touched.push(to);
         }),
       ),
     );
     // The records' files on the file worker's thread (owner-only, as every data file), one after another.
-    const writes: FileWrite[] = entry.writes.map((write) => {
-      const path = this.#layout.fromRelative(write.path);
-      return { path, temp: this.#tempOf(path), text: write.text };
-    });
+    const writes: FileWrite[] = entry.writes.map(({ path, text }) => ({ path, temp: this.#tempOf(path), text }));
     const written = (count: number) => {
       for (const { path } of writes.slice(0, count)) {
         this.#tombstones.delete(path);
@@ -278,9 +278,8 @@ export class RecordDisk {
     }
     const tombstone = JSON.stringify({ gen: entry.gen, deleted: true });
     await Promise.all(
-      entry.deletes.map((relative) =>
+      entry.deletes.map((path) =>
         limit(async () => {
-          const path = this.#layout.fromRelative(relative);
           if (this.#writtenByPending.has(path)) {
             // A pending journal wrote this path: its replay must not bring the record back.
             const temp = this.#tempOf(path);
@@ -378,4 +377,10 @@ export function flushSync(dir: string, paths: readonly string[]): void {
       // gone: nothing to flush
     }
   }
+}
+
+/** A batch file's text: `gen` first, then the body's fields, then its value (as given when already serialized). */
+function fileText(gen: number, write: BatchWrite): string {
+  if (write.valueText === undefined) return JSON.stringify({ gen, ...write.body });
+  return `${JSON.stringify({ gen, ...write.body }).slice(0, -1)},"value":${write.valueText}}`;
 }
