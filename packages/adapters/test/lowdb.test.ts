@@ -224,6 +224,19 @@ describe('lowdb storage on disk', () => {
     expect((await storage.processors.insert(processorRecord(ORG, 'proc_1'))).version).toBe(1);
   });
 
+  it('leaves no temp file when a durable write cannot be renamed into place, and the next write of that path works', async () => {
+    const dir = freshDir();
+    const storage = open(dir, { sweepOrphans: false });
+    await storage.evaluations.insert(evaluationRecord(ORG, 'eval_1'));
+    // A folder where the record's file goes: the write and fsync of its temp file succeed, the rename fails.
+    const folder = join(dir, 'records', 'processors', ORG);
+    mkdirSync(join(folder, 'proc_1.json'), { recursive: true });
+    await expect(storage.processors.insert(processorRecord(ORG, 'proc_1'))).rejects.toMatchObject({ code: 'storage_error' });
+    expect(readdirSync(folder)).toEqual(['proc_1.json']);
+    rmSync(join(folder, 'proc_1.json'), { recursive: true });
+    expect((await storage.processors.insert(processorRecord(ORG, 'proc_1'))).version).toBe(1);
+  });
+
   it('refuses a damaged record file with a storage_error, leaves it as it is, and frees the folder', async () => {
     const dir = freshDir();
     const storage = open(dir);

@@ -34,3 +34,9 @@ export function parseJournal(text: string): JournalEntry {
   for (let i = 0; i < lines.length; i += 2) writes.push({ path: JSON.parse(lines[i]!) as string, text: lines[i + 1]! });
   return { gen: head.gen, writes, deletes: head.deletes, moves: head.moves };
 }
+
+/** A batch file's text: `gen` first, then the body's fields, then its value (as given when already serialized). */
+export function fileText(gen: number, write: { body: object; valueText?: string }): string {
+  if (write.valueText === undefined) return JSON.stringify({ gen, ...write.body });
+  return `${JSON.stringify({ gen, ...write.body }).slice(0, -1)},"value":${write.valueText}}`;
+}

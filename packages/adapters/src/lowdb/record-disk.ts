@@ -9,7 +9,7 @@ import { removeFile, syncFolder, writeFileDurably } from './durable-write.js';
 import type { Layout } from './layout.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from './file-modes.js';
 import { FileWorker, FileWorkError, type FileWrite } from './file-worker.js';
-import { journalLines, type JournalEntry } from './journal.js';
+import { fileText, journalLines, type JournalEntry } from './journal.js';
 
 /** One file a batch writes: its path and the body (without `gen`, which the commit adds). */
 export interface BatchWrite {
@@ -30,12 +30,14 @@ export interface BatchMove {
 
 /** A committed batch as its background application takes it: {@link JournalEntry} with absolute paths. */
 type AppliedBatch = JournalEntry;
-
 /**
  * The most paths a flush makes durable one fsync at a time; above, one `sync -f` of the file system (see
  * {@link RecordDisk.flush}).
  */
 export const FSYNC_EACH_UP_TO = 64;
+
+/** The largest text {@link RecordDisk} writes durably on the file worker's thread (see `#durable`). */
+const DURABLE_ON_THREAD_UP_TO = 256 * 1024;
 
 /**
  * File operations a committed batch's background work on the main thread (its moves and deletes; its writes and
@@ -91,14 +93,15 @@ export class RecordDisk {
     this.#lock = lock;
     this.#onWrite = onWrite;
     this.#log = log;
+    // Single writes and small commits go through the thread: started with the store, not at the first of them.
+    this.#files.start();
   }
 
   /** Writes one file durably. Call with the store's write lock held. */
   async writeOne(collection: string, path: string, body: object): Promise<void> {
     await this.settled(path);
     const text = JSON.stringify({ gen: ++this.#gen, ...body });
-    await this.#folder(dirname(path));
-    await writeFileDurably(path, this.#tempOf(path), text);
+    await this.#durable(path, text);
     this.#tombstones.delete(path);
     this.#report(collection, text.length);
   }
@@ -109,7 +112,7 @@ export class RecordDisk {
     const gen = ++this.#gen;
     if (this.#writtenByPending.has(path)) {
       const text = JSON.stringify({ gen, deleted: true });
-      await writeFileDurably(path, this.#tempOf(path), text);
+      await this.#durable(path, text);
       this.#tombstones.add(path);
       this.#report(collection, text.length);
       return;
@@ -131,14 +134,13 @@ export class RecordDisk {
     const entry: AppliedBatch = { gen, writes: writes.map((w) => ({ path: w.path, text: fileText(gen, w) })), deletes: [...deletes], moves: [...moves] };
     const relative = (path: string) => this.#layout.toRelative(path);
     const journalPath = this.#layout.journalEntry(gen);
-    await this.#folder(this.#layout.journal);
     const lines = journalLines({
       gen,
       writes: entry.writes.map((w) => ({ path: relative(w.path), text: w.text })),
       deletes: deletes.map(relative),
       moves: moves.map((m) => ({ from: relative(m.from), to: relative(m.to) })),
     });
-    await writeFileDurably(journalPath, this.#tempOf(journalPath), lines);
+    await this.#durable(journalPath, lines);
     this.#report(collection, lines.reduce((n, line) => n + line.length + 1, -1));
 
     const covered = [...writes.map((w) => w.path), ...deletes, ...moves.map((m) => m.to)];
@@ -329,6 +331,21 @@ export class RecordDisk {
     await Promise.all(paths.map((path) => limit(() => removeFile(path).catch(() => undefined))));
   }
 
+  /**
+   * Writes a file durably: a small text (up to {@link DURABLE_ON_THREAD_UP_TO} characters: a record, a group commit's
+   * journal) in one task of the file worker's thread; a larger one (a bulk insert's journal) from this thread through
+   * libuv's pool, beside the file worker's tasks (another organization's small writes do not wait for it).
+   */
+  async #durable(path: string, data: string | readonly string[]): Promise<void> {
+    const size = typeof data === 'string' ? data.length : data.reduce((n, line) => n + line.length + 1, 0);
+    if (size <= DURABLE_ON_THREAD_UP_TO) {
+      await this.#files.durable(path, this.#tempOf(path), typeof data === 'string' ? data : data.join('\n'));
+      return;
+    }
+    await this.#folder(dirname(path));
+    await writeFileDurably(path, this.#tempOf(path), data);
+  }
+
   async #folder(folder: string): Promise<void> {
     if (this.#folders.has(folder)) return;
     await mkdir(folder, { recursive: true, mode: PRIVATE_FOLDER });
@@ -377,10 +394,4 @@ export function flushSync(dir: string, paths: readonly string[]): void {
       // gone: nothing to flush
     }
   }
-}
-
-/** A batch file's text: `gen` first, then the body's fields, then its value (as given when already serialized). */
-function fileText(gen: number, write: BatchWrite): string {
-  if (write.valueText === undefined) return JSON.stringify({ gen, ...write.body });
-  return `${JSON.stringify({ gen, ...write.body }).slice(0, -1)},"value":${write.valueText}}`;
 }
