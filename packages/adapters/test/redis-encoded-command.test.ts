@@ -19,6 +19,10 @@ describe('encodeCommand', () => {
     const many = Array.from({ length: 12 }, (_, i) => `arg-${i}`);
     expect(encodeCommand('evalsha', many).equals(ioredisBytes('evalsha', many))).toBe(true);
     expect(encodeCommand('ping', []).toString('latin1')).toBe('*1\r\n$4\r\nping\r\n');
+    // Written as ASCII first: a string whose first characters fill its length in bytes, one at the end, a lone surrogate.
+    for (const odd of [['éaé'], ['abc', 'x'.repeat(1000), 'ascii then ü'], ['\ud800'], ['a', '\u0080']]) {
+      expect(encodeCommand('evalsha', odd).equals(ioredisBytes('evalsha', odd))).toBe(true);
+    }
   });
 
   it('copies buffer arguments as they are', () => {
