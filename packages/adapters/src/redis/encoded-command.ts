@@ -3,77 +3,87 @@ import { createHash } from 'node:crypto';
 import { Command, type Redis } from 'ioredis';
 
 /**
- * A command written as one buffer, each argument encoded straight into it. ioredis builds a command as one string
- * (`"$" + length + "\r\n" + arg + "\r\n"` per argument) that the socket then flattens (a copy) and encodes (another):
- * for a batch of 10,000 records (10 MB of JSON) that was two fresh 10 MB copies and a rope of 150,000 pieces, and a
- * build's six batches spent more CPU writing the command than Redis spent running it. Same bytes on the wire.
+ * A command sent as the bytes it was written to. ioredis builds a command as one string (`"$" + length + "\r\n" +
+ * arg + "\r\n"` per argument) that the socket then flattens (a copy) and encodes (another): for a batch of 10,000
+ * records (10 MB of JSON) that was two fresh 10 MB copies and a rope of 150,000 pieces, and a build's six batches
+ * spent more CPU writing the command than Redis spent running it. Same bytes on the wire.
  */
 class EncodedCommand extends Command {
+  constructor(
+    private readonly bytes: Buffer,
+    options: ConstructorParameters<typeof Command>[2],
+  ) {
+    super('evalsha', [], options);
+  }
+
   override toWritable(): Buffer {
-    return encodeCommand(this.name, this.args as Array<string | Buffer>);
+    return this.bytes;
   }
 }
 
 const CR = 13;
 const LF = 10;
-
-/**
- * The RESP array of bulk strings for `name` and `args`, in one buffer of the exact size. By the time ioredis writes
- * a command its arguments are strings or buffers (`stringifyArguments`).
- */
-export function encodeCommand(name: string, args: ReadonlyArray<string | Buffer>): Buffer {
-  return encodeAscii(name, args) ?? encodeMeasured(name, args);
-}
-
 const utf8 = new TextEncoder();
 
 /**
- * The command when every string argument is ASCII (one byte per character: records' JSON almost always is), without
- * measuring each argument's UTF-8 length first (`Buffer.byteLength` scanned the 10 MB of a batch once more): each is
- * written as if it were, and `null` is answered as soon as one is not (its characters did not fill its bytes exactly).
+ * Writes a RESP array of bulk strings into one buffer, argument by argument: a caller can stringify a record and
+ * write it at once, so the string dies young instead of waiting in an array for the whole batch.
  */
-function encodeAscii(name: string, args: ReadonlyArray<string | Buffer>): Buffer | null {
-  let size = 1 + digits(args.length + 1) + 2 + bulkSize(name.length);
-  for (const arg of args) size += bulkSize(arg.length);
-  const out = Buffer.allocUnsafe(size);
-  let at = writeAsciiBulk(out, writeHeader(out, 0, 0x2a /* '*' */, args.length + 1), name);
-  for (let i = 0; i < args.length && at >= 0; i++) at = writeAsciiBulk(out, at, args[i]!);
-  return at < 0 ? null : out;
-}
+export class CommandWriter {
+  private out: Buffer;
+  private at = 0;
 
-/** `$<length>\r\n<arg>\r\n` at `at`; the offset after it, or -1 when `arg` is a string that is not ASCII. */
-function writeAsciiBulk(out: Buffer, at: number, arg: string | Buffer): number {
-  const n = arg.length;
-  at = writeHeader(out, at, 0x24 /* '$' */, n);
-  if (typeof arg === 'string') {
-    const { read, written } = utf8.encodeInto(arg, out.subarray(at, at + n));
-    if (read !== n || written !== n) return -1;
-    at += n;
-  } else at += arg.copy(out, at);
-  out[at++] = CR;
-  out[at++] = LF;
-  return at;
-}
-
-/** The command with each string argument's UTF-8 length measured first. */
-function encodeMeasured(name: string, args: ReadonlyArray<string | Buffer>): Buffer {
-  const lengths = new Array<number>(args.length);
-  let size = 1 + digits(args.length + 1) + 2 + bulkSize(Buffer.byteLength(name));
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const n = typeof arg === 'string' ? Buffer.byteLength(arg) : arg.length;
-    lengths[i] = n;
-    size += bulkSize(n);
+  constructor(estimatedBytes: number) {
+    this.out = Buffer.allocUnsafe(Math.max(64, estimatedBytes));
   }
-  const out = Buffer.allocUnsafe(size);
-  let at = writeHeader(out, 0, 0x2a /* '*' */, args.length + 1);
-  at = writeBulk(out, at, name, Buffer.byteLength(name));
-  for (let i = 0; i < args.length; i++) at = writeBulk(out, at, args[i]!, lengths[i]!);
-  return out;
-}
 
-const digits = (n: number): number => (n < 10 ? 1 : String(n).length);
-const bulkSize = (n: number): number => 1 + digits(n) + 2 + n + 2;
+  /** The array's header: how many arguments follow (the command's name included). */
+  count(n: number): this {
+    this.ensure(24);
+    this.at = writeHeader(this.out, this.at, 0x2a /* '*' */, n);
+    return this;
+  }
+
+  /**
+   * One argument. Written as ASCII first (one byte per character: records' JSON almost always is), without
+   * measuring its UTF-8 length (`Buffer.byteLength` scans it once more); written again at its measured length when
+   * its characters did not fill its bytes exactly.
+   */
+  bulk(arg: string | Buffer): this {
+    const n = arg.length;
+    this.ensure((typeof arg === 'string' ? 3 * n : n) + 32);
+    const out = this.out;
+    const start = this.at;
+    let at = writeHeader(out, start, 0x24 /* '$' */, n);
+    if (typeof arg !== 'string') at += arg.copy(out, at);
+    else {
+      const { read, written } = utf8.encodeInto(arg, out.subarray(at, at + n));
+      if (read === n && written === n) at += n;
+      else {
+        const bytes = Buffer.byteLength(arg);
+        at = writeHeader(out, start, 0x24, bytes);
+        at += out.write(arg, at, bytes, 'utf8');
+      }
+    }
+    out[at++] = CR;
+    out[at++] = LF;
+    this.at = at;
+    return this;
+  }
+
+  /** The command's bytes (a view of the buffer written). */
+  done(): Buffer {
+    return this.out.subarray(0, this.at);
+  }
+
+  /** Room for `bytes` more: a buffer half as large again (or what is needed), the bytes so far copied once. */
+  private ensure(bytes: number): void {
+    if (this.at + bytes <= this.out.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.at + bytes, Math.ceil(this.out.length * 1.5)));
+    this.out.copy(grown, 0, 0, this.at);
+    this.out = grown;
+  }
+}
 
 /** `<mark><n>\r\n` at `at`; the offset after it. */
 function writeHeader(out: Buffer, at: number, mark: number, n: number): number {
@@ -85,28 +95,34 @@ function writeHeader(out: Buffer, at: number, mark: number, n: number): number {
   return at;
 }
 
-/** `$<n>\r\n<arg>\r\n` at `at`, `n` being the argument's length in bytes; the offset after it. */
-function writeBulk(out: Buffer, at: number, arg: string | Buffer, n: number): number {
-  at = writeHeader(out, at, 0x24 /* '$' */, n);
-  if (typeof arg === 'string') at += out.write(arg, at, n, 'utf8');
-  else at += arg.copy(out, at);
-  out[at++] = CR;
-  out[at++] = LF;
-  return at;
+/** The RESP array of bulk strings for `name` and `args`, as ioredis writes it. */
+export function encodeCommand(name: string, args: ReadonlyArray<string | Buffer>): Buffer {
+  const writer = new CommandWriter(args.reduce((n, arg) => n + arg.length + 16, name.length + 32)).count(args.length + 1).bulk(name);
+  for (const arg of args) writer.bulk(arg);
+  return writer.done();
 }
 
-/** A Lua script run by EVALSHA as an {@link EncodedCommand}, loaded once when the server does not know it. */
+/**
+ * A Lua script run by EVALSHA from a command written by the caller, loaded once when the server does not know it.
+ * The client's key prefix (ioredis's `keyPrefix`) is the caller's to put on the keys: {@link EncodedScript.keyPrefix}.
+ */
 export interface EncodedScript {
-  run(client: Redis, numberOfKeys: number, keysAndArgs: string[]): Promise<unknown>;
+  /**
+   * Runs the script with `numberOfKeys` keys and `argumentCount` arguments after them, which `write` writes (keys
+   * first) into the command started for it.
+   */
+  run(client: Redis, numberOfKeys: number, argumentCount: number, estimatedBytes: number, write: (writer: CommandWriter) => void): Promise<unknown>;
+  keyPrefix(client: Redis): string;
 }
 
 export function encodedScript(lua: string): EncodedScript {
   const sha = createHash('sha1').update(lua).digest('hex');
   return {
-    async run(client, numberOfKeys, keysAndArgs) {
-      // The client's key prefix (when it has one) is applied to the keys as ioredis does for its own commands.
-      const options = { replyEncoding: 'utf8' as const, keyPrefix: client.options.keyPrefix };
-      const send = () => client.sendCommand(new EncodedCommand('evalsha', [sha, String(numberOfKeys), ...keysAndArgs], options));
+    async run(client, numberOfKeys, argumentCount, estimatedBytes, write) {
+      const writer = new CommandWriter(estimatedBytes).count(3 + numberOfKeys + argumentCount).bulk('evalsha').bulk(sha).bulk(String(numberOfKeys));
+      write(writer);
+      const bytes = writer.done();
+      const send = () => client.sendCommand(new EncodedCommand(bytes, { replyEncoding: 'utf8' }));
       try {
         return await send();
       } catch (error) {
@@ -116,5 +132,6 @@ export function encodedScript(lua: string): EncodedScript {
         return send();
       }
     },
+    keyPrefix: (client) => client.options.keyPrefix ?? '',
   };
 }

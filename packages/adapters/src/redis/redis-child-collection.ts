@@ -102,23 +102,26 @@ async function insertMany<T extends ChildRecordBase>(c: ChildKeys, client: Clien
   if (records.length === 0) return [];
   checkPutManyShape(c.label, records.map((record) => ({ record })));
   const { organization_id: org, parent_id: parent } = records[0]!;
-  // Keys and arguments as one array, filled in place (a batch of 10,000 has 40,000 of them): the order and totals
-  // keys, the records' keys, then the batch's id, its summed totals and each child's id, JSON and moving pairs.
-  const keysAndArgs: string[] = [c.order(org, parent), c.totals(org, parent)];
-  for (const record of records) keysAndArgs.push(c.record(org, parent, record.id));
-  // The batch's totals summed here, in record order with the same doubles the script added one by one before.
+  // The batch's totals summed first, in record order with the same doubles the script added one by one before.
   const sums = new Map<string, number>();
-  const children: string[] = [];
+  for (const record of records) addTotals(record.totals, sums);
+  const prefix = insertManyScript.keyPrefix(client);
   let bytes = 0;
-  for (const record of records) {
-    const json = JSON.stringify(record);
-    bytes += json.length;
-    children.push(record.id, json, movingPairs(record.totals, sums));
-  }
-  keysAndArgs.push(randomUUID(), String(sums.size));
-  for (const [key, sum] of sums) keysAndArgs.push(key, String(sum));
-  for (const child of children) keysAndArgs.push(child);
-  const outcome = Number(await insertManyScript.run(client, 2 + records.length, keysAndArgs));
+  // Keys: the order, the totals, one per record; arguments: the batch's id, its summed totals, then per child its
+  // id, JSON and moving pairs, each record stringified and written at once (its string dies young).
+  const outcome = Number(
+    await insertManyScript.run(client, 2 + records.length, 2 + 2 * sums.size + 3 * records.length, records.length * 2_048, (w) => {
+      w.bulk(prefix + c.order(org, parent)).bulk(prefix + c.totals(org, parent));
+      for (const record of records) w.bulk(prefix + c.record(org, parent, record.id));
+      w.bulk(randomUUID()).bulk(String(sums.size));
+      for (const [key, sum] of sums) w.bulk(key).bulk(String(sum));
+      for (const record of records) {
+        const json = JSON.stringify(record);
+        bytes += json.length;
+        w.bulk(record.id).bulk(json).bulk(movingPairs(record.totals));
+      }
+    }),
+  );
   if (outcome < 0) throw idTaken(c.label, records[-outcome - 1]!.id);
   c.report(bytes);
   // The records as given (JSON values: what was stored reads back equal), not parsed back from their JSON: an
@@ -190,20 +193,27 @@ function totalsPairs(totals: Record<string, number> | undefined): string[] {
   return pairs;
 }
 
+/** Adds a child's finite totals into `sums`. */
+function addTotals(totals: Record<string, number> | undefined, sums: Map<string, number>): void {
+  const own = totals ?? {};
+  for (const key in own) {
+    const value = own[key];
+    if (typeof value === 'number' && Number.isFinite(value)) sums.set(key, (sums.get(key) ?? 0) + value);
+  }
+}
+
 /**
- * A child's own totals pairs as the script's JSON argument (what a later put or delete subtracts), each finite value
- * also added into `sums`. Its zeros are left out: they move no sum, ten of a prediction's fourteen totals are 0 in a
- * typical import, and these pairs were a sixth of a build's bytes to Redis. Written as one string (no pair array
- * and no stringify of it per child); the values as {@link totalsPairs} writes them.
+ * A child's own totals pairs as the script's JSON argument (what a later put or delete subtracts). Its zeros are left
+ * out: they move no sum, ten of a prediction's fourteen totals are 0 in a typical import, and these pairs were a
+ * sixth of a build's bytes to Redis. Written as one string (no pair array and no stringify of it per child); the
+ * values as {@link totalsPairs} writes them.
  */
-function movingPairs(totals: Record<string, number> | undefined, sums: Map<string, number>): string {
+function movingPairs(totals: Record<string, number> | undefined): string {
   let json = '';
   const own = totals ?? {};
   for (const key in own) {
     const value = own[key];
-    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
-    sums.set(key, (sums.get(key) ?? 0) + value);
-    if (value !== 0) json += `${json ? ',' : ''}${JSON.stringify(key)},"${String(value)}"`;
+    if (typeof value === 'number' && Number.isFinite(value) && value !== 0) json += `${json ? ',' : ''}${JSON.stringify(key)},"${String(value)}"`;
   }
   return `[${json}]`;
 }
