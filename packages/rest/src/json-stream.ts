@@ -14,17 +14,23 @@ const STREAM_DEPTH = 4;
  * memory holds one member's text at a time. Same output as `JSON.stringify(value)`.
  */
 export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
-  if (depth >= STREAM_DEPTH || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+  if (isLeaf(value, depth)) {
     yield JSON.stringify(value) ?? 'null';
     return;
   }
+  // A member that is a leaf is written here with its separator, as one piece: no generator per prediction (a
+  // build's answer has 50,000 of them, and each piece went up through every level's `yield*`).
   if (Array.isArray(value)) {
     yield '[';
     for (let i = 0; i < value.length; i++) {
-      if (i > 0) yield ',';
       const item: unknown = value[i];
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield 'null';
-      else yield* jsonPieces(item, depth + 1);
+      const sep = i > 0 ? ',' : '';
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') yield `${sep}null`;
+      else if (isLeaf(item, depth + 1)) yield sep + (JSON.stringify(item) ?? 'null');
+      else {
+        if (sep) yield sep;
+        yield* jsonPieces(item, depth + 1);
+      }
     }
     yield ']';
     return;
@@ -33,11 +39,20 @@ export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
   let first = true;
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-    yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+    const name = `${first ? '' : ','}${JSON.stringify(key)}:`;
     first = false;
-    yield* jsonPieces(item, depth + 1);
+    if (isLeaf(item, depth + 1)) yield name + (JSON.stringify(item) ?? 'null');
+    else {
+      yield name;
+      yield* jsonPieces(item, depth + 1);
+    }
   }
   yield '}';
+}
+
+/** Written whole with `JSON.stringify`: a primitive, a value with `toJSON`, or a container at {@link STREAM_DEPTH}. */
+function isLeaf(value: unknown, depth: number): boolean {
+  return depth >= STREAM_DEPTH || value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
 /**

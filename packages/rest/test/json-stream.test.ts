@@ -14,6 +14,9 @@ describe('the JSON stream of large answers', () => {
       null,
       [[[[['deep']]]]],
       { n: Number.NaN, inf: Number.POSITIVE_INFINITY },
+      // Leaves written with their separator at every level: first, middle and last members, skipped ones between.
+      { list: [undefined, { t: new Date(1) }, [1, [2, [3, [4, [5]]]]], 's', Symbol('x')], o: { a: { b: { c: { d: { e: 1 } } } }, z: Symbol('y'), f: () => 1, last: 'x' } },
+      [1, { a: [{ b: 1 }, 2] }, 'x', [[{}], []]],
     ];
     for (const value of values) expect(joined(value)).toBe(JSON.stringify(value));
   });

@@ -64,7 +64,7 @@ return version
  * 31 (fourteen totals pairs each), and building and writing the command was the larger part of the adapter's CPU. All
  * or nothing: returns 1, or -i when the i-th child's id is taken (nothing written).
  */
-const CHILD_INSERT_MANY = `
+export const CHILD_INSERT_MANY = `
 if #KEYS > 2 and redis.call('HGET', KEYS[3], 'w') == ARGV[1] and redis.call('HGET', KEYS[3], 'v') == '1' then return 1 end
 local SLICE = 500
 for first = 3, #KEYS, SLICE do

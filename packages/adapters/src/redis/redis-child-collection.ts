@@ -7,8 +7,13 @@ import type { ChildKind, KeyLayout } from './key-layout.js';
 import type { DocevalsScripts } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
 import { readVersioned } from './read-records.js';
+import { CHILD_INSERT_MANY } from './child-scripts.js';
+import { encodedScript } from './encoded-command.js';
 
 type Client = Redis & DocevalsScripts;
+
+/** insertMany's script, its command written as one pre-encoded buffer (a batch's command is megabytes). */
+const insertManyScript = encodedScript(CHILD_INSERT_MANY);
 
 /** How many times deleteAll reads the order again when children come or go between its read and its script. */
 const DELETE_ALL_ATTEMPTS = 20;
@@ -97,28 +102,28 @@ async function insertMany<T extends ChildRecordBase>(c: ChildKeys, client: Clien
   if (records.length === 0) return [];
   checkPutManyShape(c.label, records.map((record) => ({ record })));
   const { organization_id: org, parent_id: parent } = records[0]!;
-  const jsons = records.map((record) => JSON.stringify(record));
-  // The batch's totals summed here, in record order with the same doubles the script added one by one before.
+  // The batch's totals summed first, in record order with the same doubles the script added one by one before.
   const sums = new Map<string, number>();
-  const children: string[] = [];
-  records.forEach((record, i) => {
-    const pairs = totalsPairs(record.totals);
-    // The child's own pairs (what a later put or delete subtracts) leave out its zeros, which move no sum: ten of a
-    // prediction's fourteen totals are 0 in a typical import, and these pairs were a sixth of a build's bytes to Redis.
-    const moving: string[] = [];
-    for (let j = 0; j < pairs.length; j += 2) {
-      sums.set(pairs[j]!, (sums.get(pairs[j]!) ?? 0) + Number(pairs[j + 1]));
-      if (pairs[j + 1] !== '0') moving.push(pairs[j]!, pairs[j + 1]!);
-    }
-    children.push(record.id, jsons[i]!, JSON.stringify(moving));
-  });
-  const args: string[] = [randomUUID(), String(sums.size)];
-  for (const [key, sum] of sums) args.push(key, String(sum));
-  for (const child of children) args.push(child);
-  const recordKeys = records.map((r) => c.record(org, parent, r.id));
-  const outcome = await client.docevalsChildInsertMany(2 + recordKeys.length, [c.order(org, parent), c.totals(org, parent), ...recordKeys, ...args]);
+  for (const record of records) addTotals(record.totals, sums);
+  const prefix = insertManyScript.keyPrefix(client);
+  let bytes = 0;
+  // Keys: the order, the totals, one per record; arguments: the batch's id, its summed totals, then per child its
+  // id, JSON and moving pairs, each record stringified and written at once (its string dies young).
+  const outcome = Number(
+    await insertManyScript.run(client, 2 + records.length, 2 + 2 * sums.size + 3 * records.length, records.length * 2_048, (w) => {
+      w.bulk(prefix + c.order(org, parent)).bulk(prefix + c.totals(org, parent));
+      for (const record of records) w.bulk(prefix + c.record(org, parent, record.id));
+      w.bulk(randomUUID()).bulk(String(sums.size));
+      for (const [key, sum] of sums) w.bulk(key).bulk(String(sum));
+      for (const record of records) {
+        const json = JSON.stringify(record);
+        bytes += json.length;
+        w.bulk(record.id).bulk(json).bulk(movingPairs(record.totals));
+      }
+    }),
+  );
   if (outcome < 0) throw idTaken(c.label, records[-outcome - 1]!.id);
-  c.report(jsons.reduce((n, json) => n + json.length, 0));
+  c.report(bytes);
   // The records as given (JSON values: what was stored reads back equal), not parsed back from their JSON: an
   // import of 50,000 predictions spent a sixth of its CPU re-parsing records nobody read. The store keeps no
   // reference to them.
@@ -186,4 +191,29 @@ function totalsPairs(totals: Record<string, number> | undefined): string[] {
     if (typeof value === 'number' && Number.isFinite(value)) pairs.push(key, String(value));
   }
   return pairs;
+}
+
+/** Adds a child's finite totals into `sums`. */
+function addTotals(totals: Record<string, number> | undefined, sums: Map<string, number>): void {
+  const own = totals ?? {};
+  for (const key in own) {
+    const value = own[key];
+    if (typeof value === 'number' && Number.isFinite(value)) sums.set(key, (sums.get(key) ?? 0) + value);
+  }
+}
+
+/**
+ * A child's own totals pairs as the script's JSON argument (what a later put or delete subtracts). Its zeros are left
+ * out: they move no sum, ten of a prediction's fourteen totals are 0 in a typical import, and these pairs were a
+ * sixth of a build's bytes to Redis. Written as one string (no pair array and no stringify of it per child); the
+ * values as {@link totalsPairs} writes them.
+ */
+function movingPairs(totals: Record<string, number> | undefined): string {
+  let json = '';
+  const own = totals ?? {};
+  for (const key in own) {
+    const value = own[key];
+    if (typeof value === 'number' && Number.isFinite(value) && value !== 0) json += `${json ? ',' : ''}${JSON.stringify(key)},"${String(value)}"`;
+  }
+  return `[${json}]`;
 }

@@ -20,7 +20,10 @@ export function computeDocumentMetrics(
   prediction: JsonObject,
   annotationRevision: string,
 ): CachedDocumentMetrics {
-  return { annotation_revision: annotationRevision, ...compareDocuments(annotation, prediction) };
+  // The revision added to compareDocuments' own fresh object (its last key), not the figures copied behind it.
+  const metrics = compareDocuments(annotation, prediction) as CachedDocumentMetrics;
+  metrics.annotation_revision = annotationRevision;
+  return metrics;
 }
 
 /**
@@ -35,8 +38,11 @@ export function currentMetrics(document: DocumentRecord, prediction: PredictionR
 
 /** The ItemMetric a response shows for cached figures. */
 export function itemMetricOf(document: DocumentRecord, metrics: CachedDocumentMetrics): ItemMetric {
-  const { annotation_revision: _revision, ...figures } = metrics;
-  return { id: document.id, name: document.filename, ...figures };
+  // One object, the figures copied in their order without the revision (a rest copy then a spread made two).
+  const item = { id: document.id, name: document.filename } as ItemMetric;
+  const fields = item as Record<string, unknown>;
+  for (const key in metrics) if (key !== 'annotation_revision') fields[key] = metrics[key as keyof CachedDocumentMetrics];
+  return item;
 }
 
 /** What {@link computeItemMetric} would give, from the cache when it is current. */

@@ -9,6 +9,7 @@ import type {
   ItemMetric,
   Iteration,
   IterationSummary,
+  Prediction,
   PredictionWithMetrics,
 } from '../schemas/index.js';
 import type { ChildTotals, DocumentRecord, EvaluationRecord, IterationRecord, PredictionRecord, StoredFile } from '../storage.js';
@@ -54,36 +55,51 @@ export async function renderDocuments(
   );
 }
 
-/** One document's outcome in an iteration; `null` = no prediction (pending there). */
-function outcome(document: DocumentRecord, prediction: PredictionRecord | null): PredictionWithMetrics {
-  return {
-    document_id: document.id,
-    prediction: prediction?.prediction ?? EMPTY_PREDICTION,
-    metadata: prediction?.metadata ?? null,
-    ...(typeof prediction?.schema_valid === 'boolean' ? { schema_valid: prediction.schema_valid } : {}),
-    ...(prediction?.schema_issues ? { schema_issues: prediction.schema_issues } : {}),
-    status: prediction?.status ?? 'pending',
-    metrics: currentItemMetric(document, prediction),
-  };
+/**
+ * One document's prediction as answered (interface.md 2.5), `null` = none (pending there). Built as the wire shape
+ * directly, keys in the answer's order: an answer of 50,000 outcomes made no intermediate object per outcome.
+ */
+function predictionOf(document: DocumentRecord, prediction: PredictionRecord | null): Prediction {
+  const out: Prediction = { document_id: document.id, prediction: prediction?.prediction ?? EMPTY_PREDICTION, metadata: prediction?.metadata ?? null };
+  if (typeof prediction?.schema_valid === 'boolean') out.schema_valid = prediction.schema_valid;
+  if (prediction?.schema_issues) out.schema_issues = prediction.schema_issues;
+  return out;
 }
 
-/** Outcomes of the iteration for the documents given, reading predictions {@link READ_PAGE} at a time. */
-async function outcomes(
+/** One document's outcome in an iteration: its prediction, status and ItemMetric; `null` = no prediction. */
+function outcome(document: DocumentRecord, prediction: PredictionRecord | null): PredictionWithMetrics {
+  const out = predictionOf(document, prediction) as PredictionWithMetrics;
+  out.status = prediction?.status ?? 'pending';
+  out.metrics = currentItemMetric(document, prediction);
+  return out;
+}
+
+/**
+ * Calls `visit` with each document (in order) and its prediction in the iteration (`null` = none): from `known`
+ * when given, else read {@link READ_PAGE} at a time.
+ */
+async function eachPrediction(
   ctx: ServiceContext,
   iteration: IterationRecord,
   documents: readonly DocumentRecord[],
-  known?: ReadonlyMap<string, PredictionRecord>,
-): Promise<PredictionWithMetrics[]> {
-  const out: PredictionWithMetrics[] = [];
+  known: ReadonlyMap<string, PredictionRecord> | undefined,
+  visit: (document: DocumentRecord, prediction: PredictionRecord | null) => void,
+): Promise<void> {
   if (known) {
-    for (const document of documents) out.push(outcome(document, known.get(document.id) ?? null));
-    return out;
+    for (const document of documents) visit(document, known.get(document.id) ?? null);
+    return;
   }
   for (let start = 0; start < documents.length; start += READ_PAGE) {
     const page = documents.slice(start, start + READ_PAGE);
     const predictions = await predictionsFor(ctx, iteration.organization_id, iteration.id, page);
-    page.forEach((document, i) => out.push(outcome(document, predictions[i]!)));
+    page.forEach((document, i) => visit(document, predictions[i]!));
   }
+}
+
+/** Outcomes of the iteration for the documents given, reading predictions {@link READ_PAGE} at a time. */
+async function outcomes(ctx: ServiceContext, iteration: IterationRecord, documents: readonly DocumentRecord[]): Promise<PredictionWithMetrics[]> {
+  const out: PredictionWithMetrics[] = [];
+  await eachPrediction(ctx, iteration, documents, undefined, (document, prediction) => out.push(outcome(document, prediction)));
   return out;
 }
 
@@ -98,23 +114,24 @@ export async function renderIteration(
   /** Every prediction of the iteration, when a create has just written them: not read back. */
   known?: ReadonlyMap<string, PredictionRecord>,
 ): Promise<Iteration> {
-  const [all, totals] = await Promise.all([
-    outcomes(ctx, iteration, documents, known),
-    ctx.storage.predictions.totals(iteration.organization_id, iteration.id),
-  ]);
   const predictions: Iteration['predictions'] = [];
   const items: ItemMetric[] = [];
   const sums: OutcomeSums = { ...NO_SUMS, documents: documents.length, checked: 0, schema_valid: 0, running: isRunning(iteration) };
   let succeeded = 0;
   let failed = 0;
-  all.forEach((o, i) => {
-    const { status, metrics, ...prediction } = o;
-    predictions.push(prediction);
-    items.push(metrics);
-    if (status === 'succeeded') succeeded += 1;
-    else if (status === 'failed') failed += 1;
-    addOutcome(sums, isLabeled(documents[i]!.annotation), status, metrics, o.schema_valid ?? null);
-  });
+  const [, totals] = await Promise.all([
+    eachPrediction(ctx, iteration, documents, known, (document, record) => {
+      const prediction = predictionOf(document, record);
+      const metrics = currentItemMetric(document, record);
+      const status = record?.status ?? 'pending';
+      predictions.push(prediction);
+      items.push(metrics);
+      if (status === 'succeeded') succeeded += 1;
+      else if (status === 'failed') failed += 1;
+      addOutcome(sums, isLabeled(document.annotation), status, metrics, prediction.schema_valid ?? null);
+    }),
+    ctx.storage.predictions.totals(iteration.organization_id, iteration.id),
+  ]);
   const sum = (key: string) => totals.sums[key] ?? 0;
   return {
     id: iteration.id,
