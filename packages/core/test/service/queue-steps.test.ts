@@ -324,11 +324,42 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 0 });
     await docevals.close();
   }, 5_000);
-  it('runDocuments: the next documents\' files are read while a call runs, and the gate is told the next document', async () => {
+  /** A memory store whose file reads are listed: a `getMany` as one entry of its ids, a `get` as its id. */
+  function fileReadsOf(withGetMany: boolean) {
     const storage = memoryStorage();
-    const fileReads: string[] = [];
-    const getFile = storage.files.get.bind(storage.files);
-    storage.files.get = (organizationId, fileId) => (fileReads.push(fileId), getFile(organizationId, fileId));
+    const fileReads: Array<string | string[]> = [];
+    const { files } = storage;
+    const getFile = files.get.bind(files);
+    const getMany = files.getMany!.bind(files);
+    files.get = (organizationId, fileId) => (fileReads.push(fileId), getFile(organizationId, fileId));
+    // A host's own store without getMany: the service reads a file at a time.
+    if (withGetMany) files.getMany = (organizationId, ids) => (fileReads.push([...ids]), getMany(organizationId, ids));
+    else delete files.getMany;
+    return { storage, fileReads };
+  }
+  it('runDocuments: a batch\'s files are read in one getMany, beside its records, before its first call', async () => {
+    const { storage, fileReads } = fileReadsOf(true);
+    const readAtCall = new Map<string, number>();
+    const { docevals, work, ref } = await queueService(undefined, { storage, onCall: (filename) => void readAtCall.set(filename, fileReads.length) });
+    const plan = (await work.plan(ref))!;
+    fileReads.length = 0;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(fileReads).toEqual([plan.document_ids]);
+    expect(readAtCall.get('d0.json')).toBe(1);
+    // A file that is gone is a storage error of the batch (a queue retries it), as a single read's is.
+    const again = await docevals.evals.iterations.create(ORG, { evaluation_id: ref.evaluation_id, background: true });
+    const ref2 = { ...ref, iteration_id: again.id };
+    const plan2 = (await work.plan(ref2))!;
+    await storage.files.releaseMany(ORG, [plan2.document_ids[1]!, plan2.document_ids[1]!]);
+    expect(await storage.files.get(ORG, plan2.document_ids[1]!)).toBeNull();
+    fileReads.length = 0;
+    await expect(work.runDocuments(ref2, plan2.job_id, plan2.document_ids, never)).rejects.toMatchObject({ code: 'storage_error', message: expect.stringContaining(plan2.document_ids[1]!) });
+    expect(fileReads).toEqual([plan2.document_ids]);
+    await docevals.close();
+  });
+  it('runDocuments without getMany (a host\'s store): the next documents\' files are read while a call runs, and the gate is told the next document', async () => {
+    const { storage, fileReads } = fileReadsOf(false);
     const readAtCall = new Map<string, number>();
     const { docevals, work, ref } = await queueService(undefined, {
       storage,

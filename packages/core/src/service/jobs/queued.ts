@@ -1,5 +1,5 @@
 import type { ExtractionDocument, ProviderCredentials } from '../../extractor.js';
-import { loadExtractionDocument } from '../document-files.js';
+import { readFilesAhead } from '../document-files.js';
 import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
 import { credentialsOf, runDocuments, settleSaved, type RunOutcome } from '../iteration-steps.js';
@@ -107,12 +107,14 @@ export async function runQueuedDocuments(
   signal: AbortSignal,
   hooks: QueuedDocumentHooks = {},
 ): Promise<DocumentOutcome[]> {
+  // The batch's first files are read beside its records (a document's id is its file's): a document skipped below
+  // only costs its file's read.
+  const load = readFilesAhead(ctx, ref.organization_id, documentIds);
   const { iteration, previous, stored, eventWritten } = await readBatch(ctx, ref, jobId, documentIds);
   const running = iteration?.job?.id === jobId && iteration.status === 'running';
-  // The documents to call, in order: not written by this job before, still stored. Their files are read ahead.
+  // The documents to call, in order: not written by this job before, still stored.
   const toCall = running ? stored.filter((d, i): d is DocumentRecord => d !== undefined && previous[i]?.job_id !== jobId) : [];
   const nextOf = new Map(toCall.map((d, k) => [d.id, toCall[k + 1]?.id]));
-  const load = readAhead(ctx, ref.organization_id, toCall);
   const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
   const done = async (i: number, outcome: DocumentOutcome) => {
     outcomes[i] = outcome;
@@ -178,33 +180,6 @@ interface BatchRun {
   credentials: Promise<ProviderCredentials | undefined>;
   /** A document's file, read ahead of its call. */
   load: (document: DocumentRecord) => Promise<ExtractionDocument>;
-}
-
-/** Documents whose file is being read while the batch's earlier documents are called. */
-const FILE_READ_AHEAD = 2;
-
-/**
- * Reads the files of `documents` (the batch's calls, in order) ahead of their calls, {@link FILE_READ_AHEAD} ahead
- * of the one taken: no call waits for its file but the first, and at most that many files wait in memory.
- */
-function readAhead(ctx: ServiceContext, organizationId: string, documents: readonly DocumentRecord[]) {
-  const reading = new Map<string, Promise<ExtractionDocument>>();
-  let next = 0;
-  const fill = (upTo: number) => {
-    for (; next < Math.min(upTo, documents.length); next++) {
-      const document = documents[next]!;
-      const file = loadExtractionDocument(ctx, organizationId, document);
-      file.catch(() => undefined); // answered to the document's run (or dropped with a skipped document)
-      reading.set(document.id, file);
-    }
-  };
-  fill(FILE_READ_AHEAD);
-  return (document: DocumentRecord): Promise<ExtractionDocument> => {
-    const file = reading.get(document.id) ?? loadExtractionDocument(ctx, organizationId, document);
-    reading.delete(document.id);
-    fill(documents.indexOf(document) + 1 + FILE_READ_AHEAD);
-    return file;
-  };
 }
 
 /**
