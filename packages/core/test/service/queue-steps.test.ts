@@ -172,7 +172,7 @@ describe('queue-mode job steps', () => {
     await docevals.close();
   });
 
-  it("runDocuments: the organization's key is read once for the batch, not once per document", async () => {
+  it("runDocuments: the organization's key is read once for the job's batches in a process, not once per document", async () => {
     const storage = memoryStorage();
     let secretReads = 0;
     const jobs = new Proxy(storage.jobs, {
@@ -214,10 +214,22 @@ describe('queue-mode job steps', () => {
     const ref: IterationRef = { organization_id: ORG, evaluation_id: evaluation.id, iteration_id: created.id };
     const plan = (await work.plan(ref))!;
     const before = secretReads;
-    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
-    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    // Two batches of the job in this process: the key is read once for both (as the in-process runner's run).
+    const first = await work.runDocuments(ref, plan.job_id, plan.document_ids.slice(0, 3), never);
+    const second = await work.runDocuments(ref, plan.job_id, plan.document_ids.slice(3), never);
+    expect([...first, ...second].map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect(received).toEqual(plan.document_ids.map(() => ({ provider: 'OpenAI', api_key: 'sk-org' })));
     expect(secretReads - before).toBe(1);
+    // A new job (its own run) reads the key again: a rotated key is used from there on.
+    await docevals.secrets.externalApiKeys.create(ORG, { provider: 'OpenAI', api_key: 'sk-rotated' });
+    const again = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, background: true });
+    const ref2 = { ...ref, iteration_id: again.id };
+    const plan2 = (await work.plan(ref2))!;
+    const readsBefore = secretReads;
+    received.length = 0;
+    await work.runDocuments(ref2, plan2.job_id, plan2.document_ids.slice(0, 1), never);
+    expect(secretReads - readsBefore).toBe(1);
+    expect(received).toEqual([{ provider: 'OpenAI', api_key: 'sk-rotated' }]);
     await docevals.close();
   });
 

@@ -126,7 +126,7 @@ export async function runQueuedDocuments(
   const saved: DocumentRecord[] = [];
   const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
   let stopped: { error: unknown } | null = null;
-  // The organization's key: read (and opened) once for the batch, at its first call, not once per document.
+  // The organization's key: read (and opened) at the batch's first call, shared by the job's batches in this process.
   let credentials: Promise<ProviderCredentials | undefined> | undefined;
   try {
     for (const [i, documentId] of documentIds.entries()) {
@@ -150,7 +150,7 @@ export async function runQueuedDocuments(
         await done(i, skipped('cancelled'));
         continue;
       }
-      credentials ??= credentialsOf(ctx, iteration);
+      credentials ??= jobCredentials(ctx, iteration, jobId);
       credentials.catch(() => undefined); // each document's run answers it
       const batch = { signal, events, saving, saved, credentials, load };
       await callDocument(ctx, iteration, document, jobId, batch, (outcome) => done(i, outcome));
@@ -167,6 +167,31 @@ export async function runQueuedDocuments(
   // The settle and the events' write go on side by side; both end before the batch does.
   await Promise.all([iteration ? settleSaved(ctx, iteration, saved) : undefined, written]);
   return outcomes;
+}
+
+/** How long a process reuses the key a job's batch read for the job's next batches. */
+const CREDENTIALS_REUSE_MS = 10_000;
+type KeysOfJobs = Map<string, { at: number; credentials: Promise<ProviderCredentials | undefined> }>;
+const keysOfJobs = new WeakMap<ServiceContext, KeysOfJobs>();
+
+/**
+ * The organization's key for a job's batch: read (a store read and a decryption) by the job's first batch in this
+ * process and reused by its batches that start within {@link CREDENTIALS_REUSE_MS} of that read, as the in-process
+ * runner reads it once per run. A failed read (no key: a 422 for each document) is not kept.
+ */
+function jobCredentials(ctx: ServiceContext, iteration: IterationRecord, jobId: string): Promise<ProviderCredentials | undefined> {
+  let keys = keysOfJobs.get(ctx);
+  if (!keys) keysOfJobs.set(ctx, (keys = new Map() as KeysOfJobs));
+  const now = performance.now();
+  const name = `${iteration.organization_id}/${iteration.id}/${jobId}`;
+  const kept = keys.get(name);
+  if (kept && now - kept.at < CREDENTIALS_REUSE_MS) return kept.credentials;
+  for (const [other, entry] of keys) if (now - entry.at >= CREDENTIALS_REUSE_MS) keys.delete(other);
+  const credentials = credentialsOf(ctx, iteration);
+  const own = keys;
+  own.set(name, { at: now, credentials });
+  credentials.catch(() => void (own.get(name)?.credentials === credentials && own.delete(name)));
+  return credentials;
 }
 
 /** What the documents of one batch share while it runs. */
