@@ -1,38 +1,50 @@
 import type { DocumentJobData, Fleet } from './fleet.js';
 
-/** What the fleet's step answers: whether the calls were entered, and how many of the job's documents are left. */
+/** What the fleet's step answers: whether the call was entered, and how many of the job's documents are left. */
 export type StepAnswer = { entered: boolean; left: number };
 
 /**
- * A batch's calls in the job's `inflight` set (what a cancel waits on), entered before its first call starts and
- * checked against the cancel flag in the same step, so that once a cancel is acknowledged no call starts: the batch's
- * documents from the first one called on are entered together, in one step (one Redis round trip per batch, not one
- * per document), and leave together with the last step, which records the batch's documents. A cancel announced
- * while the batch runs aborts it (the call in flight, and the documents entered and not yet called are skipped), and
- * the cancel waits until the last step has left them. `batchId` names the batch's attempt on this worker (worker,
- * BullMQ job, attempt): with a document id, an entry (no spaces).
+ * A batch's calls in the job's `inflight` set (what a cancel waits on), each entered before its call starts and
+ * checked against the cancel flag in the same step, so that once a cancel is acknowledged no call starts. The next
+ * document is entered while the current call runs (its step is off the calls' path), and with it the previous call,
+ * over by then, leaves; the last step leaves what is left and records the batch's documents. `batchId` names the
+ * batch's attempt on this worker (worker, BullMQ job, attempt): with a document id, an entry (no spaces).
  */
 export function batchEntries(fleet: Fleet, batchId: string, data: DocumentJobData) {
   const entryOf = (documentId: string) => `${batchId}:${documentId}`;
-  /** Entries sent and not left yet. */
-  let open: string[] = [];
-  let entering: Promise<StepAnswer> | null = null;
+  /** Entries sent and not left yet (a document entered ahead and then skipped included). */
+  const open = new Set<string>();
+  const ahead = new Map<string, Promise<StepAnswer>>();
+  let calling: string | null = null;
+  const send = (leave: string[], enter: string | null, done: ReadonlyArray<readonly [string, string]> = []) => {
+    for (const id of leave) open.delete(id);
+    if (enter !== null) open.add(enter);
+    return fleet.step(data.job_id, data.model, leave, done, enter);
+  };
   return {
-    /** Whether `documentId`'s call may start: the first call enters the batch's documents from it on. */
-    async beforeCall(documentId: string): Promise<boolean> {
-      if (!entering) {
-        const from = data.document_ids.indexOf(documentId);
-        open = (from < 0 ? [documentId] : data.document_ids.slice(from)).map(entryOf);
-        entering = fleet.step(data.job_id, data.model, [], [], open);
+    async beforeCall(documentId: string, next: string | undefined): Promise<boolean> {
+      // The previous call is over: it leaves with the next step sent.
+      let over = calling === null ? [] : [calling];
+      calling = null;
+      let own = ahead.get(documentId);
+      ahead.delete(documentId);
+      if (!own) {
+        own = send(over, entryOf(documentId));
+        over = [];
       }
-      return (await entering).entered;
+      if (!(await own).entered) return false;
+      calling = entryOf(documentId);
+      if (next !== undefined) {
+        const entering = send(over, entryOf(next));
+        entering.catch(() => undefined); // awaited by the next document's turn, or left unread when it is skipped
+        ahead.set(next, entering);
+      }
+      return true;
     },
     /** The batch's last step: leaves every open entry, records `done`; null when there was nothing to send. */
     async last(done: ReadonlyArray<readonly [string, string]>): Promise<StepAnswer | null> {
-      if (open.length === 0 && done.length === 0) return null;
-      const leave = open;
-      open = [];
-      return fleet.step(data.job_id, data.model, leave, done, []);
+      if (open.size === 0 && done.length === 0) return null;
+      return send([...open], null, done);
     },
   };
 }

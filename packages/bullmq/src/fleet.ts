@@ -79,11 +79,10 @@ export const newRedis = (connection: RedisConnection): Redis =>
 /** Lua: cancel flag set and announced in one step; later ENTERs fail. */
 const CANCEL = `redis.call('SET', KEYS[1], '1', 'EX', ARGV[1]) redis.call('PUBLISH', KEYS[2], ARGV[2]) return 1`;
 /**
- * Lua, a batch's steps (two per batch: before its first call, after its last): leaves the calls over (ARGV[2], ids
- * separated by spaces), records the documents done since (pairs from ARGV[4]: id, outcome; each counted once whatever
- * the re-runs, and in the model's counts by outcome), then enters the calls ARGV[3] (ids separated by spaces) unless
- * the job is cancelled. KEYS: cancel flag, calls in flight, done set, documents left, the model's counts. Returns
- * {entered (0/1), documents left (<= 0: finish)}.
+ * Lua, one round trip per document of a batch: leaves the calls over (ARGV[2], ids separated by spaces), records the
+ * documents done since (pairs from ARGV[4]: id, outcome; each counted once whatever the re-runs, and in the model's
+ * counts by outcome), then enters the next call (ARGV[3]) unless the job is cancelled. KEYS: cancel flag, calls in
+ * flight, done set, documents left, the model's counts. Returns {entered (0/1), documents left (<= 0: finish)}.
  */
 const STEP = `for id in string.gmatch(ARGV[2], '%S+') do redis.call('SREM', KEYS[2], id) end
 if #ARGV >= 4 then
@@ -96,8 +95,7 @@ if #ARGV >= 4 then
 end
 local entered = 0
 if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then
-  for id in string.gmatch(ARGV[3], '%S+') do redis.call('SADD', KEYS[2], id) end
-  redis.call('EXPIRE', KEYS[2], ARGV[1]) entered = 1
+  redis.call('SADD', KEYS[2], ARGV[3]) redis.call('EXPIRE', KEYS[2], ARGV[1]) entered = 1
 end
 return {entered, tonumber(redis.call('GET', KEYS[4]) or '0')}`;
 
@@ -222,13 +220,13 @@ export class Fleet {
 
   /**
    * One step of a batch: leaves the calls `leave` (ids without spaces), records `done` (document id, outcome:
-   * succeeded, failed, skipped), then enters the calls `enter` (if any) unless the job is cancelled: once a cancel is
+   * succeeded, failed, skipped), then enters the call `enter` (if any) unless the job is cancelled: once a cancel is
    * acknowledged, no call starts. Returns whether `enter` was entered and how many of the job's documents are left
    * to record.
    */
-  async step(jobId: string, model: string, leave: readonly string[], done: ReadonlyArray<readonly [string, string]>, enter: readonly string[]) {
+  async step(jobId: string, model: string, leave: readonly string[], done: ReadonlyArray<readonly [string, string]>, enter: string | null) {
     const keys = [this.key('cancel', jobId), this.key('inflight', jobId), this.key('done', jobId), this.key('remaining', jobId), this.key('stats', model)];
-    const [entered, left] = await this.redis.docevalsFleetStep(...keys, KEY_TTL_SECONDS, leave.join(' '), enter.join(' '), ...done.flat());
+    const [entered, left] = await this.redis.docevalsFleetStep(...keys, KEY_TTL_SECONDS, leave.join(' '), enter ?? '', ...done.flat());
     return { entered: entered === 1, left: Number(left) };
   }
   /**
@@ -265,7 +263,7 @@ export class Fleet {
   }
   /** Counts documents of the job done with their outcome (succeeded, failed, skipped); how many are left. */
   async record(jobId: string, model: string, done: ReadonlyArray<readonly [string, string]>): Promise<number> {
-    return (await this.step(jobId, model, [], done, [])).left;
+    return (await this.step(jobId, model, [], done, null)).left;
   }
 
   async close(): Promise<void> {

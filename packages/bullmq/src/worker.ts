@@ -226,9 +226,9 @@ async function runBatch(ctx: WorkerContext, job: Job<DocumentJobData>, signal: A
     const traceId = activeTraceId();
     batchSpan = startBatchSpan(job, attempt);
     await jobs.runDocuments(refOf(data), data.job_id, data.document_ids, aborted, {
-      beforeCall: async (documentId) => {
+      beforeCall: async (documentId, next) => {
         callStarted.set(documentId, performance.now());
-        return entries.beforeCall(documentId);
+        return entries.beforeCall(documentId, next);
       },
       afterDocument: (documentId, outcome) => {
         const ms = Math.round(performance.now() - (callStarted.get(documentId) ?? batchStarted));

@@ -1,7 +1,7 @@
 /**
- * A batch's calls in the fleet's in-flight set (docs/workers.md, Cancel): entered together before the first starts,
- * refused once the job's cancel flag is set, and every entry gone after the batch's last step (a cancel waits on
- * that set).
+ * A batch's calls in the fleet's in-flight set (docs/workers.md, Cancel): each entered before it starts, the next one
+ * while the current call runs, refused once the job's cancel flag is set, and every entry gone after the batch's
+ * last step (a cancel waits on that set).
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -23,48 +23,35 @@ async function setUp(documents: string[]) {
 }
 
 describe('batch entries', () => {
-  it('the first call enters the batch\'s documents from it on, in one step; later calls send nothing; the last step leaves all', async () => {
-    const { fleet, entries, inFlight } = await setUp(['a', 'b', 'c']);
-    const steps: unknown[][] = [];
-    const step = fleet.step.bind(fleet);
-    fleet.step = (...args) => (steps.push(args), step(...args));
-    expect(await entries.beforeCall('a')).toBe(true);
-    expect(await inFlight()).toEqual(['w:b0:1:a', 'w:b0:1:b', 'w:b0:1:c']);
-    expect(await entries.beforeCall('b')).toBe(true);
-    expect(await entries.beforeCall('c')).toBe(true);
-    expect(steps).toHaveLength(1);
+  it('the next call is entered while the current one runs; the previous leaves then; the last step leaves all', async () => {
+    const { entries, inFlight } = await setUp(['a', 'b', 'c']);
+    expect(await entries.beforeCall('a', 'b')).toBe(true);
+    // a's call runs, b is entered already.
+    expect(await inFlight()).toEqual(['w:b0:1:a', 'w:b0:1:b']);
+    expect(await entries.beforeCall('b', 'c')).toBe(true);
+    // a's call is over: it left with c's entry.
+    expect(await inFlight()).toEqual(['w:b0:1:b', 'w:b0:1:c']);
+    expect(await entries.beforeCall('c', undefined)).toBe(true);
     const answer = await entries.last([['a', 'succeeded'], ['b', 'succeeded'], ['c', 'failed']]);
     expect(answer).toEqual({ entered: false, left: 0 });
-    expect(steps).toHaveLength(2);
     expect(await inFlight()).toEqual([]);
   });
 
-  it('a batch whose first documents were not called (written before a re-run) enters only those from its first call on', async () => {
-    const { entries, inFlight } = await setUp(['a', 'b', 'c']);
-    expect(await entries.beforeCall('b')).toBe(true);
-    expect(await inFlight()).toEqual(['w:b0:1:b', 'w:b0:1:c']);
-    await entries.last([['a', 'succeeded'], ['b', 'succeeded'], ['c', 'succeeded']]);
-    expect(await inFlight()).toEqual([]);
-  });
-
-  it('after the cancel flag no call of a batch not yet entered starts; what a batch entered before it stays in flight until its last step', async () => {
-    const { fleet, data, entries, inFlight } = await setUp(['a', 'b']);
-    const later = batchEntries(fleet, 'w:b1:1', data);
-    expect(await entries.beforeCall('a')).toBe(true);
+  it('after the cancel flag no call is entered; one entered before it may run, and nothing stays in flight', async () => {
+    const { fleet, data, entries, inFlight } = await setUp(['a', 'b', 'c']);
+    expect(await entries.beforeCall('a', 'b')).toBe(true);
     await fleet.cancel(data.job_id);
-    // The cancel waits on the entered batch (its worker aborts it on the announcement); a batch entering now is refused.
-    expect(await later.beforeCall('a')).toBe(false);
-    expect(await later.beforeCall('b')).toBe(false);
-    expect(await inFlight()).toEqual(['w:b0:1:a', 'w:b0:1:b']);
-    await later.last([]);
-    expect(await inFlight()).toEqual(['w:b0:1:a', 'w:b0:1:b']);
+    // b was entered before the flag (the cancel waits for it); c's entry, sent after the flag, is refused.
+    expect(await entries.beforeCall('b', 'c')).toBe(true);
+    expect(await entries.beforeCall('c', undefined)).toBe(false);
+    expect(await inFlight()).toEqual(['w:b0:1:b']);
     await entries.last([['a', 'succeeded']]);
     expect(await inFlight()).toEqual([]);
   });
 
-  it('documents entered and then skipped (the batch aborted) leave with the last step', async () => {
+  it('a document entered ahead and then skipped (the batch aborted) leaves with the last step', async () => {
     const { entries, inFlight } = await setUp(['a', 'b']);
-    expect(await entries.beforeCall('a')).toBe(true);
+    expect(await entries.beforeCall('a', 'b')).toBe(true);
     // The batch's signal aborts: b never gets its turn.
     expect(await entries.last([['a', 'succeeded']])).toEqual({ entered: false, left: 1 });
     expect(await inFlight()).toEqual([]);
