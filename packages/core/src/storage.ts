@@ -152,6 +152,12 @@ export interface FileStore {
   release(organizationId: string, fileId: string): Promise<void>;
   get(organizationId: string, fileId: string): Promise<StoredFile | null>;
   /**
+   * {@link FileStore.get} for many files of one organization, in the order of `fileIds` (null for an absent one; a
+   * file id twice is answered twice): one round trip (Redis, Postgres) instead of one per file. Optional, so that a
+   * host's own store without it still works: the service then calls `get` per file.
+   */
+  getMany?(organizationId: string, fileIds: readonly string[]): Promise<Array<StoredFile | null>>;
+  /**
    * {@link FileStore.retain} for many files in one commit (lowdb) or one round trip (Redis, Postgres); the result
    * in the order of `entries`. All or nothing when the store fails. A file id twice in `entries` gets two references.
    */

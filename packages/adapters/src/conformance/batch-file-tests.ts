@@ -69,4 +69,27 @@ export function batchFileTests(ctx: ConformanceContext): void {
     await files.release(ORG_A, 'b');
     expect(await files.get(ORG_A, 'b')).toBeNull();
   }, t);
+
+  it('getMany answers each file in the order asked (absent: null, twice: twice), scoped to the organization', async () => {
+    const { files } = await ctx.open();
+    expect(typeof files.getMany, 'every adapter of this package has getMany').toBe('function');
+    const getMany = (organizationId: string, ids: string[]) => files.getMany!(organizationId, ids);
+    await files.retainMany(ORG_A, [{ fileId: 'a', content: content(1, 2) }, { fileId: 'b', content: { bytes: new Uint8Array(), mime_type: 'image/png' } }]);
+    await files.retain(ORG_B, 'c', content(3));
+    const answers = await getMany(ORG_A, ['b', 'missing', 'a', 'c', 'a']);
+    expect(answers.map((f) => f && { bytes: byteList(f.bytes), mime_type: f.mime_type })).toEqual([
+      { bytes: [], mime_type: 'image/png' },
+      null,
+      { bytes: [1, 2], mime_type: 'application/pdf' },
+      null,
+      { bytes: [1, 2], mime_type: 'application/pdf' },
+    ]);
+    expect(answers[2]!.bytes).toBeInstanceOf(Uint8Array);
+    expect(answers[2]!.bytes).not.toBe(answers[4]!.bytes);
+    expect(await getMany(ORG_A, [])).toEqual([]);
+    expect(await getMany(ORG_B, ['a', 'c']).then((f) => f.map((x) => x && byteList(x.bytes)))).toEqual([null, [3]]);
+    // Released files are gone from the batch read too.
+    await files.releaseMany(ORG_A, ['a']);
+    expect(await getMany(ORG_A, ['a', 'b']).then((f) => f.map((x) => x?.mime_type ?? null))).toEqual([null, 'image/png']);
+  }, t);
 }

@@ -37,6 +37,7 @@ export function closedTests(ctx: ConformanceContext): void {
       ['documents.totals', () => storage.documents.totals(ORG_A, 'eval_1')],
       ['predictions.put', () => storage.predictions.put(predictionRecord(ORG_A, 'iter_1', 'f1'))],
       ['files.get', () => storage.files.get(ORG_A, 'f1')],
+      ['files.getMany', () => storage.files.getMany!(ORG_A, ['f1'])],
       ['files.retain', () => storage.files.retain(ORG_A, 'f1')],
       ['files.release', () => storage.files.release(ORG_A, 'f1')],
       ['files.retainMany', () => storage.files.retainMany(ORG_A, [{ fileId: 'f1' }])],

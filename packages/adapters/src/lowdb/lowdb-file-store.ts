@@ -6,12 +6,35 @@ import type { LowdbContext } from './lowdb-collections.js';
 import type { BatchMove, BatchWrite } from './record-disk.js';
 import { getItem, type FileMeta, setItem } from './state.js';
 
+/** Files of a `getMany` read at once. */
+const FILE_READS = 8;
+
 /** What the batch operations of the file store need of it. */
 interface FileParts {
   ctx: LowdbContext;
   contents: ContentFolder;
   metaOf: (organizationId: string, fileId: string) => FileMeta | undefined;
   setMeta: (organizationId: string, fileId: string, meta: FileMeta | undefined) => void;
+}
+
+/**
+ * A file's bytes: the content is read after the entry, without the write lock; if the file was released (and maybe
+ * stored again) meanwhile, the entry has changed too, and the read starts over from the new entry.
+ */
+async function readFile({ ctx, contents, metaOf }: FileParts, organizationId: string, fileId: string): Promise<StoredFile | null> {
+  for (let attempt = 0; ; attempt++) {
+    const meta = metaOf(organizationId, fileId);
+    if (!meta) return null;
+    await ctx.disk.settled(contents.pathOf(organizationId, fileId)); // moved into place by a batch under way
+    const bytes = await contents.read(organizationId, fileId);
+    if (bytes !== null && bytes.byteLength === meta.size) return { bytes, mime_type: meta.mime_type };
+    if (metaOf(organizationId, fileId) !== meta && attempt < 3) continue;
+    throw new Error(
+      bytes === null
+        ? `the content of a stored file is missing (${contents.pathOf(organizationId, fileId)})`
+        : `the content of a stored file has ${bytes.byteLength} bytes, ${meta.size} were stored (${contents.pathOf(organizationId, fileId)})`,
+    );
+  }
 }
 
 /**
@@ -79,23 +102,12 @@ export function lowdbFileStore(ctx: LowdbContext, contents: ContentFolder, log: 
         await discardContent(organizationId, fileId);
       }, organizationId),
 
-    get: (organizationId, fileId) =>
-      ctx.read('files.get', async () => {
-        // The content is read after the entry, without the write lock: if the file was released (and maybe stored
-        // again) meanwhile, the entry has changed too, and the read starts over from the new entry.
-        for (let attempt = 0; ; attempt++) {
-          const meta = metaOf(organizationId, fileId);
-          if (!meta) return null;
-          await ctx.disk.settled(contents.pathOf(organizationId, fileId)); // moved into place by a batch under way
-          const bytes = await contents.read(organizationId, fileId);
-          if (bytes !== null && bytes.byteLength === meta.size) return { bytes, mime_type: meta.mime_type };
-          if (metaOf(organizationId, fileId) !== meta && attempt < 3) continue;
-          throw new Error(
-            bytes === null
-              ? `the content of a stored file is missing (${contents.pathOf(organizationId, fileId)})`
-              : `the content of a stored file has ${bytes.byteLength} bytes, ${meta.size} were stored (${contents.pathOf(organizationId, fileId)})`,
-          );
-        }
+    get: (organizationId, fileId) => ctx.read('files.get', () => readFile(parts, organizationId, fileId)),
+
+    getMany: (organizationId, fileIds) =>
+      ctx.read('files.getMany', () => {
+        const limit = pLimit(FILE_READS);
+        return Promise.all(fileIds.map((fileId) => limit(() => readFile(parts, organizationId, fileId))));
       }),
 
     retainMany: (organizationId, entries) => retainMany(parts, organizationId, entries),

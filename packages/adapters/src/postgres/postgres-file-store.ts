@@ -33,6 +33,20 @@ export function postgresFileStore(connection: PostgresConnection, schema: string
         return rows[0] ? { bytes: copyBytes(rows[0].bytes), mime_type: rows[0].mime_type } : null;
       });
     },
+    getMany(organizationId, fileIds) {
+      return connection.run('files.getMany', async (db) => {
+        if (fileIds.length === 0) return [];
+        const { rows } = await db.query<{ file_id: string; bytes: Buffer; mime_type: string }>(
+          `SELECT file_id, bytes, mime_type FROM ${f} WHERE organization_id = $1 AND file_id = ANY($2::text[])`,
+          [organizationId, [...new Set(fileIds)]],
+        );
+        const byId = new Map(rows.map((row) => [row.file_id, row]));
+        return fileIds.map((id) => {
+          const row = byId.get(id);
+          return row ? { bytes: copyBytes(row.bytes), mime_type: row.mime_type } : null;
+        });
+      });
+    },
     retainMany(organizationId, entries) {
       return connection.run('files.retainMany', async (db) => {
         if (entries.length === 0) return [];

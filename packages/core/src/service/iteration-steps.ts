@@ -5,7 +5,7 @@ import type { JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/index.js';
 import type { DocumentRecord, EvaluationRecord, IterationJob, IterationRecord, IterationStatus, PredictionRecord } from '../storage.js';
 import type { ServiceContext } from './context.js';
-import { loadExtractionDocument } from './document-files.js';
+import { loadExtractionDocuments } from './document-files.js';
 import { refreshPrediction } from './every-iteration.js';
 import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
 import { newPredictionRecord } from './metric-cache.js';
@@ -156,8 +156,9 @@ export async function runDocuments(
   let firstError: string | null = null;
   const chunkSize = Math.max(64, ctx.concurrency * 8);
   const load = (start: number) => {
-    const loadOne = job.load ?? ((d: DocumentRecord) => loadExtractionDocument(ctx, organizationId, d));
-    const loading = Promise.all(documents.slice(start, start + chunkSize).map(loadOne));
+    const chunk = documents.slice(start, start + chunkSize);
+    // A chunk's files in one read (the store's getMany) unless the caller reads them its way.
+    const loading = job.load ? Promise.all(chunk.map(job.load)) : loadExtractionDocuments(ctx, organizationId, chunk);
     loading.catch(() => undefined); // awaited below, or dropped when the run stops first
     return loading;
   };

@@ -294,6 +294,14 @@ function memoryFileStore(state: MemoryState): FileStore {
       const entry = byOrganization.get(organizationId)?.get(fileId);
       return entry ? { bytes: copyBytes(entry.bytes), mime_type: entry.mime_type } : null;
     },
+    async getMany(organizationId, fileIds) {
+      checkOpen(state);
+      const files = byOrganization.get(organizationId);
+      return fileIds.map((fileId) => {
+        const entry = files?.get(fileId);
+        return entry ? { bytes: copyBytes(entry.bytes), mime_type: entry.mime_type } : null;
+      });
+    },
     async retainMany(organizationId, entries) {
       checkOpen(state);
       // Synchronous from here on: nothing else runs between the first and the last reference.

@@ -172,7 +172,7 @@ describe('queue-mode job steps', () => {
     await docevals.close();
   });
 
-  it("runDocuments: the organization's key is read once for the batch, not once per document", async () => {
+  it("runDocuments: the organization's key is read once for the job's batches in a process, not once per document", async () => {
     const storage = memoryStorage();
     let secretReads = 0;
     const jobs = new Proxy(storage.jobs, {
@@ -214,10 +214,22 @@ describe('queue-mode job steps', () => {
     const ref: IterationRef = { organization_id: ORG, evaluation_id: evaluation.id, iteration_id: created.id };
     const plan = (await work.plan(ref))!;
     const before = secretReads;
-    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
-    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    // Two batches of the job in this process: the key is read once for both (as the in-process runner's run).
+    const first = await work.runDocuments(ref, plan.job_id, plan.document_ids.slice(0, 3), never);
+    const second = await work.runDocuments(ref, plan.job_id, plan.document_ids.slice(3), never);
+    expect([...first, ...second].map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect(received).toEqual(plan.document_ids.map(() => ({ provider: 'OpenAI', api_key: 'sk-org' })));
     expect(secretReads - before).toBe(1);
+    // A new job (its own run) reads the key again: a rotated key is used from there on.
+    await docevals.secrets.externalApiKeys.create(ORG, { provider: 'OpenAI', api_key: 'sk-rotated' });
+    const again = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, background: true });
+    const ref2 = { ...ref, iteration_id: again.id };
+    const plan2 = (await work.plan(ref2))!;
+    const readsBefore = secretReads;
+    received.length = 0;
+    await work.runDocuments(ref2, plan2.job_id, plan2.document_ids.slice(0, 1), never);
+    expect(secretReads - readsBefore).toBe(1);
+    expect(received).toEqual([{ provider: 'OpenAI', api_key: 'sk-rotated' }]);
     await docevals.close();
   });
 
@@ -324,11 +336,42 @@ describe('queue-mode job steps', () => {
     expect((await summary()).progress).toMatchObject({ succeeded: 2, pending: 0 });
     await docevals.close();
   }, 5_000);
-  it('runDocuments: the next documents\' files are read while a call runs, and the gate is told the next document', async () => {
+  /** A memory store whose file reads are listed: a `getMany` as one entry of its ids, a `get` as its id. */
+  function fileReadsOf(withGetMany: boolean) {
     const storage = memoryStorage();
-    const fileReads: string[] = [];
-    const getFile = storage.files.get.bind(storage.files);
-    storage.files.get = (organizationId, fileId) => (fileReads.push(fileId), getFile(organizationId, fileId));
+    const fileReads: Array<string | string[]> = [];
+    const { files } = storage;
+    const getFile = files.get.bind(files);
+    const getMany = files.getMany!.bind(files);
+    files.get = (organizationId, fileId) => (fileReads.push(fileId), getFile(organizationId, fileId));
+    // A host's own store without getMany: the service reads a file at a time.
+    if (withGetMany) files.getMany = (organizationId, ids) => (fileReads.push([...ids]), getMany(organizationId, ids));
+    else delete files.getMany;
+    return { storage, fileReads };
+  }
+  it('runDocuments: a batch\'s files are read in one getMany, beside its records, before its first call', async () => {
+    const { storage, fileReads } = fileReadsOf(true);
+    const readAtCall = new Map<string, number>();
+    const { docevals, work, ref } = await queueService(undefined, { storage, onCall: (filename) => void readAtCall.set(filename, fileReads.length) });
+    const plan = (await work.plan(ref))!;
+    fileReads.length = 0;
+    const outcomes = await work.runDocuments(ref, plan.job_id, plan.document_ids, never);
+    expect(outcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(fileReads).toEqual([plan.document_ids]);
+    expect(readAtCall.get('d0.json')).toBe(1);
+    // A file that is gone is a storage error of the batch (a queue retries it), as a single read's is.
+    const again = await docevals.evals.iterations.create(ORG, { evaluation_id: ref.evaluation_id, background: true });
+    const ref2 = { ...ref, iteration_id: again.id };
+    const plan2 = (await work.plan(ref2))!;
+    await storage.files.releaseMany(ORG, [plan2.document_ids[1]!, plan2.document_ids[1]!]);
+    expect(await storage.files.get(ORG, plan2.document_ids[1]!)).toBeNull();
+    fileReads.length = 0;
+    await expect(work.runDocuments(ref2, plan2.job_id, plan2.document_ids, never)).rejects.toMatchObject({ code: 'storage_error', message: expect.stringContaining(plan2.document_ids[1]!) });
+    expect(fileReads).toEqual([plan2.document_ids]);
+    await docevals.close();
+  });
+  it('runDocuments without getMany (a host\'s store): the next documents\' files are read while a call runs, and the gate is told the next document', async () => {
+    const { storage, fileReads } = fileReadsOf(false);
     const readAtCall = new Map<string, number>();
     const { docevals, work, ref } = await queueService(undefined, {
       storage,

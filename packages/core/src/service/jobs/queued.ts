@@ -1,5 +1,5 @@
 import type { ExtractionDocument, ProviderCredentials } from '../../extractor.js';
-import { loadExtractionDocument } from '../document-files.js';
+import { readFilesAhead } from '../document-files.js';
 import type { DocumentRecord, IterationRecord, PredictionRecord } from '../../storage.js';
 import type { ServiceContext } from '../context.js';
 import { credentialsOf, runDocuments, settleSaved, type RunOutcome } from '../iteration-steps.js';
@@ -107,12 +107,14 @@ export async function runQueuedDocuments(
   signal: AbortSignal,
   hooks: QueuedDocumentHooks = {},
 ): Promise<DocumentOutcome[]> {
+  // The batch's first files are read beside its records (a document's id is its file's): a document skipped below
+  // only costs its file's read.
+  const load = readFilesAhead(ctx, ref.organization_id, documentIds);
   const { iteration, previous, stored, eventWritten } = await readBatch(ctx, ref, jobId, documentIds);
   const running = iteration?.job?.id === jobId && iteration.status === 'running';
-  // The documents to call, in order: not written by this job before, still stored. Their files are read ahead.
+  // The documents to call, in order: not written by this job before, still stored.
   const toCall = running ? stored.filter((d, i): d is DocumentRecord => d !== undefined && previous[i]?.job_id !== jobId) : [];
   const nextOf = new Map(toCall.map((d, k) => [d.id, toCall[k + 1]?.id]));
-  const load = readAhead(ctx, ref.organization_id, toCall);
   const outcomes: DocumentOutcome[] = new Array<DocumentOutcome>(documentIds.length);
   const done = async (i: number, outcome: DocumentOutcome) => {
     outcomes[i] = outcome;
@@ -124,7 +126,7 @@ export async function runQueuedDocuments(
   const saved: DocumentRecord[] = [];
   const events = new EventBatch(ctx, jobs, ref.iteration_id, QUEUE_EVENT_DELAY_MS);
   let stopped: { error: unknown } | null = null;
-  // The organization's key: read (and opened) once for the batch, at its first call, not once per document.
+  // The organization's key: read (and opened) at the batch's first call, shared by the job's batches in this process.
   let credentials: Promise<ProviderCredentials | undefined> | undefined;
   try {
     for (const [i, documentId] of documentIds.entries()) {
@@ -148,7 +150,7 @@ export async function runQueuedDocuments(
         await done(i, skipped('cancelled'));
         continue;
       }
-      credentials ??= credentialsOf(ctx, iteration);
+      credentials ??= jobCredentials(ctx, iteration, jobId);
       credentials.catch(() => undefined); // each document's run answers it
       const batch = { signal, events, saving, saved, credentials, load };
       await callDocument(ctx, iteration, document, jobId, batch, (outcome) => done(i, outcome));
@@ -167,6 +169,31 @@ export async function runQueuedDocuments(
   return outcomes;
 }
 
+/** How long a process reuses the key a job's batch read for the job's next batches. */
+const CREDENTIALS_REUSE_MS = 10_000;
+type KeysOfJobs = Map<string, { at: number; credentials: Promise<ProviderCredentials | undefined> }>;
+const keysOfJobs = new WeakMap<ServiceContext, KeysOfJobs>();
+
+/**
+ * The organization's key for a job's batch: read (a store read and a decryption) by the job's first batch in this
+ * process and reused by its batches that start within {@link CREDENTIALS_REUSE_MS} of that read, as the in-process
+ * runner reads it once per run. A failed read (no key: a 422 for each document) is not kept.
+ */
+function jobCredentials(ctx: ServiceContext, iteration: IterationRecord, jobId: string): Promise<ProviderCredentials | undefined> {
+  let keys = keysOfJobs.get(ctx);
+  if (!keys) keysOfJobs.set(ctx, (keys = new Map() as KeysOfJobs));
+  const now = performance.now();
+  const name = `${iteration.organization_id}/${iteration.id}/${jobId}`;
+  const kept = keys.get(name);
+  if (kept && now - kept.at < CREDENTIALS_REUSE_MS) return kept.credentials;
+  for (const [other, entry] of keys) if (now - entry.at >= CREDENTIALS_REUSE_MS) keys.delete(other);
+  const credentials = credentialsOf(ctx, iteration);
+  const own = keys;
+  own.set(name, { at: now, credentials });
+  credentials.catch(() => void (own.get(name)?.credentials === credentials && own.delete(name)));
+  return credentials;
+}
+
 /** What the documents of one batch share while it runs. */
 interface BatchRun {
   signal: AbortSignal;
@@ -178,33 +205,6 @@ interface BatchRun {
   credentials: Promise<ProviderCredentials | undefined>;
   /** A document's file, read ahead of its call. */
   load: (document: DocumentRecord) => Promise<ExtractionDocument>;
-}
-
-/** Documents whose file is being read while the batch's earlier documents are called. */
-const FILE_READ_AHEAD = 2;
-
-/**
- * Reads the files of `documents` (the batch's calls, in order) ahead of their calls, {@link FILE_READ_AHEAD} ahead
- * of the one taken: no call waits for its file but the first, and at most that many files wait in memory.
- */
-function readAhead(ctx: ServiceContext, organizationId: string, documents: readonly DocumentRecord[]) {
-  const reading = new Map<string, Promise<ExtractionDocument>>();
-  let next = 0;
-  const fill = (upTo: number) => {
-    for (; next < Math.min(upTo, documents.length); next++) {
-      const document = documents[next]!;
-      const file = loadExtractionDocument(ctx, organizationId, document);
-      file.catch(() => undefined); // answered to the document's run (or dropped with a skipped document)
-      reading.set(document.id, file);
-    }
-  };
-  fill(FILE_READ_AHEAD);
-  return (document: DocumentRecord): Promise<ExtractionDocument> => {
-    const file = reading.get(document.id) ?? loadExtractionDocument(ctx, organizationId, document);
-    reading.delete(document.id);
-    fill(documents.indexOf(document) + 1 + FILE_READ_AHEAD);
-    return file;
-  };
 }
 
 /**
