@@ -24,16 +24,18 @@ export interface LowdbContext {
 
 /**
  * Copies a record through JSON, before the write lock comes round (the caller may change its object meanwhile):
- * what reads return now is then exactly what they return after a restart. One small record.
+ * what reads return now is then exactly what they return after a restart. With its JSON text, which its file gets as
+ * is (`writeOne`'s and a batch's `valueText`): each record is serialized once.
  */
-function jsonCopy<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+function jsonCopy<T>(record: T): { value: T; text: string } {
+  const text = JSON.stringify(record);
+  return { value: JSON.parse(text) as T, text };
 }
 
-/** {@link jsonCopy} of many records, with each one's JSON text (written to its file as is: serialized once). */
+/** {@link jsonCopy} of each record, the copies and their texts apart (a batch's entries and its files). */
 function jsonCopies<T>(records: readonly T[]): { values: T[]; texts: string[] } {
-  const texts = records.map((record) => JSON.stringify(record));
-  return { values: texts.map((text) => JSON.parse(text) as T), texts };
+  const copies = records.map((record) => jsonCopy(record));
+  return { values: copies.map((c) => c.value), texts: copies.map((c) => c.text) };
 }
 
 const out = <T>(entry: { value: unknown; version: number }): Versioned<T> => ({ value: structuredClone(entry.value) as T, version: entry.version });
@@ -57,16 +59,16 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
         }),
       ),
     insert(record) {
-      const value = jsonCopy(record);
-      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, value), value.organization_id);
+      const copy = jsonCopy(record);
+      return ctx.exclusive(`${name}.insert`, () => insertEntry<T>(ctx, name, copy), copy.value.organization_id);
     },
     replace(record, expectedVersion) {
-      const value = jsonCopy(record);
+      const { value, text } = jsonCopy(record);
       return ctx.exclusive(`${name}.replace`, async () => {
         const current = getItem(items(), value.organization_id, value.id);
         if (!current || current.version !== expectedVersion) return null;
         const entry: RecordEntry = { version: current.version + 1, value };
-        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), entry);
+        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.id), { version: entry.version }, text);
         setItem(items(), value.organization_id, value.id, entry);
         return out<T>(entry);
       }, value.organization_id);
@@ -91,11 +93,11 @@ export function lowdbRecordCollection<T extends StoredRecordBase>(ctx: LowdbCont
 }
 
 /** Writes a new record; the caller holds the write lock. */
-async function insertEntry<T>(ctx: LowdbContext, name: RecordCollectionName, value: StoredRecordBase): Promise<Versioned<T>> {
+async function insertEntry<T>(ctx: LowdbContext, name: RecordCollectionName, { value, text }: { value: StoredRecordBase; text: string }): Promise<Versioned<T>> {
   const items = ctx.state.records[name];
   if (getItem(items, value.organization_id, value.id)) throw idTaken(name, value.id);
   const entry: RecordEntry = { version: 1, value };
-  await ctx.disk.writeOne(name, ctx.layout.record(name, value.organization_id, value.id), entry);
+  await ctx.disk.writeOne(name, ctx.layout.record(name, value.organization_id, value.id), { version: 1 }, text);
   setItem(items, value.organization_id, value.id, entry);
   return out<T>(entry);
 }
@@ -105,16 +107,17 @@ export function lowdbJobCollection(ctx: LowdbContext): JobCollection {
   return {
     ...lowdbRecordCollection<JobRecord>(ctx, 'jobs'),
     insertWithinCap(record, cap) {
-      const value = jsonCopy(record);
+      const copy = jsonCopy(record);
+      const { value } = copy;
       return ctx.exclusive('jobs.insertWithinCap', async () => {
         const organization = ctx.state.records.jobs.get(value.organization_id);
         // A taken id is a conflict whatever the count (as on every adapter): the insert says so.
-        if (organization?.has(value.id)) return insertEntry<JobRecord>(ctx, 'jobs', value);
+        if (organization?.has(value.id)) return insertEntry<JobRecord>(ctx, 'jobs', copy);
         let count = 0;
         for (const entry of organization?.values() ?? []) {
           if ((entry.value as JobRecord).iteration_organization_id === value.iteration_organization_id) count++;
         }
-        return count < cap ? insertEntry<JobRecord>(ctx, 'jobs', value) : null;
+        return count < cap ? insertEntry<JobRecord>(ctx, 'jobs', copy) : null;
       }, value.organization_id);
     },
   };
@@ -158,7 +161,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
       }, values[0]?.organization_id ?? '');
     },
     put(record, expectedVersion) {
-      const value = jsonCopy(record);
+      const { value, text } = jsonCopy(record);
       return ctx.exclusive(`${name}.put`, async () => {
         const current = families.entry(value.organization_id, value.parent_id, value.id);
         if (!ChildFamilies.mayPut(current, expectedVersion)) return null;
@@ -167,7 +170,7 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
           version: (current?.version ?? 0) + 1,
           seq: current?.seq ?? families.nextSeq(value.organization_id, value.parent_id),
         };
-        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.parent_id, value.id), childBody(entry));
+        await ctx.disk.writeOne(name, pathOf(value.organization_id, value.parent_id, value.id), childHead(entry), text);
         families.set(entry);
         return out<T>(entry);
       }, value.organization_id);
@@ -207,9 +210,9 @@ export function lowdbChildCollection<T extends ChildRecordBase>(
   };
 }
 
-/** A child's file: its version, its place in the parent's order and the record. */
-function childBody<T>(entry: ChildEntry<T>) {
-  return { version: entry.version, seq: entry.seq, value: entry.value };
+/** A child's file before its record (`value`, written from its text): its version and its place in the parent's order. */
+function childHead<T>(entry: ChildEntry<T>) {
+  return { version: entry.version, seq: entry.seq };
 }
 
 /**
@@ -224,7 +227,7 @@ async function writeChildren<T extends ChildRecordBase>(
   texts: readonly string[],
 ): Promise<void> {
   const paths = entries.map((e) => ctx.layout.child(name, e.value.organization_id, e.value.parent_id, e.value.id));
-  if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, childBody(entries[0]!));
-  else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: { version: e.version, seq: e.seq }, valueText: texts[i]! })), []);
+  if (entries.length === 1) await ctx.disk.writeOne(name, paths[0]!, childHead(entries[0]!), texts[0]);
+  else await ctx.disk.commitBatch(name, entries.map((e, i) => ({ path: paths[i]!, body: childHead(e), valueText: texts[i]! })), []);
   for (const entry of entries) families.set(entry);
 }

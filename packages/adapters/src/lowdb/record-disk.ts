@@ -97,10 +97,10 @@ export class RecordDisk {
     this.#files.start();
   }
 
-  /** Writes one file durably. Call with the store's write lock held. */
-  async writeOne(collection: string, path: string, body: object): Promise<void> {
+  /** Writes one file durably (`valueText`: its `value`, see {@link BatchWrite}). Call with the store's write lock held. */
+  async writeOne(collection: string, path: string, body: object, valueText?: string): Promise<void> {
     await this.settled(path);
-    const text = JSON.stringify({ gen: ++this.#gen, ...body });
+    const text = fileText(++this.#gen, valueText === undefined ? { body } : { body, valueText });
     await this.#durable(path, text);
     this.#tombstones.delete(path);
     this.#report(collection, text.length);
@@ -140,8 +140,7 @@ export class RecordDisk {
       deletes: deletes.map(relative),
       moves: moves.map((m) => ({ from: relative(m.from), to: relative(m.to) })),
     });
-    await this.#durable(journalPath, lines);
-    this.#report(collection, lines.reduce((n, line) => n + line.length + 1, -1));
+    this.#report(collection, await this.#durable(journalPath, lines));
 
     const covered = [...writes.map((w) => w.path), ...deletes, ...moves.map((m) => m.to)];
     const applied = this.#applyChain.then(() => this.#apply(entry));
@@ -334,16 +333,18 @@ export class RecordDisk {
   /**
    * Writes a file durably: a small text (up to {@link DURABLE_ON_THREAD_UP_TO} characters: a record, a group commit's
    * journal) in one task of the file worker's thread; a larger one (a bulk insert's journal) from this thread through
-   * libuv's pool, beside the file worker's tasks (another organization's small writes do not wait for it).
+   * libuv's pool, beside the file worker's tasks (another organization's small writes do not wait for it). Answers
+   * the characters written (what the write observer reports).
    */
-  async #durable(path: string, data: string | readonly string[]): Promise<void> {
-    const size = typeof data === 'string' ? data.length : data.reduce((n, line) => n + line.length + 1, 0);
+  async #durable(path: string, data: string | readonly string[]): Promise<number> {
+    const size = typeof data === 'string' ? data.length : data.reduce((n, line) => n + line.length + 1, -1);
     if (size <= DURABLE_ON_THREAD_UP_TO) {
       await this.#files.durable(path, this.#tempOf(path), typeof data === 'string' ? data : data.join('\n'));
-      return;
+    } else {
+      await this.#folder(dirname(path));
+      await writeFileDurably(path, this.#tempOf(path), data);
     }
-    await this.#folder(dirname(path));
-    await writeFileDurably(path, this.#tempOf(path), data);
+    return size;
   }
 
   async #folder(folder: string): Promise<void> {

@@ -250,6 +250,11 @@ interface FileEntry {
 
 function memoryFileStore(state: MemoryState): FileStore {
   const byOrganization = new Map<string, Map<string, FileEntry>>();
+  /** A stored file as read: a copy of its bytes. */
+  const fileOf = (organizationId: string, fileId: string): StoredFile | null => {
+    const entry = byOrganization.get(organizationId)?.get(fileId);
+    return entry ? { bytes: copyBytes(entry.bytes), mime_type: entry.mime_type } : null;
+  };
 
   const retainOne = (organizationId: string, fileId: string, content?: StoredFile): boolean => {
     let files = byOrganization.get(organizationId);
@@ -291,16 +296,11 @@ function memoryFileStore(state: MemoryState): FileStore {
     },
     async get(organizationId, fileId) {
       checkOpen(state);
-      const entry = byOrganization.get(organizationId)?.get(fileId);
-      return entry ? { bytes: copyBytes(entry.bytes), mime_type: entry.mime_type } : null;
+      return fileOf(organizationId, fileId);
     },
     async getMany(organizationId, fileIds) {
       checkOpen(state);
-      const files = byOrganization.get(organizationId);
-      return fileIds.map((fileId) => {
-        const entry = files?.get(fileId);
-        return entry ? { bytes: copyBytes(entry.bytes), mime_type: entry.mime_type } : null;
-      });
+      return fileIds.map((fileId) => fileOf(organizationId, fileId));
     },
     async retainMany(organizationId, entries) {
       checkOpen(state);
