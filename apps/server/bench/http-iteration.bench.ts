@@ -1,12 +1,15 @@
 // Benchmark (not a test): an iteration over HTTP against its bound, on lowdb, Redis and PostgreSQL (issue 31:
 // <= 1.15x). `pnpm bench http-iteration`.
 //
-// The standalone server (`src/server.ts`) in its own process, warm (BENCH_WARMUP untimed iterations first), the
-// OpenAI-compatible fake provider in another answering after BENCH_DELAY_MS (default 20), BENCH_DOCUMENTS documents
+// The standalone server (`src/server.ts`) in its own process, warm (BENCH_WARMUP untimed iterations first, default 10:
+// after 2, V8's compiler threads were still optimizing the server's code through the timed rounds, 0.5 ms of CPU per
+// document), the OpenAI-compatible fake provider in another answering after BENCH_DELAY_MS (default 20; BENCH_JITTER_MS:
+// ± a uniform draw up to it, the mean unchanged), BENCH_DOCUMENTS documents
 // (default 200), DOCEVALS_CONCURRENCY 8: the bound is documents x delay / 8 (500 ms). A round is one background
 // iteration (`POST .../iterations/create` with `background: true`) read over its event stream to the final event, as a
 // client does; progress and events are durable per document as always. Per store: each round's wall time, its ratio to
-// the bound (median and best of BENCH_ROUNDS, default 5) and the server process's CPU per document (Linux /proc).
+// the bound (median and best of BENCH_ROUNDS, default 7), the server process's CPU per document (Linux /proc), and
+// where the time went: from the POST to the provider's first call, and from its last answer to the final event.
 // BENCH_STORES: which (default lowdb,redis,postgres). CPU_PROF_DIR: a V8 CPU profile of the server per store. Redis and PostgreSQL are throwaway servers on free ports.
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,10 +18,14 @@ import { startPostgresServer } from '../../../test-support/postgres-global-setup
 import { startRedisServer } from '../../../test-support/redis-global-setup.js';
 import { fakeProvider, startServer, stopServer } from './standalone-process.js';
 
+type Provider = Awaited<ReturnType<typeof fakeProvider>>;
+
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 200);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 20);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+// BENCH_JITTER_MS: each answer after DELAY_MS ± a uniform draw up to it (the mean, and so the bound, unchanged).
+const JITTER_MS = Number(process.env.BENCH_JITTER_MS ?? 0);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const STORES = (process.env.BENCH_STORES ?? 'lowdb,redis,postgres').split(',');
 const CONCURRENCY = 8;
 const BOUND_MS = (DOCUMENTS * DELAY_MS) / CONCURRENCY;
@@ -57,11 +64,15 @@ async function call(url: string, method: string, path: string, body?: unknown): 
   return (await response.json()) as Record<string, unknown>;
 }
 
-/** When a round's steps came, in ms from its POST: the POST's answer, the first and last document events, the final. */
-interface Phases { answered: number; first: number; last: number; final: number }
+/**
+ * When a round's steps came, in ms from its POST: the POST's answer, the provider's first call, the first and last
+ * document events, the provider's last answer, the final event.
+ */
+interface Phases { answered: number; firstCall: number; first: number; last: number; lastAnswer: number; final: number }
 
 /** One background iteration, from its POST to its final event on the event stream: wall ms, and its phases. */
-async function iterate(url: string, evaluationId: string): Promise<{ wall: number; phases: Phases }> {
+async function iterate(url: string, evaluationId: string, provider: Provider): Promise<{ wall: number; phases: Phases }> {
+  await provider.calls();
   const started = performance.now();
   const { id } = (await call(url, 'POST', `/v1/evals/${evaluationId}/iterations/create`, { background: true })) as { id: string };
   const answered = performance.now() - started;
@@ -83,7 +94,10 @@ async function iterate(url: string, evaluationId: string): Promise<{ wall: numbe
   const wall = performance.now() - started;
   const final = [...text.matchAll(/^event: (\w+)$/gm)].map((m) => m[1]).pop();
   if (final !== 'completed') throw new Error(`the iteration ended ${final}`);
-  return { wall, phases: { answered, first, last, final: wall } };
+  const calls = await provider.calls();
+  if (calls.requests !== DOCUMENTS) throw new Error(`the provider had ${calls.requests} calls, not ${DOCUMENTS}`);
+  const since = (epochMs: number) => epochMs - performance.timeOrigin - started;
+  return { wall, phases: { answered, firstCall: since(calls.firstCall), first, last, lastAnswer: since(calls.lastCall), final: wall } };
 }
 
 async function storeEnv(store: string): Promise<{ env: Record<string, string>; stop: () => Promise<void> }> {
@@ -99,7 +113,7 @@ async function storeEnv(store: string): Promise<{ env: Record<string, string>; s
   throw new Error(`unknown store ${store}`);
 }
 
-async function measure(store: string, baseURL: string): Promise<void> {
+async function measure(store: string, provider: Provider): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), `docevals-http-iteration-${store}-`));
   const backing = await storeEnv(store);
   const server = await startServer({
@@ -109,7 +123,7 @@ async function measure(store: string, baseURL: string): Promise<void> {
     DATA_DIR: dataDir,
     DOCEVALS_API_KEYS: `${KEY}:org_bench`,
     OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: baseURL,
+    OPENAI_BASE_URL: provider.baseURL,
     DOCEVALS_CONCURRENCY: String(CONCURRENCY),
     DOCEVALS_SECRETS_KEY: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=',
     DOCEVALS_RATE_LIMIT: '0',
@@ -120,14 +134,14 @@ async function measure(store: string, baseURL: string): Promise<void> {
       annotation: { invoice_number: `INV-${i}`, total: i + 1 },
     }));
     const evaluation = await call(server.url, 'POST', '/v1/evals', { name: 'bench', json_schema: SCHEMA, documents, default_inference_settings: { model: 'gpt-4o-mini' } });
-    for (let i = 0; i < WARMUP; i++) await iterate(server.url, evaluation.id as string);
+    for (let i = 0; i < WARMUP; i++) await iterate(server.url, evaluation.id as string, provider);
     const walls: number[] = [];
     const cpus: number[] = [];
     const phases: Phases[] = [];
     const threadsBefore = await threadCpuMs(server.child.pid!);
     for (let i = 0; i < ROUNDS; i++) {
       const cpu = await cpuMs(server.child.pid!);
-      const round = await iterate(server.url, evaluation.id as string);
+      const round = await iterate(server.url, evaluation.id as string, provider);
       walls.push(round.wall);
       phases.push(round.phases);
       cpus.push(((await cpuMs(server.child.pid!)) - cpu) / DOCUMENTS);
@@ -139,8 +153,9 @@ async function measure(store: string, baseURL: string): Promise<void> {
     console.log(`${store}: server CPU per document by thread: ${threads.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ms`);
     const phase = (key: keyof Phases) => median(phases.map((p) => p[key])).toFixed(0);
     console.log(
-      `${store}: median ms from the POST: answered ${phase('answered')}, first document event ${phase('first')}, ` +
-        `last ${phase('last')}, final event ${phase('final')}`,
+      `${store}: median ms from the POST: answered ${phase('answered')}, the provider's first call ${phase('firstCall')}, ` +
+        `first document event ${phase('first')}, last ${phase('last')}, the provider's last answer ${phase('lastAnswer')}, ` +
+        `final event ${phase('final')}`,
     );
     console.log(
       `${store}: wall median ${median(walls).toFixed(0)} ms = ${(median(walls) / BOUND_MS).toFixed(3)}x the bound ${BOUND_MS} ms ` +
@@ -154,10 +169,10 @@ async function measure(store: string, baseURL: string): Promise<void> {
   }
 }
 
-const provider = await fakeProvider(DELAY_MS);
-console.log(`${DOCUMENTS} documents x ${DELAY_MS} ms, ${CONCURRENCY} in flight, ${WARMUP} warm-up and ${ROUNDS} timed iterations per store; load ${load()}`);
+const provider = await fakeProvider(DELAY_MS, JITTER_MS);
+console.log(`${DOCUMENTS} documents x ${DELAY_MS} ms${JITTER_MS ? ` ± ${JITTER_MS} ms` : ''}, ${CONCURRENCY} in flight, ${WARMUP} warm-up and ${ROUNDS} timed iterations per store; load ${load()}`);
 try {
-  for (const store of STORES) await measure(store, provider.baseURL);
+  for (const store of STORES) await measure(store, provider);
 } finally {
   provider.child.kill();
 }

@@ -5,12 +5,30 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 
-/** The fake provider answering after `delayMs`, in a child process. */
-export async function fakeProvider(delayMs: number): Promise<{ baseURL: string; child: ChildProcess }> {
-  const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), [String(delayMs)]);
+/** The fake provider answering after `delayMs` (± a uniform `jitterMs`), in a child process. */
+export async function fakeProvider(
+  delayMs: number,
+  jitterMs = 0,
+): Promise<{ baseURL: string; child: ChildProcess; calls: () => Promise<ProviderCalls> }> {
+  const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), [String(delayMs), String(jitterMs)]);
   const baseURL = await new Promise<string>((resolve) => child.on('message', (m: { type?: string; baseURL?: string }) => m.type === 'ready' && resolve(m.baseURL!)));
-  return { baseURL, child };
+  const reply = <T>(type: string) =>
+    new Promise<T>((resolve) => {
+      const on = (m: { type?: string }) => m.type === type && (child.off('message', on), resolve(m as T));
+      child.on('message', on);
+      child.send({ type });
+    });
+  // The provider's calls since the last time they were asked for (its counters are reset after each answer).
+  const calls = async () => {
+    const stats = await reply<ProviderCalls>('stats');
+    await reply('reset');
+    return stats;
+  };
+  return { baseURL, child, calls };
 }
+
+/** The fake provider's calls: how many, and when the first started and the last answered (ms since the epoch). */
+export interface ProviderCalls { requests: number; firstCall: number; lastCall: number }
 
 /** Resolves with the URL `child` prints ("listening on http://127.0.0.1:PORT"); `output()` is all it printed so far. */
 export async function listening(child: ChildProcess): Promise<{ url: string; output: () => string }> {
@@ -30,17 +48,20 @@ export async function listening(child: ChildProcess): Promise<{ url: string; out
 
 /**
  * `src/server.ts` with `env` over this process's, once listening. CPU_PROF_DIR: the server writes a V8 CPU profile
- * there when it exits (open it in Chrome's DevTools).
+ * there when it exits (open it in Chrome's DevTools). BENCH_SERVER_FLAGS: more flags for its `node` (V8's too, such as
+ * `--trace-deopt` or `--no-concurrent-recompilation`, which NODE_OPTIONS refuses); BENCH_SERVER_LOG: a file its
+ * standard output is copied to.
  */
 export async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   // The root tsconfig (its `paths` map @docevals/* to the sources), named absolutely: this process's may be relative.
   const tsconfig = fileURLToPath(new URL('../../../tsconfig.json', import.meta.url));
   const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...profile, ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []), '--import', 'tsx', 'src/server.ts'], {
     cwd: here,
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (process.env.BENCH_SERVER_LOG) child.stdout!.pipe((await import('node:fs')).createWriteStream(process.env.BENCH_SERVER_LOG));
   return { ...(await listening(child)), child };
 }
 

@@ -5,12 +5,14 @@
 import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-server.js';
 
 const delayMs = Number(process.argv[2] ?? 20);
+// Spread: each answer comes after delayMs + a uniform draw in [-jitterMs, +jitterMs] (the mean stays delayMs).
+const jitterMs = Number(process.argv[3] ?? 0);
 const server = await new FakeOpenAIServer().start();
 const now = () => performance.timeOrigin + performance.now();
 let calls = { first: Infinity, last: 0 };
 const answer = async () => {
   calls.first = Math.min(calls.first, now());
-  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs + (Math.random() * 2 - 1) * jitterMs));
   calls.last = Math.max(calls.last, now());
   return { body: completion({ invoice_number: 'INV-1', total: 12.5 }) };
 };

@@ -17,8 +17,12 @@ import { completion, FakeOpenAIServer } from '../../../test-support/fake-openai-
 
 const DOCUMENTS = 200;
 const DELAY_MS = 20;
+// BENCH_JITTER_MS: the provider in another process answers after DELAY_MS ± a uniform draw up to it (mean unchanged).
+const JITTER_MS = Number(process.env.BENCH_JITTER_MS ?? 0);
 const CONCURRENCY = 8;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+// Untimed rounds of each contender first (compilation, first connections).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const IDEAL_MS = (DOCUMENTS * DELAY_MS) / CONCURRENCY;
 
 const schema: JsonObject = {
@@ -58,7 +62,7 @@ async function inProcessServer(): Promise<ServerHandle> {
 }
 
 async function childProcessServer(): Promise<ServerHandle> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./fake-server-process.ts', import.meta.url)), [String(DELAY_MS)]);
+  const child: ChildProcess = fork(fileURLToPath(new URL('./fake-server-process.ts', import.meta.url)), [String(DELAY_MS), String(JITTER_MS)]);
   const next = (type: string) =>
     new Promise<any>((resolve) => {
       const on = (message: any) => {
@@ -106,11 +110,11 @@ type Contender = { label: string; run: () => Promise<unknown>; check?: () => Pro
 
 /**
  * Rounds of every contender, interleaved (A B C, A B C, ...) so that a burst of load on the machine hits them alike;
- * one untimed round first (compilation, first connections).
+ * WARMUP untimed rounds first.
  */
 async function race(contenders: Contender[], server?: ServerHandle): Promise<Map<string, number[]>> {
   const times = new Map<string, number[]>(contenders.map((c) => [c.label, []]));
-  for (const c of contenders) await c.run();
+  for (let round = 0; round < WARMUP; round++) for (const c of contenders) await c.run();
   for (let round = 0; round < ROUNDS; round++) {
     for (const c of contenders) {
       await server?.reset();
@@ -152,7 +156,7 @@ function summary(label: string, times: number[]): string {
     .padStart(7)} ms (ratio ${(median / IDEAL_MS).toFixed(3)})`;
 }
 
-console.log(`${DOCUMENTS} documents, server delay ${DELAY_MS} ms, concurrency ${CONCURRENCY}: ideal ${IDEAL_MS} ms`);
+console.log(`${DOCUMENTS} documents, server delay ${DELAY_MS} ms${JITTER_MS ? ` ± ${JITTER_MS} ms (in another process)` : ''}, ${WARMUP} warm-up rounds, concurrency ${CONCURRENCY}: ideal ${IDEAL_MS} ms`);
 const lines: string[] = [];
 const request = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hi' }] };
 const body = JSON.stringify(request);
