@@ -136,3 +136,16 @@ export function completion(
 export function apiError(status: number, message: string): ScriptedReply {
   return { status, body: { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'server_error', code: null } } };
 }
+
+/**
+ * `count` invoice line items for the benchmarks (the fake provider's answer); `variant` 1 gives the ground truth's
+ * version of the same items, a few of them different (a word in every fifth description, every seventh quantity).
+ */
+export function lineItems(count: number, variant: 0 | 1 = 0): Array<{ description: string; quantity: number; unit_price: number; amount: number }> {
+  return Array.from({ length: count }, (_, i) => {
+    const quantity = (i % 5) + 1 + (variant === 1 && i % 7 === 3 ? 1 : 0);
+    const unit_price = Math.round((9.99 + i * 1.25) * 100) / 100;
+    const word = variant === 1 && i % 5 === 2 ? 'gadget' : 'widget';
+    return { description: `Item ${i + 1} ${word}, blue, size ${(i % 4) + 1}`, quantity, unit_price, amount: Math.round(quantity * unit_price * 100) / 100 };
+  });
+}

@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPostgresServer } from '../../../test-support/postgres-global-setup.js';
 import { startRedisServer } from '../../../test-support/redis-global-setup.js';
+import { lineItems } from '../../../test-support/fake-openai-server.js';
 import { fakeProvider, startServer, stopServer } from './standalone-process.js';
 
 type Provider = Awaited<ReturnType<typeof fakeProvider>>;
@@ -24,13 +25,23 @@ const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 200);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 20);
 // BENCH_JITTER_MS: each answer after DELAY_MS ± a uniform draw up to it (the mean, and so the bound, unchanged).
 const JITTER_MS = Number(process.env.BENCH_JITTER_MS ?? 0);
+// BENCH_ITEMS: line items per invoice (in the provider's answer and, a few different, in the ground truth), so that
+// each document's metrics cost what an invoice's do (items aligned, then compared); 0 (default): two fields.
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 0);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const STORES = (process.env.BENCH_STORES ?? 'lowdb,redis,postgres').split(',');
 const CONCURRENCY = 8;
 const BOUND_MS = (DOCUMENTS * DELAY_MS) / CONCURRENCY;
 const KEY = 'bench-http-iteration-key';
-const SCHEMA = { type: 'object', properties: { invoice_number: { type: 'string' }, total: { type: 'number' } } };
+const ITEM = {
+  type: 'object',
+  properties: { description: { type: 'string' }, quantity: { type: 'number' }, unit_price: { type: 'number' }, amount: { type: 'number' } },
+};
+const SCHEMA = {
+  type: 'object',
+  properties: { invoice_number: { type: 'string' }, total: { type: 'number' }, ...(ITEMS > 0 ? { items: { type: 'array', items: ITEM } } : {}) },
+};
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
@@ -131,7 +142,7 @@ async function measure(store: string, provider: Provider): Promise<void> {
   try {
     const documents = Array.from({ length: DOCUMENTS }, (_, i) => ({
       mime_data: { filename: `inv-${i}.txt`, url: `data:text/plain;base64,${Buffer.from(`Invoice number: INV-${i}\nTotal: ${i + 1}\n`).toString('base64')}` },
-      annotation: { invoice_number: `INV-${i}`, total: i + 1 },
+      annotation: { invoice_number: `INV-${i}`, total: i + 1, ...(ITEMS > 0 ? { items: lineItems(ITEMS, 1) } : {}) },
     }));
     const evaluation = await call(server.url, 'POST', '/v1/evals', { name: 'bench', json_schema: SCHEMA, documents, default_inference_settings: { model: 'gpt-4o-mini' } });
     for (let i = 0; i < WARMUP; i++) await iterate(server.url, evaluation.id as string, provider);
@@ -169,8 +180,8 @@ async function measure(store: string, provider: Provider): Promise<void> {
   }
 }
 
-const provider = await fakeProvider(DELAY_MS, JITTER_MS);
-console.log(`${DOCUMENTS} documents x ${DELAY_MS} ms${JITTER_MS ? ` ± ${JITTER_MS} ms` : ''}, ${CONCURRENCY} in flight, ${WARMUP} warm-up and ${ROUNDS} timed iterations per store; load ${load()}`);
+const provider = await fakeProvider(DELAY_MS, JITTER_MS, ITEMS);
+console.log(`${DOCUMENTS} documents${ITEMS ? ` of ${ITEMS} line items` : ''} x ${DELAY_MS} ms${JITTER_MS ? ` ± ${JITTER_MS} ms` : ''}, ${CONCURRENCY} in flight, ${WARMUP} warm-up and ${ROUNDS} timed iterations per store; load ${load()}`);
 try {
   for (const store of STORES) await measure(store, provider);
 } finally {

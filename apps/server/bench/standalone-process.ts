@@ -5,12 +5,14 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
 
-/** The fake provider answering after `delayMs` (± a uniform `jitterMs`), in a child process. */
+/** The fake provider answering after `delayMs` (± a uniform `jitterMs`), `items` line items in each answer, in a child process. */
 export async function fakeProvider(
   delayMs: number,
   jitterMs = 0,
+  items = 0,
 ): Promise<{ baseURL: string; child: ChildProcess; calls: () => Promise<ProviderCalls> }> {
-  const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), [String(delayMs), String(jitterMs)]);
+  const args = [String(delayMs), String(jitterMs), String(items)];
+  const child = fork(fileURLToPath(new URL('../../../packages/openai/bench/fake-server-process.ts', import.meta.url)), args);
   const baseURL = await new Promise<string>((resolve) => child.on('message', (m: { type?: string; baseURL?: string }) => m.type === 'ready' && resolve(m.baseURL!)));
   const reply = <T>(type: string) =>
     new Promise<T>((resolve) => {

@@ -5,7 +5,6 @@ import { findJsonProblem, type JsonObject } from '../json/assert-json.js';
 import type { InferenceSettings } from '../schemas/inference-settings.js';
 import type { ExtractionOptions } from './extraction-options.js';
 import { backoffDelay, sleep } from './backoff.js';
-import { yieldToEventLoop } from '../time-slice.js';
 import { ATTR, inSpan, SEMCONV, SpanKind } from '../telemetry/index.js';
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 
@@ -78,10 +77,6 @@ export async function callWithRetries(context: RunContext): Promise<RunResult> {
       const outcome = await tracedAttempt(context, attempt);
       return { result: outcome, duration: Date.now() - started };
     });
-    // Model calls first: the slot is free and the next call's request is being built in microtasks (the SDK's
-    // awaits); this document's bookkeeping (its hooks, metrics, writes) waits one macrotask so that the request goes
-    // out before it, not after (docs/benchmarks.md, "Issue 31, session 13").
-    await yieldToEventLoop();
     const malformed = result.ok && result.schemaError !== undefined;
     const willRetry = (malformed || (!result.ok && result.retryable)) && attempt < maxAttempts;
     const error = result.ok ? result.schemaError : result.error;

@@ -9,6 +9,7 @@ import { loadExtractionDocuments } from './document-files.js';
 import { refreshPrediction } from './every-iteration.js';
 import { checkJsonSchema, schemaStructureConflict, type SchemaIds } from './json-schemas.js';
 import { newPredictionRecord } from './metric-cache.js';
+import { yieldToEventLoop } from '../time-slice.js';
 import { updateRecord } from './update-record.js';
 
 /**
@@ -181,11 +182,16 @@ export async function runDocuments(
       signal: stop.signal,
       slot: runSlot,
       ...(credentials ? { credentials } : {}),
-      onDocument: (index, result) => {
+      onDocument: async (index, result) => {
         over();
         if (failure) return;
         const document = chunk[index]!;
         job.onExtracted?.(document);
+        // Model calls first: the next call has started (the runner's free slot, or a queue's onExtracted) and its
+        // request is still being built in the SDK's microtasks; this document's metrics and writes wait one macrotask
+        // so that the request goes out before them (docs/benchmarks.md, "Issue 31, session 13").
+        await yieldToEventLoop();
+        if (failure) return;
         const record = newPredictionRecord(iteration, document, result, ctx.now());
         if (job.jobId !== undefined) record.job_id = job.jobId;
         if (record.status === 'failed' && firstError === null) firstError = String(result.metadata?.error);

@@ -72,26 +72,6 @@ describe('concurrency', () => {
     expect(extractor.maxInFlight).toBe(8);
   });
 
-  it("starts the next call before a finished call's bookkeeping (its onCall and onDocument hooks) runs", async () => {
-    const steps: string[] = [];
-    const extractor = new ScriptedExtractor(['*'], async (request) => {
-      // An HTTP client's awaits before its request is written (the OpenAI SDK has a dozen).
-      for (let hop = 0; hop < 20; hop++) await Promise.resolve();
-      steps.push(`call ${request.document.id}`);
-      return { data: { invoice_number: request.document.id, total: 1 } };
-    });
-    const runner = createExtractionRunner({ extractors: [extractor], concurrency: 1 });
-    await runner.extractAll(documents(3), invoiceSchema, settings(), {
-      onCall: (event) => void steps.push(`onCall ${event.document_id}`),
-      onDocument: (index) => void steps.push(`onDocument file_${index}`),
-    });
-    // With one slot, each document's hooks come after the next document's request is out.
-    expect(steps.indexOf('call file_1')).toBeLessThan(steps.indexOf('onCall file_0'));
-    expect(steps.indexOf('call file_2')).toBeLessThan(steps.indexOf('onCall file_1'));
-    expect(steps.indexOf('call file_1')).toBeLessThan(steps.indexOf('onDocument file_0'));
-    expect(steps.filter((s) => s.startsWith('onDocument'))).toHaveLength(3);
-  });
-
   it('returns one prediction per document in the order given, whatever order the calls finish in', async () => {
     const extractor = new ScriptedExtractor(['*'], async (request) => {
       const index = Number(request.document.id.split('_')[1]);

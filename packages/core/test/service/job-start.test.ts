@@ -78,3 +78,43 @@ describe('a run of more documents than one chunk (64)', () => {
     expect(most).toBeLessThanOrEqual(4);
   });
 });
+
+describe('model calls first', () => {
+  it.each([false, true])("sends the next call before a finished document's metrics and writes (background %s)", async (background) => {
+    const steps: string[] = [];
+    const storage = memoryStorage();
+    const recording: typeof storage = {
+      ...storage,
+      predictions: new Proxy(storage.predictions, {
+        get: (target, name) => {
+          const method = Reflect.get(target, name) as unknown;
+          if (typeof method !== 'function' || !['put', 'putMany', 'insertMany'].includes(String(name))) return method;
+          return (...args: unknown[]) => {
+            steps.push('prediction written');
+            return (method as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      }),
+    };
+    const extractor = {
+      name: 'hops',
+      models: ['hops'],
+      async extract({ document }: { document: { filename: string; bytes: Uint8Array } }) {
+        // An HTTP client's awaits before its request is written (the OpenAI SDK has a dozen).
+        for (let hop = 0; hop < 20; hop++) await Promise.resolve();
+        steps.push(`call ${document.filename}`);
+        return { data: JSON.parse(Buffer.from(document.bytes).toString('utf8')) };
+      },
+    };
+    const docevals = createDocevals({ storage: recording, extractors: [extractor], extraction: { concurrency: 1 } });
+    const documents = ['a.json', 'b.json', 'c.json'].map((name, i) => invoiceDocument(name, { vendor: 'V', total: i }, { vendor: 'V', total: i }));
+    const evaluation = await createInvoices(docevals, { documents, default_inference_settings: { model: 'hops' } });
+    const iteration = await docevals.evals.iterations.create(ORG, { evaluation_id: evaluation.id, background });
+    await until(async () => (await docevals.evals.iterations.get(ORG, { evaluation_id: evaluation.id, iteration_id: iteration.id })).status === 'completed');
+    // One slot: the first document's prediction is written after the second document's request is out.
+    expect(steps.indexOf('call b.json')).toBeGreaterThanOrEqual(0);
+    expect(steps.indexOf('call b.json')).toBeLessThan(steps.indexOf('prediction written'));
+    expect(steps.filter((s) => s.startsWith('call'))).toEqual(['call a.json', 'call b.json', 'call c.json']);
+    await docevals.close();
+  });
+});
