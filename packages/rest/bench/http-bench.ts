@@ -73,7 +73,13 @@ export async function openStore(name: string): Promise<Opened> {
     const dir = mkdtempSync(join(tmpdir(), 'docevals-scale-'));
     const { lowdbStorage } = await import('@docevals/adapters/lowdb');
     const storage = lowdbStorage({ dir });
-    return { storage, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+    // BENCH_KEEP_LOWDB=1: the folder stays (its path is printed) for the caller to remove after a series. Removing
+    // 60,000 files makes the next minutes' file creations slow on an ext4 without a journal, as this VM's is (its
+    // inode allocator skips inodes deleted in the last 60-300 s): the next build would pay for this one's removal
+    // (docs/benchmarks.md, "Issue 31, session 13").
+    const keep = process.env.BENCH_KEEP_LOWDB === '1';
+    const cleanup = async () => (keep ? console.log(`lowdb folder kept: ${dir}`) : rmSync(dir, { recursive: true, force: true }));
+    return { storage, cleanup };
   }
   if (name === 'redis') {
     const server = await startRedisServer();

@@ -8,7 +8,7 @@
 //   - 20 concurrent readers of iteration summaries at 1,000 documents × 5 iterations: req/s, p50/p99, errors.
 // The server runs in this thread (createRestHandler on node:http, loopback); the concurrent load comes from a worker
 // thread so that the client does not steal the server's event loop. Sizes: BENCH_DOCUMENTS, BENCH_ITERATIONS,
-// BENCH_READ_REQUESTS; BENCH_BUILD_ONLY=1 stops after the build.
+// BENCH_READ_REQUESTS; BENCH_BUILD_ONLY=1 stops after the build; BENCH_KEEP_LOWDB=1 leaves lowdb's folder (see openStore).
 import { cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { buildEvaluation, expectOk, KEY, median, ms, openStore, rowsPerStore, serve as serveWith, timed } from './http-bench.js';
@@ -89,7 +89,7 @@ async function benchStore(name: string): Promise<string[]> {
       // stringify and parse, and the CPU time of this process (server and client; a store server's own not included),
       // which other agents' load slows far less than the wall clock.
       const cpuMs = (cpu.user + cpu.system) / 1000;
-      say(`build ${N} documents × ${ITERATIONS} imported iterations (POST /v1/evals, empty store) | ${ms(build.value.ms)} ms (${ms(build.ms)} ms with the client's work; CPU ${ms(cpuMs)} ms, ${faults.toLocaleString('en-US')} page faults${serverCpu}), response ${(build.value.bytes / 1e6).toFixed(1)} MB`);
+      say(`build ${N} documents × ${ITERATIONS} imported iterations (POST /v1/evals, empty store) | ${ms(build.value.ms)} ms (${ms(build.ms)} ms with the client's work; CPU ${ms(cpuMs)} ms, the kernel's ${ms(cpu.system / 1000)} of it, ${faults.toLocaleString('en-US')} page faults${serverCpu}), response ${(build.value.bytes / 1e6).toFixed(1)} MB`);
       if (BUILD_ONLY) return lines;
       const ids: string[] = evaluation.documents.map((d: { id: string }) => d.id);
       const iterationId: string = evaluation.iterations[ITERATIONS - 1].id;
