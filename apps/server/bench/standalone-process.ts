@@ -1,6 +1,7 @@
 // What the server benchmarks share: the OpenAI-compatible fake provider in its own process, the standalone server
 // (`src/server.ts`) in its own, and waiting for a process to print "listening on".
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('..', import.meta.url));
@@ -63,7 +64,7 @@ export async function startServer(env: Record<string, string>): Promise<{ url: s
     env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  if (process.env.BENCH_SERVER_LOG) child.stdout!.pipe((await import('node:fs')).createWriteStream(process.env.BENCH_SERVER_LOG));
+  if (process.env.BENCH_SERVER_LOG) child.stdout!.pipe(createWriteStream(process.env.BENCH_SERVER_LOG));
   return { ...(await listening(child)), child };
 }
 

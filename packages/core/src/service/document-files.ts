@@ -176,28 +176,25 @@ function extractionDocumentOf(ctx: ServiceContext, document: DocumentRecord, fil
   return { id: document.id, filename: document.filename, mime_type: file.mime_type, bytes: file.bytes };
 }
 
-/** The bytes of a stored document, for an extractor. */
-export async function loadExtractionDocument(
-  ctx: ServiceContext,
-  organizationId: string,
-  document: DocumentRecord,
-): Promise<ExtractionDocument> {
-  return extractionDocumentOf(ctx, document, await ctx.storage.files.get(organizationId, document.id));
+/**
+ * The reads of `fileIds`' files, one promise each, in their order: one `files.getMany` (one round trip) for two or
+ * more when the store has it, else a `get` per file.
+ */
+function fileReads(ctx: ServiceContext, organizationId: string, fileIds: readonly string[]): Array<Promise<StoredFile | null>> {
+  const { files } = ctx.storage;
+  if (!files.getMany || fileIds.length < 2) return fileIds.map((id) => files.get(organizationId, id));
+  const group = files.getMany(organizationId, fileIds);
+  return fileIds.map((_, k) => group.then((found) => found[k] ?? null));
 }
 
-/**
- * The files of many stored documents, for an extractor, in their order: one `files.getMany` (one round trip) when the
- * store has it, else a `get` per file. A missing file fails the whole read.
- */
+/** The files of many stored documents, for an extractor, in their order ({@link fileReads}). A missing file fails the whole read. */
 export async function loadExtractionDocuments(
   ctx: ServiceContext,
   organizationId: string,
   documents: readonly DocumentRecord[],
 ): Promise<ExtractionDocument[]> {
-  const { files } = ctx.storage;
-  if (!files.getMany || documents.length < 2) return Promise.all(documents.map((d) => loadExtractionDocument(ctx, organizationId, d)));
-  const found = await files.getMany(organizationId, documents.map((d) => d.id));
-  return documents.map((d, i) => extractionDocumentOf(ctx, d, found[i] ?? null));
+  const reads = fileReads(ctx, organizationId, documents.map((d) => d.id));
+  return Promise.all(reads.map((read, i) => read.then((file) => extractionDocumentOf(ctx, documents[i]!, file))));
 }
 
 /** Files of a batch read in one `files.getMany` when the store has it (a `get` per file else, fewer ahead). */
@@ -220,11 +217,9 @@ export function readFilesAhead(ctx: ServiceContext, organizationId: string, file
   const fill = (upTo: number) => {
     const ids = fileIds.slice(next, Math.max(next, Math.min(upTo, fileIds.length)));
     next += ids.length;
-    const group = files.getMany && ids.length > 1 ? files.getMany(organizationId, ids) : null;
-    ids.forEach((id, k) => {
-      const file = group ? group.then((found) => found[k] ?? null) : files.get(organizationId, id);
+    fileReads(ctx, organizationId, ids).forEach((file, k) => {
       file.catch(() => undefined); // answered to the document's run (or dropped with a skipped document)
-      if (!reading.has(id)) reading.set(id, file);
+      if (!reading.has(ids[k]!)) reading.set(ids[k]!, file);
     });
   };
   fill(ahead);

@@ -2,7 +2,7 @@
  * The JobWork steps a per-document queue calls (docs/spec/jobs.md, Queue mode): plan, runDocument, finish, describe,
  * driven by hand through a runner that only captures them (what @docevals/bullmq's workers do across processes).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { aesGcmCipher, generateMasterKey, parseMasterKey, QUEUE_LEASE_OWNER, SECRETS_SCOPE, type Extractor, type ExtractionRequest, type IterationRef, type JobRunner, type JobWork, type Storage } from '../../src/internal.js';
 import { memoryStorage } from '../support/memory-storage.js';
 import { invoiceDocument, invoiceSchema, makeService, ORG } from './fixtures.js';
@@ -230,6 +230,21 @@ describe('queue-mode job steps', () => {
     await work.runDocuments(ref2, plan2.job_id, plan2.document_ids.slice(0, 1), never);
     expect(secretReads - readsBefore).toBe(1);
     expect(received).toEqual([{ provider: 'OpenAI', api_key: 'sk-rotated' }]);
+    // Rotated again: the job's next batch within 10 s still uses the key it read; one after them reads it again.
+    await docevals.secrets.externalApiKeys.create(ORG, { provider: 'OpenAI', api_key: 'sk-later' });
+    const readsThen = secretReads;
+    received.length = 0;
+    await work.runDocuments(ref2, plan2.job_id, plan2.document_ids.slice(1, 2), never);
+    expect(secretReads - readsThen).toBe(0);
+    const realNow = performance.now.bind(performance);
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 10_001);
+    try {
+      await work.runDocuments(ref2, plan2.job_id, plan2.document_ids.slice(2, 3), never);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(secretReads - readsThen).toBe(1);
+    expect(received).toEqual([{ provider: 'OpenAI', api_key: 'sk-rotated' }, { provider: 'OpenAI', api_key: 'sk-later' }]);
     await docevals.close();
   });
 
